@@ -1,0 +1,1 @@
+"""Code generator: pinned ACP schema + schema/vendor → src/reasonix_acp/generated/."""

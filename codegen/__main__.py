@@ -1,0 +1,118 @@
+"""`python -m codegen`: verify the pin, validate the inputs, write src/reasonix_acp/generated/.
+
+Reads only the git-ignored cache (`nox -s update_schema` fills it) and schema/vendor/.
+`--check` writes nothing and exits 1 when the committed files differ from a fresh generation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+from codegen import methods, models
+from codegen.pin import GENERATED_DIR, PinError, load_pin, load_upstream, load_vendor
+from codegen.prepare import SchemaShapeError, prepare
+
+REGENERATE = "nox -s codegen"
+
+
+def header(sha256: str, vendor_digest: str, spec: str, path: str) -> str:
+    return (
+        f"# GENERATED FROM {spec} {path} (sha256 {sha256})\n"
+        f"# and schema/vendor/*.json (sha256 {vendor_digest}) by codegen/ -- DO NOT EDIT.\n"
+        f"# Regenerate with `{REGENERATE}`; `nox -s codegen_check` fails when this file is stale.\n"
+        "# ruff: noqa\n"
+    )
+
+
+def validate_inputs(upstream: dict[str, object], vendor: dict[str, dict[str, object]]) -> None:
+    Draft202012Validator.check_schema(upstream)
+    for name, doc in vendor.items():
+        Draft202012Validator.check_schema(doc)
+        if set(doc) - {"$schema", "$id", "title", "$defs"}:
+            raise SchemaShapeError(f"schema/vendor/{name}: only $defs are allowed at the top level")
+        for def_name, schema in doc.get("$defs", {}).items():  # type: ignore[attr-defined]
+            if not def_name.startswith("Reasonix"):
+                raise SchemaShapeError(f"schema/vendor/{name}: $defs/{def_name} must start with Reasonix")
+            _no_inline_objects(f"schema/vendor/{name}#/$defs/{def_name}", schema, top=True)
+
+
+def _no_inline_objects(where: str, node: object, top: bool = False) -> None:
+    """Vendor objects with properties are named defs, so every vendor class name is ours."""
+    if isinstance(node, dict):
+        if not top and node.get("properties") and "x-method" not in node:
+            in_all_of_part = node.get("type") == "object" and "$ref" not in node
+            if not in_all_of_part:
+                raise SchemaShapeError(f"{where}: inline object; give it its own $defs entry")
+        for key, value in node.items():
+            if key == "allOf" and isinstance(value, list):
+                for part in value:
+                    _no_inline_objects(where, part, top=True)
+            elif key == "properties" and isinstance(value, dict):
+                for sub in value.values():
+                    _no_inline_objects(where, sub)
+            elif isinstance(value, dict | list) and key not in ("properties",):
+                _no_inline_objects(where, value)
+    elif isinstance(node, list):
+        for item in node:
+            _no_inline_objects(where, item)
+
+
+def generate() -> dict[str, str]:
+    pin = load_pin()
+    upstream = load_upstream(pin)
+    vendor = load_vendor()
+    validate_inputs(upstream, vendor)
+    digest = hashlib.sha256(
+        b"".join(name.encode() + b"\0" + json.dumps(doc, sort_keys=True).encode() for name, doc in vendor.items())
+    ).hexdigest()
+    head = header(pin.sha256, digest, pin.spec, pin.path)
+    doc = prepare(upstream, vendor)
+    files = models.render(doc, head)
+    files["methods.py"] = methods.render(doc, head, pin.path)
+    files["__init__.py"] = head + '"""Generator output only; see the header for how to regenerate."""\n'
+    return {name: models.ruff_format(text) for name, text in files.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen")
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument("--out", type=Path, default=GENERATED_DIR)
+    args = parser.parse_args(argv)
+    try:
+        files = generate()
+    except (PinError, SchemaShapeError, models.GenerationError, methods.MethodTableError) as exc:
+        print(f"codegen: {exc}", file=sys.stderr)
+        return 1
+    out: Path = args.out
+    stale = []
+    for name, text in sorted(files.items()):
+        target = out / name
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current != text:
+            stale.append(name)
+            if not args.check:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+    extra = sorted(p.name for p in out.glob("*.py") if p.name not in files) if out.is_dir() else []
+    if args.check and (stale or extra):
+        print(
+            f"codegen: {', '.join(stale + extra)} in {out} differ from a fresh generation; "
+            f"run `{REGENERATE}` and commit the result",
+            file=sys.stderr,
+        )
+        return 1
+    for name in extra:
+        if not args.check:
+            (out / name).unlink()
+    print(f"codegen: {len(files)} files, {len(stale)} changed", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
