@@ -35,7 +35,7 @@ FLAGS = [
     "--formatters", "ruff-format",
     "--base-class", BASE_CLASS,
     # A URL stays the string the peer sent (AnyUrl would normalise it and break round trips).
-    "--type-mappings", "string+uri=string",
+    "--type-mappings", "string+uri=string", "string+date-time=string", "string+date=string",
 ]  # fmt: skip
 
 
@@ -60,9 +60,18 @@ def run_generator(doc: dict[str, Any]) -> str:
 
 
 def ruff_format(source: str) -> str:
-    """The final formatting pass, with ruff's defaults (not the project's config, which skips
+    """Unused imports removed, then the final formatting pass, with ruff's defaults (not the project's config, which skips
     generated/), so the output depends only on the pinned ruff version."""
     exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    fixed = subprocess.run(
+        [exe, "check", "--isolated", "--select", "F401", "--fix", "--quiet", "--stdin-filename", "generated.py", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+    )
+    if fixed.returncode != 0:
+        raise GenerationError(f"ruff check failed:\n{fixed.stderr}{fixed.stdout}")
+    source = fixed.stdout
     proc = subprocess.run(
         [exe, "format", "--isolated", "--stdin-filename", "generated.py", "-"],
         input=source,
@@ -152,6 +161,13 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     vendor = [(o, t) for o, t in body if o.startswith("Reasonix")]
     upstream_names = {o for o, _ in upstream}
     vendor_names = {o for o, _ in vendor}
+    upstream_defs = {n for n in doc["$defs"] if not n.startswith("Reasonix")}
+    used_upstream = set().union(*(_names_used(t) - {o} for o, t in upstream))
+    strays = sorted(upstream_names - upstream_defs - used_upstream)
+    if strays:
+        raise GenerationError(
+            f"classes {strays} come from inline vendor schemas; give them Reasonix $defs entries"
+        )
     for owner, text in upstream:
         leaked = _names_used(text) & vendor_names
         if leaked:

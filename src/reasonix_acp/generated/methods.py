@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 9e920c1caad91dff7e8208460dbabed8761c9d0ded9cffff90a033dbde767301) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 from typing import Literal, NamedTuple
@@ -7,6 +7,20 @@ from typing import Literal, NamedTuple
 PROTOCOL_VERSION = 1
 
 CANCEL_REQUEST = "$/cancel_request"
+REASONIX_MCP_REQUEST_INTERACTION = "_reasonix.io/mcp/request_interaction"
+REASONIX_SESSION_INBOX_DELETE = "_reasonix.io/session/inbox/delete"
+REASONIX_SESSION_INBOX_ENQUEUE = "_reasonix.io/session/inbox/enqueue"
+REASONIX_SESSION_INBOX_GET = "_reasonix.io/session/inbox/get"
+REASONIX_SESSION_INBOX_LIST = "_reasonix.io/session/inbox/list"
+REASONIX_SESSION_INBOX_MOVE = "_reasonix.io/session/inbox/move"
+REASONIX_SESSION_INBOX_REFRESH = "_reasonix.io/session/inbox/refresh"
+REASONIX_SESSION_INBOX_RETRY = "_reasonix.io/session/inbox/retry"
+REASONIX_SESSION_INBOX_SET_PAUSED = "_reasonix.io/session/inbox/setPaused"
+REASONIX_SESSION_INBOX_UPDATE = "_reasonix.io/session/inbox/update"
+REASONIX_SESSION_RELOAD_EXTENSIONS = "_reasonix.io/session/reloadExtensions"
+REASONIX_SESSION_STATUS = "_reasonix.io/session/status"
+REASONIX_SESSION_STATUS_UPDATE = "_reasonix.io/session/status_update"
+REASONIX_SESSION_STEER = "_reasonix.io/session/steer"
 AUTHENTICATE = "authenticate"
 ELICITATION_COMPLETE = "elicitation/complete"
 ELICITATION_CREATE = "elicitation/create"
@@ -44,6 +58,104 @@ class MethodSpec(NamedTuple):
 METHODS: dict[str, MethodSpec] = {
     CANCEL_REQUEST: MethodSpec(
         CANCEL_REQUEST, "protocol", "notification", "CancelRequestNotification", None
+    ),
+    REASONIX_MCP_REQUEST_INTERACTION: MethodSpec(
+        REASONIX_MCP_REQUEST_INTERACTION,
+        "client",
+        "request",
+        "ReasonixMcpInteractionRequest",
+        "ReasonixMcpInteractionResponse",
+    ),
+    REASONIX_SESSION_INBOX_DELETE: MethodSpec(
+        REASONIX_SESSION_INBOX_DELETE,
+        "agent",
+        "request",
+        "ReasonixInboxDeleteRequest",
+        "ReasonixInboxDeleteResponse",
+    ),
+    REASONIX_SESSION_INBOX_ENQUEUE: MethodSpec(
+        REASONIX_SESSION_INBOX_ENQUEUE,
+        "agent",
+        "request",
+        "ReasonixInboxEnqueueRequest",
+        "ReasonixInboxEnqueueResponse",
+    ),
+    REASONIX_SESSION_INBOX_GET: MethodSpec(
+        REASONIX_SESSION_INBOX_GET,
+        "agent",
+        "request",
+        "ReasonixInboxGetRequest",
+        "ReasonixInboxGetResponse",
+    ),
+    REASONIX_SESSION_INBOX_LIST: MethodSpec(
+        REASONIX_SESSION_INBOX_LIST,
+        "agent",
+        "request",
+        "ReasonixInboxListRequest",
+        "ReasonixInboxListResponse",
+    ),
+    REASONIX_SESSION_INBOX_MOVE: MethodSpec(
+        REASONIX_SESSION_INBOX_MOVE,
+        "agent",
+        "request",
+        "ReasonixInboxMoveRequest",
+        "ReasonixInboxMoveResponse",
+    ),
+    REASONIX_SESSION_INBOX_REFRESH: MethodSpec(
+        REASONIX_SESSION_INBOX_REFRESH,
+        "agent",
+        "request",
+        "ReasonixInboxRefreshRequest",
+        "ReasonixInboxRefreshResponse",
+    ),
+    REASONIX_SESSION_INBOX_RETRY: MethodSpec(
+        REASONIX_SESSION_INBOX_RETRY,
+        "agent",
+        "request",
+        "ReasonixInboxRetryRequest",
+        "ReasonixInboxRetryResponse",
+    ),
+    REASONIX_SESSION_INBOX_SET_PAUSED: MethodSpec(
+        REASONIX_SESSION_INBOX_SET_PAUSED,
+        "agent",
+        "request",
+        "ReasonixInboxSetPausedRequest",
+        "ReasonixInboxSetPausedResponse",
+    ),
+    REASONIX_SESSION_INBOX_UPDATE: MethodSpec(
+        REASONIX_SESSION_INBOX_UPDATE,
+        "agent",
+        "request",
+        "ReasonixInboxUpdateRequest",
+        "ReasonixInboxUpdateResponse",
+    ),
+    REASONIX_SESSION_RELOAD_EXTENSIONS: MethodSpec(
+        REASONIX_SESSION_RELOAD_EXTENSIONS,
+        "agent",
+        "request",
+        "ReasonixReloadExtensionsRequest",
+        "ReasonixReloadExtensionsResponse",
+    ),
+    REASONIX_SESSION_STATUS: MethodSpec(
+        REASONIX_SESSION_STATUS,
+        "agent",
+        "request",
+        "ReasonixSessionStatusRequest",
+        "ReasonixSessionStatusResponse",
+    ),
+    REASONIX_SESSION_STATUS_UPDATE: MethodSpec(
+        REASONIX_SESSION_STATUS_UPDATE,
+        "client",
+        "notification",
+        "ReasonixSessionStatusUpdateNotification",
+        None,
+    ),
+    REASONIX_SESSION_STEER: MethodSpec(
+        REASONIX_SESSION_STEER,
+        "agent",
+        "request",
+        "ReasonixSteerRequest",
+        "ReasonixSteerResponse",
     ),
     AUTHENTICATE: MethodSpec(
         AUTHENTICATE, "agent", "request", "AuthenticateRequest", "AuthenticateResponse"
@@ -103,7 +215,11 @@ METHODS: dict[str, MethodSpec] = {
         SESSION_NEW, "agent", "request", "NewSessionRequest", "NewSessionResponse"
     ),
     SESSION_PROMPT: MethodSpec(
-        SESSION_PROMPT, "agent", "request", "PromptRequest", "PromptResponse"
+        SESSION_PROMPT,
+        "agent",
+        "request",
+        "ReasonixPromptRequest",
+        "ReasonixPromptResponse",
     ),
     SESSION_REQUEST_PERMISSION: MethodSpec(
         SESSION_REQUEST_PERMISSION,
@@ -124,7 +240,7 @@ METHODS: dict[str, MethodSpec] = {
         "agent",
         "request",
         "SetSessionConfigOptionRequest",
-        "SetSessionConfigOptionResponse",
+        "ReasonixSetSessionConfigOptionResponse",
     ),
     SESSION_SET_MODE: MethodSpec(
         SESSION_SET_MODE,

@@ -1,0 +1,84 @@
+"""Sans-IO NDJSON framing: bytes in, lines out; values out, bytes in.
+
+Rules (they are what a transcript sees):
+- A frame is one line ending in `\\n`. Surrounding ASCII whitespace (and CR) is trimmed; empty
+  lines are skipped. A final line without `\\n` is still delivered by `close()` at EOF.
+- A line longer than `limit` bytes is not buffered: its bytes are discarded up to the next
+  newline and one `Overflow` is reported in its place, so the connection can answer it and go on.
+- `encode` produces compact JSON with no raw newline inside (JSON escapes every control
+  character), non-ASCII kept as UTF-8, and exactly one trailing `\\n`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_LINE_LIMIT = 32 * 1024 * 1024
+
+_WHITESPACE = b" \t\r\n\x0b\x0c"
+
+
+@dataclass(frozen=True)
+class Line:
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Overflow:
+    size: int  # bytes seen before the line ended (at least limit + 1)
+    limit: int
+
+
+Event = Line | Overflow
+
+
+class LineFramer:
+    def __init__(self, limit: int = DEFAULT_LINE_LIMIT) -> None:
+        if limit < 1:
+            raise ValueError("line limit must be positive")
+        self.limit = limit
+        self._buf = bytearray()
+        self._skipping: int | None = None  # bytes discarded of the current over-long line
+
+    def feed(self, data: bytes) -> list[Event]:
+        events: list[Event] = []
+        start = 0
+        while start < len(data):
+            nl = data.find(b"\n", start)
+            end = len(data) if nl < 0 else nl
+            chunk = data[start:end]
+            if self._skipping is not None:
+                self._skipping += len(chunk)
+            elif len(self._buf) + len(chunk) > self.limit:
+                self._skipping = len(self._buf) + len(chunk)
+                self._buf.clear()
+            else:
+                self._buf += chunk
+            if nl < 0:
+                break
+            events.extend(self._end_line())
+            start = nl + 1
+        return events
+
+    def close(self) -> list[Event]:
+        """Deliver what is left at EOF."""
+        return self._end_line()
+
+    def _end_line(self) -> list[Event]:
+        if self._skipping is not None:
+            size, self._skipping = self._skipping, None
+            return [Overflow(size=size, limit=self.limit)]
+        line = bytes(self._buf).strip(_WHITESPACE)
+        self._buf.clear()
+        return [Line(line)] if line else []
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a peer may send "\\ud800") has no UTF-8 form; escaped it is valid JSON.
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
