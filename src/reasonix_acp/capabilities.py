@@ -1,0 +1,53 @@
+"""What the agent advertises in `initialize`: exactly what is implemented, nothing more.
+
+Each capability below is switched on in the same change that makes it work end to end; the
+golden transcript `initialize_*.ndjson` pins the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reasonix_acp import __version__
+from reasonix_acp.generated.methods import PROTOCOL_VERSION
+from reasonix_acp.protocol.handshake import ClientFeatures
+
+AGENT_NAME = "reasonix-acp"
+AGENT_TITLE = "Reasonix"
+SETUP_METHOD_ID = "reasonix-setup"
+
+
+def agent_capabilities() -> dict[str, Any]:
+    return {
+        "loadSession": False,
+        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+        "mcpCapabilities": {"http": False, "sse": False},
+        "sessionCapabilities": {},
+    }
+
+
+def auth_methods(client: ClientFeatures) -> list[dict[str, Any]]:
+    """`acp setup` writes the provider configuration. A client that can run terminal auth gets
+    the terminal method (it runs us with `setup`); others get the same id as a plain method."""
+    method: dict[str, Any] = {
+        "id": SETUP_METHOD_ID,
+        "name": "Reasonix setup",
+        "description": "Configure a model provider and its credentials in a terminal (acp setup)",
+    }
+    if client.auth_terminal:
+        method.update({"type": "terminal", "args": ["setup"]})
+    return [method]
+
+
+def negotiate(requested: int) -> int:
+    """The spec's rule: the client's version if we support it, else our latest. We support one."""
+    return requested if requested == PROTOCOL_VERSION else PROTOCOL_VERSION
+
+
+def initialize_result(client: ClientFeatures) -> dict[str, Any]:
+    return {
+        "protocolVersion": negotiate(client.protocol_version),
+        "agentCapabilities": agent_capabilities(),
+        "agentInfo": {"name": AGENT_NAME, "title": AGENT_TITLE, "version": __version__},
+        "authMethods": auth_methods(client),
+    }

@@ -1,0 +1,87 @@
+"""`acp`: serve ACP over stdio (the default), or `acp setup` to configure a provider.
+
+Argument parsing is hand-rolled on purpose: argparse costs start-up time an editor pays on
+every spawn, and the option set is small.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from reasonix_acp import __version__
+from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
+
+USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
+       acp setup [options]     configure a model provider in this terminal
+       acp --version
+
+options:
+  --model ID          start-up model, as provider/model (default: offline)
+  --log-level LEVEL   stderr logging: debug, info, warning (default), error
+                      (environment: REASONIX_ACP_LOG_LEVEL)
+  --line-limit BYTES  longest accepted input line (default: 33554432)
+  -h, --help          this text
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse(argv: list[str]) -> dict[str, str]:
+    opts: dict[str, str] = {}
+    args = list(argv)
+    if args and not args[0].startswith("-"):
+        opts["command"] = args.pop(0)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help", "--version"):
+            opts[arg.lstrip("-")] = "1"
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in ("--model", "--log-level", "--line-limit"):
+            raise UsageError(f"unknown option {arg}")
+        if not eq:
+            if not args:
+                raise UsageError(f"{name} needs a value")
+            value = args.pop(0)
+        opts[name[2:]] = value
+    return opts
+
+
+def configure_logging(level_name: str | None) -> None:
+    name = (level_name or os.environ.get("REASONIX_ACP_LOG_LEVEL") or "warning").upper()
+    level = logging.getLevelName(name)
+    if not isinstance(level, int):
+        raise UsageError(f"unknown log level {level_name}")
+    logging.basicConfig(stream=sys.stderr, level=level, format="acp: %(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        opts = parse(sys.argv[1:] if argv is None else argv)
+        if "help" in opts:
+            sys.stderr.write(USAGE)
+            return 0
+        if "version" in opts:
+            sys.stderr.write(f"acp (reasonix-acp) {__version__}\n")
+            return 0
+        configure_logging(opts.get("log-level"))
+        command = opts.get("command")
+        if command == "setup":
+            from reasonix_acp.setup import run_setup
+
+            return run_setup()
+        if command is not None:
+            raise UsageError(f"unknown command {command}")
+        limit = int(opts.get("line-limit", DEFAULT_LINE_LIMIT))
+        if limit < 1:
+            raise UsageError("--line-limit must be positive")
+    except (UsageError, ValueError) as exc:
+        sys.stderr.write(f"acp: {exc}\n{USAGE}")
+        return 2
+    from reasonix_acp.stdio import serve
+
+    return serve(limit)

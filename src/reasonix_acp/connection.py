@@ -1,0 +1,285 @@
+"""The asyncio connection: full-duplex JSON-RPC over two file descriptors.
+
+Invariants:
+- Every inbound request runs as its own task, so a long `session/prompt` never blocks a
+  `session/cancel`, a `session/list` or a steer. Notifications are handled in arrival order on
+  the loop itself (a cancel takes effect before the next frame is read).
+- Every request gets exactly one answer: its result, its error, or -32800 when it was cancelled
+  by `$/cancel_request` or by end of input.
+- Frames are written in the order they are produced, by one writer thread; nothing else writes
+  to the output descriptor. A hook registered with `Call.after_response` runs after its
+  response frame is queued.
+- Our requests to the client use integer ids counting from 1. Cancelling the awaiting task sends
+  `$/cancel_request` for it. At end of input every pending request fails with ConnectionClosed.
+- At end of input: handlers are cancelled and awaited, pending outbound requests fail, the agent
+  closes its sessions, the writer drains, and `serve` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from reasonix_acp.generated.methods import CANCEL_REQUEST, METHODS
+from reasonix_acp.protocol import codec, dispatch
+from reasonix_acp.protocol.errors import (
+    AcpError,
+    ConnectionClosed,
+    InvalidRequest,
+    ParseError,
+    RemoteError,
+    RequestCancelled,
+)
+from reasonix_acp.protocol.framing import Event, LineFramer, Line, Overflow, encode
+from reasonix_acp.protocol.messages import Invalid, Notification, Request, RequestId, Response, decode
+from reasonix_acp.protocol.router import Router
+
+log = logging.getLogger("reasonix_acp.connection")
+
+READ_CHUNK = 1 << 16
+
+
+class _Writer:
+    """One thread owns the output descriptor; frames are written whole and in order."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.broken = False
+        self._thread = threading.Thread(target=self._run, name="acp-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, data: bytes) -> None:
+        if not self.broken:
+            self._queue.put(data)
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self._fd, view) :]
+            except OSError as exc:  # the client closed our output: nothing more can be said
+                log.warning("output closed: %s", exc)
+                self.broken = True
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+
+class Connection:
+    def __init__(
+        self,
+        router: Router,
+        *,
+        read_fd: int,
+        write_fd: int,
+        framer: LineFramer | None = None,
+        pending: Iterable[Event] = (),
+        at_eof: bool = False,
+    ) -> None:
+        self.router = router
+        self._read_fd = read_fd
+        self._writer = _Writer(write_fd)
+        self._framer = framer or LineFramer()
+        self._backlog = list(pending)
+        self._at_eof = at_eof
+        self._ids = itertools.count(1)
+        self._inbound: dict[RequestId, asyncio.Task[None]] = {}
+        self._outbound: dict[int, tuple[str, asyncio.Future[Any]]] = {}
+        self._closed = asyncio.Event()
+        self._close_hooks: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- public surface for handlers -------------------------------------------------------
+
+    def on_close(self, hook: Any) -> None:
+        """`hook()` (sync or async) runs once at end of input, after handlers are cancelled."""
+        self._close_hooks.append(hook)
+
+    def notify(self, method: str, params: Any) -> None:
+        spec = METHODS[method]
+        assert spec.side == "client" and spec.kind == "notification", method
+        self._send({"jsonrpc": "2.0", "method": method, "params": codec.encode_params(spec, params)})
+
+    async def request(self, method: str, params: Any) -> Any:
+        """Ask the client; returns the decoded result model or raises RemoteError/ConnectionClosed."""
+        spec = METHODS[method]
+        assert spec.side == "client" and spec.kind == "request", method
+        if self._closed.is_set():
+            raise ConnectionClosed(f"{method}: the connection is closed")
+        data = codec.encode_params(spec, params)
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._outbound[request_id] = (method, future)
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": data})
+        try:
+            raw = await future
+        except asyncio.CancelledError:
+            if self._outbound.pop(request_id, None) is not None and not self._closed.is_set():
+                self.notify(CANCEL_REQUEST, {"requestId": request_id})
+            raise
+        return codec.decode_result(spec, raw)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        for event in self._backlog:
+            self._on_event(event)
+        self._backlog.clear()
+        if self._at_eof:
+            self._on_eof()
+        else:
+            threading.Thread(target=self._read, name="acp-reader", daemon=True).start()
+        await self._closed.wait()
+        await self._shutdown()
+
+    def _read(self) -> None:
+        assert self._loop is not None
+        while True:
+            try:
+                data = os.read(self._read_fd, READ_CHUNK)
+            except OSError as exc:
+                log.warning("input failed: %s", exc)
+                data = b""
+            with contextlib.suppress(RuntimeError):  # the loop may already be gone
+                self._loop.call_soon_threadsafe(self._on_data, data)
+            if not data:
+                return
+
+    def _on_data(self, data: bytes) -> None:
+        if self._closed.is_set():
+            return
+        events = self._framer.feed(data) if data else self._framer.close()
+        for event in events:
+            self._on_event(event)
+        if not data:
+            self._on_eof()
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, Overflow):
+            error = ParseError(f"parse error: a line of more than {event.limit} bytes was skipped")
+            self._send(dispatch.error_frame(None, error))
+            return
+        assert isinstance(event, Line)
+        frame = decode(event.data)
+        if isinstance(frame, Request):
+            self._start_request(frame)
+        elif isinstance(frame, Notification):
+            self._on_notification(frame)
+        elif isinstance(frame, Response):
+            self._on_response(frame)
+        elif isinstance(frame, Invalid):
+            self._send(dispatch.error_frame(frame.id, frame.error))
+
+    def _start_request(self, request: Request) -> None:
+        if request.id in self._inbound:
+            error = InvalidRequest(f"invalid request: id {request.id!r} is already in use by a request in flight")
+            self._send(dispatch.error_frame(request.id, error))
+            return
+        task = asyncio.get_running_loop().create_task(self._run_request(request))
+        self._inbound[request.id] = task
+        task.add_done_callback(lambda _t, rid=request.id: self._inbound.pop(rid, None))
+
+    async def _run_request(self, request: Request) -> None:
+        try:
+            route, params, call = dispatch.prepare(self.router, request, self)
+            result = route.handler(call, params)
+            if inspect.isawaitable(result):
+                result = await result
+            frame = dispatch.result_frame(request.id, result)
+        except asyncio.CancelledError:
+            frame = dispatch.error_frame(request.id, RequestCancelled(f"{request.method}: request cancelled"))
+            self._send(frame)
+            return
+        except AcpError as exc:
+            self._send(dispatch.error_frame(request.id, exc))
+            return
+        except Exception as exc:
+            self._send(dispatch.error_frame(request.id, dispatch.internal(request.method, exc)))
+            return
+        self._send(frame)
+        for hook in call.take_hooks():
+            try:
+                hook()
+            except Exception:
+                log.exception("after-response hook of %s failed", request.method)
+
+    def _on_notification(self, note: Notification) -> None:
+        if note.method == CANCEL_REQUEST:
+            self._cancel_inbound(note.params or {})
+            return
+        try:
+            route = self.router.notification(note.method)
+        except AcpError as exc:
+            log.warning("notification %s refused: %s", note.method, exc.message)
+            return
+        if route is None:
+            log.debug("ignored notification %s", note.method)
+            return
+        try:
+            params = codec.decode_params(route.spec, note.params)
+            result = route.handler(None, params)
+            if inspect.isawaitable(result):
+                asyncio.ensure_future(result)
+        except AcpError as exc:
+            log.warning("notification %s ignored: %s", note.method, exc.message)
+        except Exception:
+            log.exception("notification %s failed", note.method)
+
+    def _cancel_inbound(self, params: dict[str, Any]) -> None:
+        request_id = params.get("requestId")
+        task = self._inbound.get(request_id) if isinstance(request_id, int | str) else None
+        if task is not None:
+            task.cancel()
+        else:
+            log.debug("$/cancel_request for %r: no such request in flight", request_id)
+
+    def _on_response(self, response: Response) -> None:
+        entry = self._outbound.pop(response.id, None) if isinstance(response.id, int) else None
+        if entry is None:
+            log.warning("reply to unknown request id %r ignored", response.id)
+            return
+        method, future = entry
+        if future.done():
+            return
+        if response.error is not None:
+            error = response.error
+            future.set_exception(RemoteError(int(error.get("code", -32603)), str(error.get("message", ""))))
+        else:
+            future.set_result(response.result)
+
+    def _on_eof(self) -> None:
+        self._closed.set()
+
+    async def _shutdown(self) -> None:
+        tasks = list(self._inbound.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for method, future in self._outbound.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"{method}: connection closed"))
+        self._outbound.clear()
+        for hook in self._close_hooks:
+            try:
+                result = hook()
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("close hook failed")
+        self._writer.close()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self._writer.put(encode(message))
