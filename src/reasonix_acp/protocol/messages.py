@@ -87,4 +87,6 @@ def classify(obj: Any) -> Frame:
             # Never answer a response; fail the request it answers instead.
             error = {"code": -32603, "message": f"malformed error object in the reply: {error!r:.200}"}
         return Response(frame_id, obj.get("result"), error if "error" in obj else None)
-    return Invalid(InvalidRequest(), frame_id)
+    return Invalid(
+        InvalidRequest('invalid request: a frame needs "method", or "id" with "result" or "error"'), frame_id
+    )

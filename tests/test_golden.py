@@ -1,0 +1,32 @@
+"""Every scenario in tests/golden/ against a real `acp` process, pinned as an NDJSON snapshot;
+every frame the agent sends is validated against the published schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import transcript, wire
+from tests.snapshot_ext import NDJSONSnapshotExtension
+
+GOLDEN = Path(__file__).parent / "golden"
+SCENARIOS = sorted(GOLDEN.glob("*.ndjson"))
+
+
+def test_there_are_scenarios() -> None:
+    assert len(SCENARIOS) >= 10
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_golden(scenario: Path, snapshot: Any) -> None:
+    frames = transcript.run(scenario)
+    request_methods: dict[Any, str] = {}
+    for frame in frames:
+        msg = frame.get("msg")
+        if frame["dir"] == "c2a" and isinstance(msg, dict) and isinstance(msg.get("id"), int | str) and isinstance(msg.get("method"), str):
+            request_methods[msg["id"]] = msg["method"]
+        if frame["dir"] == "a2c":
+            assert wire.check_agent_frame(msg, request_methods) == [], msg
+    assert transcript.normalise(frames) == snapshot(extension_class=NDJSONSnapshotExtension)

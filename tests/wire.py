@@ -1,0 +1,57 @@
+"""Schema validation of wire frames against the pinned upstream schema plus schema/vendor.
+
+This uses the raw documents (not codegen's prepared copy), so it checks what we send against the
+schemas as published, independently of the generator.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from codegen.pin import load_upstream, load_vendor
+from reasonix_acp.generated.methods import METHODS
+
+
+@functools.cache
+def document() -> dict[str, Any]:
+    upstream = load_upstream()
+    defs = dict(upstream["$defs"])
+    for doc in load_vendor().values():
+        defs.update(doc["$defs"])
+    return {**upstream, "$defs": defs}
+
+
+@functools.cache
+def _validator(ref: str) -> Draft202012Validator:
+    doc = document()
+    schema = doc if ref == "" else {"$ref": f"#/$defs/{ref}"}
+    return Draft202012Validator({**schema, "$defs": doc["$defs"]})
+
+
+def errors(value: Any, ref: str) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in _validator(ref).iter_errors(value)]
+
+
+def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) -> list[str]:
+    """Problems with one agent→client frame; `request_methods` maps client request ids to methods."""
+    problems = [f"envelope: {p}" for p in errors(frame, "")]
+    if "method" in frame:
+        spec = METHODS.get(frame["method"])
+        if spec is None or spec.side != "client":
+            return [*problems, f"agent sent {frame['method']!r}, which is not a client-side method"]
+        problems += [f"params: {p}" for p in errors(frame.get("params", {}), spec.params)]
+    elif "error" in frame:
+        problems += [f"error: {p}" for p in errors(frame["error"], "Error")]
+        if set(frame["error"]) - {"code", "message"}:
+            problems.append("error: carries more than code and message")
+    elif "result" in frame:
+        method = request_methods.get(frame.get("id"))
+        spec = METHODS.get(method) if method else None
+        if spec is None or spec.result is None:
+            problems.append(f"result for id {frame.get('id')!r}, which no client request had")
+        else:
+            problems += [f"result: {p}" for p in errors(frame["result"], spec.result)]
+    return problems
