@@ -35,22 +35,34 @@ def model_class(name: str) -> type[BaseModel]:
     return cls
 
 
-def field_path(loc: tuple[int | str, ...]) -> str:
-    """`prompt[0].text` from a pydantic location, without validator and union-member parts."""
+def field_path(loc: tuple[int | str, ...], data: Any) -> str:
+    """`prompt[0].text` from a pydantic location and the input it describes.
+
+    Pydantic puts validator names and, for tagged unions, the tag value into the location; both
+    are dropped: a tag is recognised as a part that equals a value of the object at that point
+    (`{"type": "text", ...}` has the part "text" before its fields)."""
     out = ""
-    for part in loc:
+    node = data
+    for i, part in enumerate(loc):
+        last = i == len(loc) - 1
         if isinstance(part, int):
             out += f"[{part}]"
-        elif "[" in part or "(" in part or part[:1].isupper():
-            continue  # "function-wrap[_lenient()]", a union member's class name
-        else:
-            out += f".{part}" if out else part
+            node = node[part] if isinstance(node, list) and -len(node) <= part < len(node) else None
+            continue
+        if "[" in part or "(" in part:
+            continue  # "function-wrap[_lenient()]"
+        if not last and isinstance(node, dict) and part in node.values():
+            continue  # the tag of a tagged union member
+        if not last and part[:1].isupper() and not (isinstance(node, dict) and part in node):
+            continue  # an untagged union member's class name
+        out += f".{part}" if out else part
+        node = node.get(part) if isinstance(node, dict) else None
     return out or "params"
 
 
-def describe(method: str, exc: ValidationError) -> str:
+def describe(method: str, exc: ValidationError, data: Any) -> str:
     errors = exc.errors(include_url=False, include_input=False)
-    named = [f"{field_path(e['loc'])}: {e['msg']}" for e in errors[:MAX_ERRORS_NAMED]]
+    named = [f"{field_path(e['loc'], data)}: {e['msg']}" for e in errors[:MAX_ERRORS_NAMED]]
     more = len(errors) - len(named)
     text = f"{method}: invalid params at " + "; ".join(named)
     return text + (f" (and {more} more)" if more > 0 else "")
@@ -65,7 +77,7 @@ def decode_params(spec: MethodSpec, params: dict[str, Any] | None) -> Any:
     try:
         return model_class(spec.params).model_validate(params or {})
     except ValidationError as exc:
-        raise InvalidParams(describe(spec.method, exc)) from None
+        raise InvalidParams(describe(spec.method, exc, params)) from None
 
 
 def decode_result(spec: MethodSpec, result: Any) -> Any:
@@ -77,7 +89,7 @@ def decode_result(spec: MethodSpec, result: Any) -> Any:
     try:
         return model_class(spec.result).model_validate({} if result is None else result)
     except ValidationError as exc:
-        raise InvalidParams(describe(spec.method, exc).replace("invalid params", "invalid result")) from None
+        raise InvalidParams(describe(spec.method, exc, result).replace("invalid params", "invalid result")) from None
 
 
 def dump(value: Any) -> Any:
@@ -95,6 +107,6 @@ def encode_params(spec: MethodSpec, params: Any) -> dict[str, Any]:
         try:
             params = model_class(spec.params).model_validate(params)
         except ValidationError as exc:
-            raise InternalError(describe(spec.method, exc)) from None
+            raise InternalError(describe(spec.method, exc, params)) from None
     data: dict[str, Any] = dump(params)
     return data
