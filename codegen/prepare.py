@@ -36,12 +36,16 @@ def merge(upstream: Schema, vendor: dict[str, Schema]) -> Schema:
 
 
 def strip_prose(doc: Schema) -> Schema:
-    def walk(node: Any, in_properties: bool = False) -> Any:
+    def walk(node: Any, keys_are_names: bool = False) -> Any:
+        # Under "properties" and "$defs" the keys are names (a property may be called
+        # "description"); everywhere else they are schema keywords.
         if isinstance(node, dict):
+            if keys_are_names:
+                return {k: walk(v) for k, v in node.items()}
             return {
-                k: walk(v, k in ("properties", "$defs"))
+                k: walk(v, k in ("properties", "$defs", "patternProperties"))
                 for k, v in node.items()
-                if in_properties or k not in PROSE_KEYS
+                if k not in PROSE_KEYS
             }
         if isinstance(node, list):
             return [walk(x) for x in node]

@@ -1471,10 +1471,7 @@ class ElicitationSchema(LenientModel):
             | ElicitationPropertySchemaOther,
         ]
         | None,
-        Field(
-            description="Property definitions (must be primitive types).",
-            validate_default=True,
-        ),
+        Field(validate_default=True),
     ] = {}
     required: list[str] | None = None
     title: str | None = None

@@ -62,8 +62,9 @@ def field_path(loc: tuple[int | str, ...], data: Any) -> str:
 
 def describe(method: str, exc: ValidationError, data: Any) -> str:
     errors = exc.errors(include_url=False, include_input=False)
-    named = [f"{field_path(e['loc'], data)}: {e['msg']}" for e in errors[:MAX_ERRORS_NAMED]]
-    more = len(errors) - len(named)
+    unique = list(dict.fromkeys(f"{field_path(e['loc'], data)}: {e['msg']}" for e in errors))
+    named = unique[:MAX_ERRORS_NAMED]
+    more = len(unique) - len(named)
     text = f"{method}: invalid params at " + "; ".join(named)
     return text + (f" (and {more} more)" if more > 0 else "")
 
