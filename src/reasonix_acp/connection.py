@@ -108,7 +108,7 @@ class Connection:
 
     def notify(self, method: str, params: Any) -> None:
         spec = METHODS[method]
-        assert spec.side == "client" and spec.kind == "notification", method
+        assert spec.side in ("client", "protocol") and spec.kind == "notification", method
         self._send({"jsonrpc": "2.0", "method": method, "params": codec.encode_params(spec, params)})
 
     async def request(self, method: str, params: Any) -> Any:
