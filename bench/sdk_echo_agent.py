@@ -10,7 +10,14 @@ import asyncio
 import uuid
 from typing import Any
 
-from acp import PROTOCOL_VERSION, Agent, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
+from acp import (
+    PROTOCOL_VERSION,
+    Agent,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptResponse,
+    run_agent,
+)
 from acp.helpers import text_block, update_agent_message
 from acp.interfaces import Client
 
@@ -19,16 +26,26 @@ class EchoAgent(Agent):
     def on_connect(self, conn: Client) -> None:
         self._conn = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
         return InitializeResponse(protocol_version=PROTOCOL_VERSION)
 
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> NewSessionResponse:
         return NewSessionResponse(session_id=uuid.uuid4().hex)
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         for block in prompt:
             text = getattr(block, "text", "")
-            await self._conn.session_update(session_id=session_id, update=update_agent_message(text_block(text)))
+            await self._conn.session_update(
+                session_id=session_id, update=update_agent_message(text_block(text))
+            )
         return PromptResponse(stop_reason="end_turn")
 
 

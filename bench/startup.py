@@ -2,7 +2,7 @@
 
 Both agents are spawned alternately in the same run, each `--runs` times (at least 20), and the
 medians are compared. The baseline is bench/sdk_echo_agent.py. Targets (issue "Foundation"):
-our median ≤ 0.15 × the SDK agent's, and ≤ 150 ms.
+our median ≤ 0.15x the SDK agent's, and ≤ 150 ms.
 """
 
 from __future__ import annotations
@@ -18,14 +18,29 @@ import time
 from pathlib import Path
 
 INIT = (
-    json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}}})
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": 1,
+                "clientCapabilities": {
+                    "fs": {"readTextFile": True, "writeTextFile": True},
+                    "terminal": True,
+                },
+            },
+        }
+    )
     + "\n"
 ).encode()
 
 
 def once(cmd: list[str]) -> float:
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(INIT)
     proc.stdin.flush()

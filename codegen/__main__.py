@@ -38,7 +38,9 @@ def validate_inputs(upstream: dict[str, object], vendor: dict[str, dict[str, obj
             raise SchemaShapeError(f"schema/vendor/{name}: only $defs are allowed at the top level")
         for def_name, schema in doc.get("$defs", {}).items():  # type: ignore[attr-defined]
             if not def_name.startswith("Reasonix"):
-                raise SchemaShapeError(f"schema/vendor/{name}: $defs/{def_name} must start with Reasonix")
+                raise SchemaShapeError(
+                    f"schema/vendor/{name}: $defs/{def_name} must start with Reasonix"
+                )
             _no_inline_objects(f"schema/vendor/{name}#/$defs/{def_name}", schema, top=True)
 
 
@@ -69,13 +71,18 @@ def generate() -> dict[str, str]:
     vendor = load_vendor()
     validate_inputs(upstream, vendor)
     digest = hashlib.sha256(
-        b"".join(name.encode() + b"\0" + json.dumps(doc, sort_keys=True).encode() for name, doc in vendor.items())
+        b"".join(
+            name.encode() + b"\0" + json.dumps(doc, sort_keys=True).encode()
+            for name, doc in vendor.items()
+        )
     ).hexdigest()
     head = header(pin.sha256, digest, pin.spec, pin.path)
     doc = prepare(upstream, vendor)
     files = models.render(doc, head)
     files["methods.py"] = methods.render(doc, head, pin.path)
-    files["__init__.py"] = head + '"""Generator output only; see the header for how to regenerate."""\n'
+    files["__init__.py"] = (
+        head + '"""Generator output only; see the header for how to regenerate."""\n'
+    )
     return {name: models.ruff_format(text) for name, text in files.items()}
 
 

@@ -44,7 +44,9 @@ class GenerationError(RuntimeError):
 
 
 def run_generator(doc: dict[str, Any]) -> str:
-    exe = shutil.which("datamodel-codegen") or str(Path(sys.executable).with_name("datamodel-codegen"))
+    exe = shutil.which("datamodel-codegen") or str(
+        Path(sys.executable).with_name("datamodel-codegen")
+    )
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "schema.json"
         out = Path(tmp) / "out.py"
@@ -64,7 +66,18 @@ def ruff_format(source: str) -> str:
     generated/), so the output depends only on the pinned ruff version."""
     exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     fixed = subprocess.run(
-        [exe, "check", "--isolated", "--select", "F401", "--fix", "--quiet", "--stdin-filename", "generated.py", "-"],
+        [
+            exe,
+            "check",
+            "--isolated",
+            "--select",
+            "F401",
+            "--fix",
+            "--quiet",
+            "--stdin-filename",
+            "generated.py",
+            "-",
+        ],
         input=source,
         capture_output=True,
         text=True,
@@ -151,7 +164,8 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     numbered = unexpected_numbered(source)
     if numbered:
         raise GenerationError(
-            "classes named by position, not by tag: " + ", ".join(numbered)
+            "classes named by position, not by tag: "
+            + ", ".join(numbered)
             + "; name them in codegen/names.py or codegen/prepare.py"
         )
     imports, body = _segments(source)
@@ -171,7 +185,9 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     for owner, text in upstream:
         leaked = _names_used(text) & vendor_names
         if leaked:
-            raise GenerationError(f"upstream class {owner} refers to vendor classes {sorted(leaked)}")
+            raise GenerationError(
+                f"upstream class {owner} refers to vendor classes {sorted(leaked)}"
+            )
     imported = sorted(set().union(*(_names_used(t) for _, t in vendor)) & upstream_names)
     rules = lenient_rules(doc)
     tags = reject_tags(doc)

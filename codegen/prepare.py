@@ -88,7 +88,9 @@ def name_catch_alls(doc: Schema) -> Schema:
             for i, member in enumerate(members):
                 if member.get("title") != "other" or member.get("type") == "string":
                     continue  # an open string enum needs no class: it stays `Literal[...] | str`
-                tag_props = [p for p, s in member.get("properties", {}).items() if s.get("type") == "string"]
+                tag_props = [
+                    p for p, s in member.get("properties", {}).items() if s.get("type") == "string"
+                ]
                 if len(tag_props) != 1:
                     raise SchemaShapeError(f"$defs/{name}: catch-all member has no single tag")
                 tag = tag_props[0]

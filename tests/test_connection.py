@@ -6,7 +6,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import pytest
@@ -38,7 +38,9 @@ class Peer:
     async def receive(self, timeout: float = 10) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         while b"\n" not in self.buffer:
-            chunk = await asyncio.wait_for(loop.run_in_executor(None, os.read, self.from_agent, 65536), timeout)
+            chunk = await asyncio.wait_for(
+                loop.run_in_executor(None, os.read, self.from_agent, 65536), timeout
+            )
             if not chunk:
                 raise EOFError
             self.buffer += chunk
@@ -64,10 +66,8 @@ async def connected(router: Router) -> AsyncIterator[tuple[Connection, Peer, asy
             peer.close()
             await asyncio.wait_for(task, 10)
         for fd in (c2a_r, a2c_w, a2c_r):
-            try:
+            with suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
 
 def req(i: int | str, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -93,7 +93,11 @@ async def test_a_long_request_does_not_block_others_and_a_cancel_reaches_it() ->
         peer.send(req(2, SESSION_LIST, {}))
         assert await peer.receive() == {"jsonrpc": "2.0", "id": 2, "result": {"sessions": []}}
         peer.send({"jsonrpc": "2.0", "method": SESSION_CANCEL, "params": {"sessionId": "s"}})
-        assert await peer.receive() == {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "cancelled"}}
+        assert await peer.receive() == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"stopReason": "cancelled"},
+        }
 
 
 async def test_cancel_request_answers_minus_32800() -> None:
@@ -108,15 +112,24 @@ async def test_cancel_request_answers_minus_32800() -> None:
         await asyncio.sleep(0.05)
         peer.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "p"}})
         reply = await peer.receive()
-        assert reply == {"jsonrpc": "2.0", "id": "p", "error": {"code": -32800, "message": "session/prompt: request cancelled"}}
+        assert reply == {
+            "jsonrpc": "2.0",
+            "id": "p",
+            "error": {"code": -32800, "message": "session/prompt: request cancelled"},
+        }
 
 
 async def test_after_response_hooks_run_after_the_response() -> None:
     router = Router()
 
     def close(call: Call, params: Any) -> dict[str, Any]:
-        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "bye"}}
-        call.after_response(lambda: call.connection.notify(SESSION_UPDATE, {"sessionId": "s", "update": update}))
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "bye"},
+        }
+        call.after_response(
+            lambda: call.connection.notify(SESSION_UPDATE, {"sessionId": "s", "update": update})
+        )
         return {}
 
     router.add(SESSION_CLOSE, close)
@@ -134,20 +147,30 @@ async def test_outbound_requests_use_integer_ids_from_one_and_get_their_replies(
         try:
             await call.connection.request(FS_READ_TEXT_FILE, {"sessionId": "s", "path": "/b"})
         except RemoteError as exc:
-            return {"stopReason": "end_turn", "_meta": {"first": first.content, "second": exc.message}}
+            return {
+                "stopReason": "end_turn",
+                "_meta": {"first": first.content, "second": exc.message},
+            }
         raise AssertionError("the error reply was not raised")
 
     router.add(SESSION_PROMPT, prompt)
     async with connected(router) as (_conn, peer, _task):
         peer.send(req(7, SESSION_PROMPT, PROMPT))
         out = await peer.receive()
-        assert (out["id"], out["method"], out["params"]) == (1, FS_READ_TEXT_FILE, {"sessionId": "s", "path": "/a"})
+        assert (out["id"], out["method"], out["params"]) == (
+            1,
+            FS_READ_TEXT_FILE,
+            {"sessionId": "s", "path": "/a"},
+        )
         peer.send({"jsonrpc": "2.0", "id": 1, "result": {"content": "A"}})
         out = await peer.receive()
         assert out["id"] == 2
         peer.send({"jsonrpc": "2.0", "id": 2, "error": {"code": -32002, "message": "no such file"}})
         reply = await peer.receive()
-        assert reply["result"] == {"stopReason": "end_turn", "_meta": {"first": "A", "second": "no such file"}}
+        assert reply["result"] == {
+            "stopReason": "end_turn",
+            "_meta": {"first": "A", "second": "no such file"},
+        }
 
 
 async def test_a_cancelled_wait_sends_cancel_request_for_our_request() -> None:
@@ -162,7 +185,11 @@ async def test_a_cancelled_wait_sends_cancel_request_for_our_request() -> None:
         assert (await peer.receive())["id"] == 1
         peer.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 3}})
         frames = [await peer.receive(), await peer.receive()]
-        assert {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}} in frames
+        assert {
+            "jsonrpc": "2.0",
+            "method": "$/cancel_request",
+            "params": {"requestId": 1},
+        } in frames
         assert any(f.get("id") == 3 and f["error"]["code"] == -32800 for f in frames)
 
 
@@ -217,7 +244,11 @@ async def test_a_duplicate_id_in_flight_is_refused() -> None:
         peer.send(req(5, SESSION_PROMPT, PROMPT))
         peer.send(req(5, SESSION_PROMPT, PROMPT))
         reply = await peer.receive()
-        assert reply["id"] == 5 and reply["error"]["code"] == -32600 and "in flight" in reply["error"]["message"]
+        assert (
+            reply["id"] == 5
+            and reply["error"]["code"] == -32600
+            and "in flight" in reply["error"]["message"]
+        )
 
 
 async def test_an_invalid_outgoing_shape_never_leaves() -> None:

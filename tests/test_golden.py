@@ -25,7 +25,12 @@ def test_golden(scenario: Path, snapshot: Any) -> None:
     request_methods: dict[Any, str] = {}
     for frame in frames:
         msg = frame.get("msg")
-        if frame["dir"] == "c2a" and isinstance(msg, dict) and isinstance(msg.get("id"), int | str) and isinstance(msg.get("method"), str):
+        if (
+            frame["dir"] == "c2a"
+            and isinstance(msg, dict)
+            and isinstance(msg.get("id"), int | str)
+            and isinstance(msg.get("method"), str)
+        ):
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg

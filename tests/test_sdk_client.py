@@ -22,10 +22,15 @@ async def test_sdk_client_completes_initialize() -> None:
     async with spawn_agent_process(SilentClient(), command[0], *command[1:]) as (conn, _process):
         response = await conn.initialize(
             protocol_version=1,
-            client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True),
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+            ),
             client_info=Implementation(name="sdk-test", version="1"),
         )
     assert response.protocol_version == 1
     assert response.agent_info is not None and response.agent_info.name == "reasonix-acp"
-    assert response.agent_capabilities is not None and response.agent_capabilities.load_session is False
+    assert (
+        response.agent_capabilities is not None
+        and response.agent_capabilities.load_session is False
+    )
     assert [m.id for m in response.auth_methods] == ["reasonix-setup"]

@@ -13,7 +13,9 @@ INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersio
 
 
 def run(stdin: bytes | None = None, *args: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*acp_command(), *args], input=stdin, capture_output=True, timeout=30, **kw)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run(
+        [*acp_command(), *args], input=stdin, capture_output=True, timeout=30, **kw
+    )  # type: ignore[call-overload, no-any-return]
 
 
 def test_echo_initialize_prints_one_valid_line_and_nothing_else() -> None:
@@ -32,7 +34,10 @@ def test_initialize_without_trailing_newline_is_still_answered() -> None:
 
 def test_stdin_may_be_a_regular_file(tmp_path: Path) -> None:
     script = tmp_path / "in.ndjson"
-    script.write_bytes(INIT + b'{"jsonrpc":"2.0","id":2,"method":"authenticate","params":{"methodId":"reasonix-setup"}}\n')
+    script.write_bytes(
+        INIT
+        + b'{"jsonrpc":"2.0","id":2,"method":"authenticate","params":{"methodId":"reasonix-setup"}}\n'
+    )
     with script.open("rb") as fh:
         done = subprocess.run(acp_command(), stdin=fh, capture_output=True, timeout=30)
     assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [1, 2]
@@ -44,7 +49,13 @@ def test_empty_input_exits_zero_silently() -> None:
 
 
 def test_version_help_and_bad_options_never_touch_stdout() -> None:
-    for args, code in ((["--version"], 0), (["--help"], 0), (["--frobnicate"], 2), (["bogus"], 2), (["--log-level", "loud"], 2)):
+    for args, code in (
+        (["--version"], 0),
+        (["--help"], 0),
+        (["--frobnicate"], 2),
+        (["bogus"], 2),
+        (["--log-level", "loud"], 2),
+    ):
         done = run(b"", *args)
         assert (done.returncode, done.stdout) == (code, b""), args
         assert done.stderr
@@ -61,7 +72,9 @@ def test_claimed_stdout_is_out_of_reach_of_prints_and_children() -> None:
         "os.write(out_fd, b'FRAME\\n')\n"
         "print(os.read(in_fd, 100).decode(), file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], input=b"protocol bytes", capture_output=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=b"protocol bytes", capture_output=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"FRAME\n"
     assert b"stray print" in done.stderr and b"raw fd 1" in done.stderr and b"child" in done.stderr

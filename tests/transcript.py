@@ -70,7 +70,9 @@ class AgentProcess:
     def receive(self) -> dict[str, Any]:
         line = self.lines.get(timeout=WAIT_SECONDS)
         if line is None:
-            raise AssertionError(f"agent closed stdout early; stderr:\n{self.stderr.decode(errors='replace')}")
+            raise AssertionError(
+                f"agent closed stdout early; stderr:\n{self.stderr.decode(errors='replace')}"
+            )
         frame: dict[str, Any] = json.loads(line)  # a non-JSON line on stdout fails here
         assert line.endswith(b"\n") and line.count(b"\n") == 1
         return frame
@@ -86,7 +88,9 @@ class AgentProcess:
 
 
 def run(path: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    entries = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     args: list[str] = entries.pop(0)["args"] if entries and "args" in entries[0] else []
     agent = AgentProcess(args, env)
     transcript: list[dict[str, Any]] = []

@@ -32,7 +32,10 @@ def _validator(ref: str) -> Draft202012Validator:
 
 
 def errors(value: Any, ref: str) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in _validator(ref).iter_errors(value)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in _validator(ref).iter_errors(value)
+    ]
 
 
 def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) -> list[str]:

@@ -24,7 +24,9 @@ class Agent:
 
     def _require_initialized(self, spec: MethodSpec) -> None:
         if self.client is None:
-            raise StateError(f"{spec.method}: the connection is not initialized; send initialize first")
+            raise StateError(
+                f"{spec.method}: the connection is not initialized; send initialize first"
+            )
 
     # The handshake is synchronous: it is served before the event loop exists.
     def initialize(self, call: Call, client: ClientFeatures) -> dict[str, Any]:

@@ -56,7 +56,9 @@ def configure_logging(level_name: str | None) -> None:
     level = logging.getLevelName(name)
     if not isinstance(level, int):
         raise UsageError(f"unknown log level {level_name}")
-    logging.basicConfig(stream=sys.stderr, level=level, format="acp: %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="acp: %(levelname)s %(name)s: %(message)s"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

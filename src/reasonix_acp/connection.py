@@ -38,8 +38,15 @@ from reasonix_acp.protocol.errors import (
     RemoteError,
     RequestCancelled,
 )
-from reasonix_acp.protocol.framing import Event, LineFramer, Line, Overflow, encode
-from reasonix_acp.protocol.messages import Invalid, Notification, Request, RequestId, Response, decode
+from reasonix_acp.protocol.framing import Event, Line, LineFramer, Overflow, encode
+from reasonix_acp.protocol.messages import (
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    decode,
+)
 from reasonix_acp.protocol.router import Router
 
 log = logging.getLogger("reasonix_acp.connection")
@@ -95,6 +102,7 @@ class Connection:
         self._at_eof = at_eof
         self._ids = itertools.count(1)
         self._inbound: dict[RequestId, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Future[Any]] = set()  # async notification handlers
         self._outbound: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self._closed = asyncio.Event()
         self._close_hooks: list[Any] = []
@@ -109,7 +117,9 @@ class Connection:
     def notify(self, method: str, params: Any) -> None:
         spec = METHODS[method]
         assert spec.side in ("client", "protocol") and spec.kind == "notification", method
-        self._send({"jsonrpc": "2.0", "method": method, "params": codec.encode_params(spec, params)})
+        self._send(
+            {"jsonrpc": "2.0", "method": method, "params": codec.encode_params(spec, params)}
+        )
 
     async def request(self, method: str, params: Any) -> Any:
         """Ask the client; returns the decoded result model or raises RemoteError/ConnectionClosed."""
@@ -184,12 +194,19 @@ class Connection:
 
     def _start_request(self, request: Request) -> None:
         if request.id in self._inbound:
-            error = InvalidRequest(f"invalid request: id {request.id!r} is already in use by a request in flight")
+            error = InvalidRequest(
+                f"invalid request: id {request.id!r} is already in use by a request in flight"
+            )
             self._send(dispatch.error_frame(request.id, error))
             return
         task = asyncio.get_running_loop().create_task(self._run_request(request))
         self._inbound[request.id] = task
-        task.add_done_callback(lambda _t, rid=request.id: self._inbound.pop(rid, None))
+        request_id = request.id
+
+        def forget(_task: asyncio.Task[None]) -> None:
+            self._inbound.pop(request_id, None)
+
+        task.add_done_callback(forget)
 
     async def _run_request(self, request: Request) -> None:
         try:
@@ -199,7 +216,9 @@ class Connection:
                 result = await result
             frame = dispatch.result_frame(request.id, result)
         except asyncio.CancelledError:
-            frame = dispatch.error_frame(request.id, RequestCancelled(f"{request.method}: request cancelled"))
+            frame = dispatch.error_frame(
+                request.id, RequestCancelled(f"{request.method}: request cancelled")
+            )
             self._send(frame)
             return
         except AcpError as exc:
@@ -231,7 +250,9 @@ class Connection:
             params = codec.decode_params(route.spec, note.params)
             result = route.handler(None, params)
             if inspect.isawaitable(result):
-                asyncio.ensure_future(result)
+                task = asyncio.ensure_future(result)
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
         except AcpError as exc:
             log.warning("notification %s ignored: %s", note.method, exc.message)
         except Exception:
@@ -250,12 +271,14 @@ class Connection:
         if entry is None:
             log.warning("reply to unknown request id %r ignored", response.id)
             return
-        method, future = entry
+        _method, future = entry
         if future.done():
             return
         if response.error is not None:
             error = response.error
-            future.set_exception(RemoteError(int(error.get("code", -32603)), str(error.get("message", ""))))
+            future.set_exception(
+                RemoteError(int(error.get("code", -32603)), str(error.get("message", "")))
+            )
         else:
             future.set_result(response.result)
 
@@ -263,7 +286,7 @@ class Connection:
         self._closed.set()
 
     async def _shutdown(self) -> None:
-        tasks = list(self._inbound.values())
+        tasks: list[asyncio.Future[Any]] = [*self._inbound.values(), *self._background]
         for task in tasks:
             task.cancel()
         if tasks:

@@ -60,7 +60,9 @@ def render(provider: str, base_url: str, api_key: str, model: str) -> str:
 
 def run_setup() -> int:
     try:
-        provider = _ask("Provider (deepseek, openai for any OpenAI-compatible endpoint)", "deepseek")
+        provider = _ask(
+            "Provider (deepseek, openai for any OpenAI-compatible endpoint)", "deepseek"
+        )
         if provider not in PROVIDERS:
             sys.stderr.write(f"acp setup: unknown provider {provider!r}\n")
             return 2

@@ -48,7 +48,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def handshake(agent: object, framer: LineFramer, in_fd: int, out_fd: int) -> tuple[list[Event], bool]:
+def handshake(
+    agent: object, framer: LineFramer, in_fd: int, out_fd: int
+) -> tuple[list[Event], bool]:
     """Serve a leading `initialize` synchronously. Returns (events not yet handled, at EOF)."""
     from reasonix_acp.agent import Agent
 
@@ -91,7 +93,12 @@ def serve(line_limit: int) -> int:
 
     async def run() -> None:
         connection = Connection(
-            agent.router, read_fd=in_fd, write_fd=out_fd, framer=framer, pending=pending, at_eof=at_eof
+            agent.router,
+            read_fd=in_fd,
+            write_fd=out_fd,
+            framer=framer,
+            pending=pending,
+            at_eof=at_eof,
         )
         connection.on_close(agent.close)
         await connection.serve()

@@ -12,7 +12,15 @@ import pytest
 
 from codegen import methods
 from codegen.names import unexpected_numbered
-from codegen.pin import GENERATED_DIR, PinError, Pin, load_pin, load_upstream, load_vendor, sha256_of
+from codegen.pin import (
+    GENERATED_DIR,
+    Pin,
+    PinError,
+    load_pin,
+    load_upstream,
+    load_vendor,
+    sha256_of,
+)
 from codegen.prepare import prepare
 from reasonix_acp.generated import methods as generated
 
@@ -21,7 +29,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_pin_matches_the_issue() -> None:
     pin = load_pin()
-    assert (pin.npm_package, pin.version, pin.path) == ("@agentclientprotocol/sdk", "2.4.0", "schema/v1/schema.json")
+    assert (pin.npm_package, pin.version, pin.path) == (
+        "@agentclientprotocol/sdk",
+        "2.4.0",
+        "schema/v1/schema.json",
+    )
     assert sha256_of(pin.cached_file) == pin.sha256
 
 
@@ -32,7 +44,9 @@ def test_a_hash_mismatch_is_refused(tmp_path: Path) -> None:
 
 
 def test_upstream_schema_is_not_committed() -> None:
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert "schema.json" not in tracked.replace("schema/vendor/", "")
     assert ".cache" not in tracked
 
@@ -53,18 +67,26 @@ def test_no_class_is_named_by_position() -> None:
 
 def test_no_schema_prose_in_generated_code() -> None:
     upstream = load_upstream()
-    descriptions = [d["description"] for d in upstream["$defs"].values() if len(d.get("description", "")) > 40]
+    descriptions = [
+        d["description"] for d in upstream["$defs"].values() if len(d.get("description", "")) > 40
+    ]
     text = "".join(p.read_text(encoding="utf-8") for p in GENERATED_DIR.glob("*.py"))
     assert descriptions and not [d for d in descriptions if d.splitlines()[0] in text]
     assert "description=" not in text
 
 
 def test_method_table_is_the_x_method_annotations() -> None:
-    annotated = {d["x-method"]: d["x-side"] for d in load_upstream()["$defs"].values() if "x-method" in d}
+    annotated = {
+        d["x-method"]: d["x-side"] for d in load_upstream()["$defs"].values() if "x-method" in d
+    }
     for doc in load_vendor().values():
-        annotated.update({d["x-method"]: d["x-side"] for d in doc["$defs"].values() if "x-method" in d})
+        annotated.update(
+            {d["x-method"]: d["x-side"] for d in doc["$defs"].values() if "x-method" in d}
+        )
     assert {m: s.side for m, s in generated.METHODS.items()} == annotated
-    stable = [m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")]
+    stable = [
+        m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
+    ]
     assert len(stable) == 13 and "session/set_model" not in generated.METHODS
     assert generated.METHODS[generated.SESSION_CANCEL].kind == "notification"
     assert generated.METHODS[generated.SESSION_PROMPT].result == "ReasonixPromptResponse"
@@ -82,33 +104,51 @@ def test_every_table_entry_names_existing_classes() -> None:
 
 def test_constant_names() -> None:
     assert methods.constant_name("session/set_config_option") == "SESSION_SET_CONFIG_OPTION"
-    assert methods.constant_name("_reasonix.io/session/inbox/setPaused") == "REASONIX_SESSION_INBOX_SET_PAUSED"
+    assert (
+        methods.constant_name("_reasonix.io/session/inbox/setPaused")
+        == "REASONIX_SESSION_INBOX_SET_PAUSED"
+    )
     assert methods.constant_name("$/cancel_request") == "CANCEL_REQUEST"
 
 
 def test_composed_unions_are_named_by_tag() -> None:
     defs = prepare(load_upstream(), load_vendor())["$defs"]
-    assert [m["$ref"].rsplit("/", 1)[1] for m in defs["SetSessionConfigOptionRequest"]["anyOf"]] == [
+    assert [
+        m["$ref"].rsplit("/", 1)[1] for m in defs["SetSessionConfigOptionRequest"]["anyOf"]
+    ] == [
         "SetSessionConfigOptionRequestBoolean",
         "SetSessionConfigOptionRequestSelect",
     ]
-    assert "CreateElicitationRequestFormSession" in defs and "CreateElicitationResponseOther" in defs
+    assert (
+        "CreateElicitationRequestFormSession" in defs and "CreateElicitationResponseOther" in defs
+    )
 
 
 def _check(out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "codegen", "--check", "--out", str(out)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "codegen", "--check", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
 
 
 def test_check_passes_on_the_committed_output_and_fails_on_a_hand_edit(tmp_path: Path) -> None:
-    if shutil.which("datamodel-codegen") is None and not Path(sys.executable).with_name("datamodel-codegen").exists():
+    if (
+        shutil.which("datamodel-codegen") is None
+        and not Path(sys.executable).with_name("datamodel-codegen").exists()
+    ):
         pytest.skip("the codegen extra is not installed here; nox -s codegen_check covers it")
     copy = tmp_path / "generated"
     shutil.copytree(GENERATED_DIR, copy)
     assert _check(copy).returncode == 0
     models = copy / "models.py"
-    models.write_text(models.read_text(encoding="utf-8").replace("class PromptResponse(", "class PromptResponseX("), encoding="utf-8")
+    models.write_text(
+        models.read_text(encoding="utf-8").replace(
+            "class PromptResponse(", "class PromptResponseX("
+        ),
+        encoding="utf-8",
+    )
     result = _check(copy)
     assert result.returncode == 1
     assert "models.py" in result.stderr and "nox -s codegen" in result.stderr

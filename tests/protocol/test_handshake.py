@@ -54,7 +54,12 @@ def corpus() -> list[dict[str, Any]]:
             "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}},
             "elicitation": {"form": {}, "url": {}},
-            "_meta": {"reasonix.io": {"extensionSurface": {"supported": True}, "mcpInteraction": {"supported": True, "schemaVersion": 1}}},
+            "_meta": {
+                "reasonix.io": {
+                    "extensionSurface": {"supported": True},
+                    "mcpInteraction": {"supported": True, "schemaVersion": 1},
+                }
+            },
         },
         "clientInfo": {"name": "zed", "title": "Zed", "version": "1"},
     }
@@ -125,5 +130,7 @@ def test_result_is_a_valid_initialize_response(params: dict[str, Any]) -> None:
     result = initialize_result(decode_initialize(params))
     assert result["protocolVersion"] == 1
     assert wire.errors(result, "InitializeResponse") == []
-    dumped = InitializeResponse.model_validate(result).model_dump(mode="json", by_alias=True, exclude_unset=True)
+    dumped = InitializeResponse.model_validate(result).model_dump(
+        mode="json", by_alias=True, exclude_unset=True
+    )
     assert dumped == result

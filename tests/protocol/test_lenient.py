@@ -10,17 +10,28 @@ from pydantic import ValidationError
 from reasonix_acp.generated import models
 
 
-def test_malformed_optional_value_falls_back_and_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+def test_malformed_optional_value_falls_back_and_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with caplog.at_level(logging.WARNING, "reasonix_acp.lenient"):
-        req = models.InitializeRequest.model_validate({"protocolVersion": 1, "clientInfo": 7, "_meta": "x"})
+        req = models.InitializeRequest.model_validate(
+            {"protocolVersion": 1, "clientInfo": 7, "_meta": "x"}
+        )
     assert req.client_info is None and req.field_meta is None
-    assert "InitializeRequest.clientInfo" in caplog.text and "InitializeRequest._meta" in caplog.text
+    assert (
+        "InitializeRequest.clientInfo" in caplog.text and "InitializeRequest._meta" in caplog.text
+    )
 
 
 def test_invalid_items_are_dropped_one_by_one(caplog: pytest.LogCaptureFixture) -> None:
     update = {
         "sessionUpdate": "available_commands_update",
-        "availableCommands": [{"name": "a", "description": "x"}, {"name": 1}, "junk", {"name": "b", "description": "y"}],
+        "availableCommands": [
+            {"name": "a", "description": "x"},
+            {"name": 1},
+            "junk",
+            {"name": "b", "description": "y"},
+        ],
     }
     with caplog.at_level(logging.WARNING, "reasonix_acp.lenient"):
         note = models.SessionNotification.model_validate({"sessionId": "s", "update": update})
@@ -49,7 +60,10 @@ def test_catch_all_takes_unknown_tags_only() -> None:
 
 def test_unknown_fields_are_kept_and_dumped() -> None:
     msg = models.PromptResponse.model_validate({"stopReason": "end_turn", "futureField": {"a": 1}})
-    assert msg.model_dump(by_alias=True, exclude_unset=True) == {"stopReason": "end_turn", "futureField": {"a": 1}}
+    assert msg.model_dump(by_alias=True, exclude_unset=True) == {
+        "stopReason": "end_turn",
+        "futureField": {"a": 1},
+    }
 
 
 def test_unset_optionals_are_not_dumped_but_explicit_null_is() -> None:

@@ -5,7 +5,14 @@ from typing import Any
 import pytest
 
 from reasonix_acp.protocol.errors import InvalidRequest, ParseError
-from reasonix_acp.protocol.messages import Invalid, Notification, Request, Response, classify, decode
+from reasonix_acp.protocol.messages import (
+    Invalid,
+    Notification,
+    Request,
+    Response,
+    classify,
+    decode,
+)
 
 
 def test_parse_error() -> None:
@@ -22,7 +29,10 @@ def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
     ("obj", "expected"),
     [
         ({"jsonrpc": "2.0", "id": 1, "method": "m"}, Request(1, "m", None)),
-        ({"jsonrpc": "2.0", "id": "a", "method": "m", "params": {"x": 1}}, Request("a", "m", {"x": 1})),
+        (
+            {"jsonrpc": "2.0", "id": "a", "method": "m", "params": {"x": 1}},
+            Request("a", "m", {"x": 1}),
+        ),
         ({"jsonrpc": "2.0", "method": "m"}, Notification("m", None)),
         ({"jsonrpc": "2.0", "id": None, "method": "m"}, Notification("m", None)),
         ({"jsonrpc": "2.0", "id": 3, "result": {}}, Response(3, {}, None)),

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from reasonix_acp.generated.methods import AUTHENTICATE, INITIALIZE, SESSION_CANCEL, SESSION_UPDATE, MethodSpec
+from reasonix_acp.generated.methods import (
+    AUTHENTICATE,
+    INITIALIZE,
+    SESSION_CANCEL,
+    SESSION_UPDATE,
+    MethodSpec,
+)
 from reasonix_acp.protocol.errors import MethodNotFound, StateError
 from reasonix_acp.protocol.router import Router
 

@@ -90,7 +90,9 @@ def decode_result(spec: MethodSpec, result: Any) -> Any:
     try:
         return model_class(spec.result).model_validate({} if result is None else result)
     except ValidationError as exc:
-        raise InvalidParams(describe(spec.method, exc, result).replace("invalid params", "invalid result")) from None
+        raise InvalidParams(
+            describe(spec.method, exc, result).replace("invalid params", "invalid result")
+        ) from None
 
 
 def dump(value: Any) -> Any:

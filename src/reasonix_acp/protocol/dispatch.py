@@ -8,7 +8,7 @@ from typing import Any
 
 from reasonix_acp.protocol import codec
 from reasonix_acp.protocol.errors import AcpError, InternalError
-from reasonix_acp.protocol.messages import RequestId, Request
+from reasonix_acp.protocol.messages import Request, RequestId
 from reasonix_acp.protocol.router import Call, Route, Router
 
 log = logging.getLogger("reasonix_acp.dispatch")

@@ -94,7 +94,9 @@ def _protocol_version(params: dict[str, Any]) -> int:
     if isinstance(value, str):
         return 0
     if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidParams("initialize: invalid params at protocolVersion: Input should be a valid integer")
+        raise InvalidParams(
+            "initialize: invalid params at protocolVersion: Input should be a valid integer"
+        )
     if not 0 <= value <= MAX_PROTOCOL_VERSION:
         raise InvalidParams(
             f"initialize: invalid params at protocolVersion: must be between 0 and {MAX_PROTOCOL_VERSION}"
@@ -106,7 +108,11 @@ def _client_info(params: dict[str, Any]) -> dict[str, str] | None:
     info = params.get("clientInfo")
     if info is None:
         return None
-    if not isinstance(info, dict) or not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
+    if (
+        not isinstance(info, dict)
+        or not isinstance(info.get("name"), str)
+        or not isinstance(info.get("version"), str)
+    ):
         log.warning("InitializeRequest.clientInfo: malformed value replaced by its default")
         return None
     out = {"name": info["name"], "version": info["version"]}
@@ -142,7 +148,9 @@ def decode_initialize(params: dict[str, Any]) -> ClientFeatures:
     features.fs_read = _flag(fs, "readTextFile", "FileSystemCapabilities")
     features.fs_write = _flag(fs, "writeTextFile", "FileSystemCapabilities")
     features.terminal = _flag(caps, "terminal", "ClientCapabilities")
-    features.auth_terminal = _flag(_obj(caps, "auth", "ClientCapabilities"), "terminal", "AuthCapabilities")
+    features.auth_terminal = _flag(
+        _obj(caps, "auth", "ClientCapabilities"), "terminal", "AuthCapabilities"
+    )
     session = _obj(caps, "session", "ClientCapabilities")
     config = _obj(session, "configOptions", "ClientSessionCapabilities")
     features.config_boolean = _marker(config, "boolean", "SessionConfigOptionsCapabilities")

@@ -15,7 +15,13 @@ from __future__ import annotations
 import logging
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 log = logging.getLogger("reasonix_acp.lenient")
@@ -95,7 +101,9 @@ class LenientModel(BaseModel):
                 value = data.get(tag)
                 if isinstance(value, str) and value in known:
                     raise PydanticCustomError(
-                        "known_tag", "{tag} {value!r} belongs to a known variant", {"tag": tag, "value": value}
+                        "known_tag",
+                        "{tag} {value!r} belongs to a known variant",
+                        {"tag": tag, "value": value},
                     )
         try:
             return handler(data)

@@ -62,7 +62,9 @@ def decode(line: bytes) -> Frame:
 
 def classify(obj: Any) -> Frame:
     if not isinstance(obj, dict):
-        kind = "an array (batches are not supported)" if isinstance(obj, list) else type(obj).__name__
+        kind = (
+            "an array (batches are not supported)" if isinstance(obj, list) else type(obj).__name__
+        )
         return Invalid(InvalidRequest(f"invalid request: a frame must be an object, got {kind}"))
     raw_id = obj.get("id")
     frame_id = raw_id if _valid_id(raw_id) else None
@@ -74,10 +76,14 @@ def classify(obj: Any) -> Frame:
     if "method" in obj:
         method = obj["method"]
         if not isinstance(method, str) or not method:
-            return Invalid(InvalidRequest('invalid request: "method" must be a non-empty string'), frame_id)
+            return Invalid(
+                InvalidRequest('invalid request: "method" must be a non-empty string'), frame_id
+            )
         params = obj.get("params")
         if params is not None and not isinstance(params, dict):
-            return Invalid(InvalidRequest(f'invalid request: "params" of {method} must be an object'), frame_id)
+            return Invalid(
+                InvalidRequest(f'invalid request: "params" of {method} must be an object'), frame_id
+            )
         if frame_id is not None:
             return Request(frame_id, method, params)
         return Notification(method, params)
@@ -85,8 +91,12 @@ def classify(obj: Any) -> Frame:
         error = obj.get("error")
         if "error" in obj and not (isinstance(error, dict) and isinstance(error.get("code"), int)):
             # Never answer a response; fail the request it answers instead.
-            error = {"code": -32603, "message": f"malformed error object in the reply: {error!r:.200}"}
+            error = {
+                "code": -32603,
+                "message": f"malformed error object in the reply: {error!r:.200}",
+            }
         return Response(frame_id, obj.get("result"), error if "error" in obj else None)
     return Invalid(
-        InvalidRequest('invalid request: a frame needs "method", or "id" with "result" or "error"'), frame_id
+        InvalidRequest('invalid request: a frame needs "method", or "id" with "result" or "error"'),
+        frame_id,
     )

@@ -1,0 +1,64 @@
+"""Developer and CI tasks. `nox -l` lists them; the README's test command runs the defaults."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["update_schema", "codegen_check", "lint", "typecheck", "tests"]
+nox.options.error_on_missing_interpreters = True
+
+# The generator's output is committed, so the tools that shape it are pinned exactly:
+# another version could format or name things differently and codegen_check would flag it.
+CODEGEN_TOOLS = ["datamodel-code-generator[ruff]==0.97.0", "ruff==0.17.6", "jsonschema>=4.23"]
+GENERATED = "src/reasonix_acp/generated"
+
+
+@nox.session
+def update_schema(session: nox.Session) -> None:
+    """Fetch the pinned upstream schema with `npm pack` into .cache/schema/ and check its sha256."""
+    session.run("python", "-m", "codegen.fetch")
+
+
+@nox.session
+def codegen(session: nox.Session) -> None:
+    """Regenerate src/reasonix_acp/generated/ from the cached schema and schema/vendor/."""
+    session.install(*CODEGEN_TOOLS)
+    session.run("python", "-m", "codegen", *session.posargs)
+
+
+@nox.session
+def codegen_check(session: nox.Session) -> None:
+    """Fail when the committed generated code differs from a fresh generation."""
+    session.install(*CODEGEN_TOOLS)
+    session.run("python", "-m", "codegen", "--check")
+    session.run("git", "diff", "--exit-code", "--", GENERATED, external=True)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check on the hand-written code."""
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the hand-written package and the generator."""
+    session.install("-e", ".[typecheck,codegen]")
+    session.run("mypy", *session.posargs)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite against real subprocesses; needs `nox -s update_schema` first."""
+    session.install("-e", ".[test,codegen]")
+    # pytest exits 5 when it collected no test; nox treats any non-zero exit as a failure.
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Start-up benchmark against an agent built on the official ACP Python SDK."""
+    session.install("-e", ".[test]")
+    session.run("python", "bench/startup.py", *session.posargs)
