@@ -72,6 +72,8 @@ def handshake(
         reply = dispatch.result_frame(frame.id, route.handler(call, params))
     except AcpError as exc:
         reply = dispatch.error_frame(frame.id, exc)
+    except Exception as exc:
+        reply = dispatch.error_frame(frame.id, dispatch.internal(frame.method, exc))
     try:
         _write_all(out_fd, encode(reply))
     except OSError as exc:
