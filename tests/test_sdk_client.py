@@ -30,7 +30,6 @@ async def test_sdk_client_completes_initialize() -> None:
     assert response.protocol_version == 1
     assert response.agent_info is not None and response.agent_info.name == "reasonix-acp"
     assert (
-        response.agent_capabilities is not None
-        and response.agent_capabilities.load_session is False
+        response.agent_capabilities is not None and response.agent_capabilities.load_session is True
     )
     assert [m.id for m in response.auth_methods] == ["reasonix-setup"]

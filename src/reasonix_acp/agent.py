@@ -1,32 +1,118 @@
-"""The agent's handlers, one per routed method, over the state of one connection.
+"""The agent's methods, routed through the generated method table, over one connection.
 
-Handlers take decoded params and return a result (a model or JSON-ready data); they never touch
-frames. The connection refuses every method but `initialize` until `initialize` has succeeded.
+`initialize` is answered before anything heavy is imported; the store, the configuration and
+the session machinery are set up on the first session method.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp import capabilities
-from reasonix_acp.generated.methods import AUTHENTICATE, INITIALIZE, MethodSpec
+from reasonix_acp.generated import methods as m
 from reasonix_acp.protocol.errors import InvalidParams, StateError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
 
+if TYPE_CHECKING:
+    from reasonix_acp.config import Config
+    from reasonix_acp.prompts import Prompts
+    from reasonix_acp.sessions import Sessions
+
+
+class Options:
+    def __init__(
+        self, model: str | None = None, data_dir: str | None = None, script: str | None = None
+    ) -> None:
+        self.model = model
+        self.data_dir = data_dir
+        self.script = script
+
+
+def data_dir(options: Options) -> Path:
+    chosen = options.data_dir or os.environ.get("REASONIX_ACP_DATA_DIR")
+    if chosen:
+        return Path(chosen)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("reasonix-acp", appauthor=False))
+
 
 class Agent:
-    def __init__(self) -> None:
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
         self.client: ClientFeatures | None = None
-        self.router = Router(guard=self._require_initialized)
-        self.router.add(INITIALIZE, self.initialize, guarded=False)
-        self.router.add(AUTHENTICATE, self.authenticate)
+        self.connection: Any = None
+        self._sessions: Sessions | None = None
+        self._prompts: Prompts | None = None
+        self._config: Config | None = None
+        r = self.router = Router(guard=self._require_initialized)
+        r.add(m.INITIALIZE, self.initialize, guarded=False)
+        r.add(m.AUTHENTICATE, self.authenticate)
+        r.add(m.LOGOUT, self.logout)
+        r.add(m.SESSION_NEW, lambda c, p: self.sessions.new(c, p))
+        r.add(m.SESSION_LOAD, lambda c, p: self.sessions.open_stored(c, p, replay=True))
+        r.add(m.SESSION_RESUME, lambda c, p: self.sessions.open_stored(c, p, replay=False))
+        r.add(m.SESSION_LIST, lambda c, p: self.sessions.list(c, p))
+        r.add(m.SESSION_CLOSE, lambda c, p: self.sessions.close(c, p))
+        r.add(m.SESSION_DELETE, lambda c, p: self.sessions.delete(c, p))
+        r.add(m.SESSION_SET_MODE, lambda c, p: self.sessions.set_mode(c, p))
+        r.add(m.SESSION_SET_CONFIG_OPTION, lambda c, p: self.sessions.set_config_option(c, p))
+        r.add(m.SESSION_SET_MODEL, lambda c, p: self.sessions.set_model(c, p))
+        r.add(m.SESSION_PROMPT, lambda c, p: self.prompts.prompt(c, p))
+        r.add(m.SESSION_CANCEL, lambda c, p: self.prompts.cancel(c, p))
 
-    def _require_initialized(self, spec: MethodSpec) -> None:
+    def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:
             raise StateError(
                 f"{spec.method}: the connection is not initialized; send initialize first"
             )
+
+    def attach(self, connection: Any) -> None:
+        self.connection = connection
+        connection.on_close(self.close)
+
+    # -- services, built on first use -------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from reasonix_acp import config
+
+            self._config = config.load(cli_model=self.options.model)
+        return self._config
+
+    @property
+    def sessions(self) -> Sessions:
+        if self._sessions is None:
+            from reasonix_acp.sessions import Sessions
+            from reasonix_acp.store import Store
+
+            store = Store(data_dir(self.options))
+            self._sessions = Sessions(store, self.config, self._make_provider, self._notify)
+        return self._sessions
+
+    @property
+    def prompts(self) -> Prompts:
+        if self._prompts is None:
+            from reasonix_acp.prompts import Prompts
+            from reasonix_acp.tools.todo import TOOLS
+
+            self._prompts = Prompts(self.sessions, list(TOOLS))
+        return self._prompts
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        if self.connection is not None:
+            self.connection.notify(method, params, trusted=True)
+
+    def _make_provider(self, model: str) -> Any:
+        from reasonix_acp.providers import registry
+
+        return registry.make(self.config, model, self.options.script)
+
+    # -- handlers -----------------------------------------------------------------------------
 
     # The handshake is synchronous: it is served before the event loop exists.
     def initialize(self, call: Call, client: ClientFeatures) -> dict[str, Any]:
@@ -40,5 +126,14 @@ class Agent:
             raise InvalidParams(f"authenticate: unknown methodId {params.method_id}")
         return {}
 
+    def logout(self, call: Call, params: Any) -> dict[str, Any]:
+        from reasonix_acp import config
+
+        config.clear_credentials(self.config)
+        return {}
+
     async def close(self) -> None:
-        """The client went away: release everything this connection holds."""
+        """The client went away: stop turns, release leases, close the store."""
+        if self._sessions is not None:
+            await self._sessions.close_all()
+            self._sessions.store.close()

@@ -19,10 +19,17 @@ SETUP_METHOD_ID = "reasonix-setup"
 
 def agent_capabilities() -> dict[str, Any]:
     return {
-        "loadSession": False,
-        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+        "loadSession": True,
+        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
         "mcpCapabilities": {"http": False, "sse": False},
-        "sessionCapabilities": {},
+        "sessionCapabilities": {
+            "list": {},
+            "resume": {},
+            "close": {},
+            "delete": {},
+            "additionalDirectories": {},
+        },
+        "auth": {"logout": {}},
     }
 
 

@@ -18,7 +18,9 @@ USAGE = """usage: acp [options]           serve the Agent Client Protocol on std
        acp --version
 
 options:
-  --model ID          start-up model, as provider/model (default: offline)
+  --model ID          start-up model, as provider/model (offline selects the built-in model)
+  --script FILE       with the offline model: replay this scripted conversation
+  --data-dir DIR      where the session store lives (environment: REASONIX_ACP_DATA_DIR)
   --log-level LEVEL   stderr logging: debug, info, warning (default), error
                       (environment: REASONIX_ACP_LOG_LEVEL)
   --line-limit BYTES  longest accepted input line (default: 33554432)
@@ -41,7 +43,7 @@ def parse(argv: list[str]) -> dict[str, str]:
             opts[arg.lstrip("-")] = "1"
             continue
         name, eq, value = arg.partition("=")
-        if name not in ("--model", "--log-level", "--line-limit"):
+        if name not in ("--model", "--log-level", "--line-limit", "--script", "--data-dir"):
             raise UsageError(f"unknown option {arg}")
         if not eq:
             if not args:
@@ -84,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"acp: {exc}\n{USAGE}")
         return 2
+    from reasonix_acp.agent import Options
     from reasonix_acp.stdio import serve
 
-    return serve(limit)
+    return serve(
+        limit,
+        Options(model=opts.get("model"), data_dir=opts.get("data-dir"), script=opts.get("script")),
+    )

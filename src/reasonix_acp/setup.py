@@ -20,8 +20,8 @@ PROVIDERS = {
 }
 
 
-def config_dir() -> Path:
-    override = os.environ.get("REASONIX_ACP_CONFIG_DIR")
+def config_dir(env: dict[str, str] | None = None) -> Path:
+    override = (os.environ if env is None else env).get("REASONIX_ACP_CONFIG_DIR")
     if override:
         return Path(override)
     from platformdirs import user_config_dir

@@ -81,11 +81,11 @@ def handshake(
     return events[1:], at_eof
 
 
-def serve(line_limit: int) -> int:
+def serve(line_limit: int, options: object = None) -> int:
     in_fd, out_fd = claim_stdio()
-    from reasonix_acp.agent import Agent
+    from reasonix_acp.agent import Agent, Options
 
-    agent = Agent()
+    agent = Agent(options if isinstance(options, Options) else None)
     framer = LineFramer(line_limit)
     pending, at_eof = handshake(agent, framer, in_fd, out_fd)
 
@@ -102,7 +102,7 @@ def serve(line_limit: int) -> int:
             pending=pending,
             at_eof=at_eof,
         )
-        connection.on_close(agent.close)
+        agent.attach(connection)
         await connection.serve()
 
     asyncio.run(run())

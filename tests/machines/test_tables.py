@@ -16,9 +16,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "machines.md"
 
 
 def render_docs() -> str:
-    parts = ["# State machines\n\nGenerated from the TRANSITIONS tables by `python -m tests.machines.test_tables`.\n"]
+    parts = [
+        "# State machines\n\nGenerated from the TRANSITIONS tables by `python -m tests.machines.test_tables`.\n"
+    ]
     for m in MACHINES:
-        parts.append(f"\n## {m.NAME}\n\n```mermaid\n{mermaid(m.STATES, m.TRANSITIONS, m.INITIAL)}```\n")
+        parts.append(
+            f"\n## {m.NAME}\n\n```mermaid\n{mermaid(m.STATES, m.TRANSITIONS, m.INITIAL)}```\n"
+        )
     return "".join(parts)
 
 
@@ -39,7 +43,9 @@ def test_diagram(machine: type[StateMachine], snapshot: Any) -> None:
 
 
 def test_docs_are_current() -> None:
-    assert DOCS.read_text(encoding="utf-8") == render_docs(), "run python -m tests.machines.test_tables"
+    assert DOCS.read_text(encoding="utf-8") == render_docs(), (
+        "run python -m tests.machines.test_tables"
+    )
 
 
 def test_check_table_finds_problems() -> None:

@@ -11,9 +11,9 @@ def test_clean_turn() -> None:
     m.fire("start", "{state}")
     m.fire("ask_permission", "{state}")
     m.fire("permission_answered", "{state}")
-    assert m.finish(Outcome.END_TURN) is Outcome.END_TURN
+    assert m.settle(Outcome.END_TURN) is Outcome.END_TURN
     assert m.state is State.FINISHING
-    assert m.conclude() is Outcome.END_TURN
+    assert m.release() is Outcome.END_TURN
     assert m.state is State.IDLE and m.outcome is None
 
 
@@ -23,8 +23,8 @@ def test_cancel_wins_over_any_report(reported: Outcome) -> None:
     m.fire("start", "{state}")
     assert m.request_cancel()
     assert not m.request_cancel()  # a second cancel changes nothing
-    assert m.finish(reported) is Outcome.CANCELLED
-    assert STOP_REASON[m.conclude()] == "cancelled"
+    assert m.settle(reported) is Outcome.CANCELLED
+    assert STOP_REASON[m.release()] == "cancelled"
 
 
 def test_cancel_during_a_permission_request() -> None:
@@ -32,17 +32,17 @@ def test_cancel_during_a_permission_request() -> None:
     m.fire("start", "{state}")
     m.fire("ask_permission", "{state}")
     assert m.request_cancel() and m.state is State.CANCELLING
-    assert m.finish(Outcome.END_TURN) is Outcome.CANCELLED
+    assert m.settle(Outcome.END_TURN) is Outcome.CANCELLED
 
 
 def test_a_turn_ends_once() -> None:
     m = TurnMachine()
     m.fire("start", "{state}")
-    m.finish(Outcome.FAILED)
+    m.settle(Outcome.FAILED)
     with pytest.raises(TransitionRefused):
-        m.finish(Outcome.END_TURN)
+        m.settle(Outcome.END_TURN)
     assert m.outcome is Outcome.FAILED and STOP_REASON[Outcome.FAILED] is None
-    m.conclude()
+    m.release()
     assert not m.request_cancel()  # idle: nothing to cancel
 
 

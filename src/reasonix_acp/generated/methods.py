@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 9e920c1caad91dff7e8208460dbabed8761c9d0ded9cffff90a033dbde767301) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 fc1ddb3295e9c170456d7b93a2fa2cc7a31cb2dea7b4b08c1a309c6de5dce22a) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 from typing import Literal, NamedTuple
@@ -39,6 +39,7 @@ SESSION_REQUEST_PERMISSION = "session/request_permission"
 SESSION_RESUME = "session/resume"
 SESSION_SET_CONFIG_OPTION = "session/set_config_option"
 SESSION_SET_MODE = "session/set_mode"
+SESSION_SET_MODEL = "session/set_model"
 SESSION_UPDATE = "session/update"
 TERMINAL_CREATE = "terminal/create"
 TERMINAL_KILL = "terminal/kill"
@@ -248,6 +249,13 @@ METHODS: dict[str, MethodSpec] = {
         "request",
         "SetSessionModeRequest",
         "SetSessionModeResponse",
+    ),
+    SESSION_SET_MODEL: MethodSpec(
+        SESSION_SET_MODEL,
+        "agent",
+        "request",
+        "ReasonixSetSessionModelRequest",
+        "ReasonixSetSessionModelResponse",
     ),
     SESSION_UPDATE: MethodSpec(
         SESSION_UPDATE, "client", "notification", "SessionNotification", None

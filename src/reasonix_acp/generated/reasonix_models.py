@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 9e920c1caad91dff7e8208460dbabed8761c9d0ded9cffff90a033dbde767301) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 fc1ddb3295e9c170456d7b93a2fa2cc7a31cb2dea7b4b08c1a309c6de5dce22a) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 from __future__ import annotations
@@ -365,6 +365,14 @@ class ReasonixSessionSteerCapability(LenientModel):
     method: Literal["_reasonix.io/session/steer"]
 
 
+class ReasonixSetSessionModelResponse(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+
+
 class ReasonixStatusGoal(LenientModel):
     model_config = ConfigDict(
         extra="allow",
@@ -704,6 +712,16 @@ class ReasonixSessionStatusRequest(LenientModel):
         populate_by_name=True,
     )
     field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    session_id: Annotated[str, Field(alias="sessionId")]
+
+
+class ReasonixSetSessionModelRequest(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    model_id: Annotated[str, Field(alias="modelId")]
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
@@ -1098,6 +1116,8 @@ LENIENT_FIELDS: dict[str, Any] = {
     "ReasonixReloadExtensionsResponse": {"queued": "default"},
     "ReasonixSessionStatus": {"protocolRecovery": "default"},
     "ReasonixSessionStatusRequest": {"_meta": "default"},
+    "ReasonixSetSessionModelRequest": {"_meta": "default"},
+    "ReasonixSetSessionModelResponse": {"_meta": "default"},
     "ReasonixStatusGoal": {"objective": "default", "runtime": "default"},
     "ReasonixSteerRequest": {"_meta": "default"},
     "ReasonixSteerResponse": {"itemId": "default"},

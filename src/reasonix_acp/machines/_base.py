@@ -72,7 +72,9 @@ class StateMachine:
             raise TransitionRefused(refusal.format(state=before.value), before, trigger) from None
 
     def can(self, trigger: str) -> bool:
-        return any(t == trigger and self.state in _sources((t, s, d)) for t, s, d in self.TRANSITIONS)
+        return any(
+            t == trigger and self.state in _sources((t, s, d)) for t, s, d in self.TRANSITIONS
+        )
 
 
 def check_table(states: type[Enum], rows: Iterable[Row], initial: Enum) -> list[str]:
@@ -97,7 +99,9 @@ def check_table(states: type[Enum], rows: Iterable[Row], initial: Enum) -> list[
             if nxt not in reached:
                 reached.add(nxt)
                 frontier.append(nxt)
-    problems += [f"{s.value} is unreachable from {initial.value}" for s in states if s not in reached]
+    problems += [
+        f"{s.value} is unreachable from {initial.value}" for s in states if s not in reached
+    ]
     return problems
 
 
@@ -110,4 +114,9 @@ def mermaid(states: type[Enum], rows: Iterable[Row], initial: Enum) -> str:
 
 
 def describe(machine: type[StateMachine]) -> dict[str, Any]:
-    return {"name": machine.NAME, "states": machine.STATES, "rows": machine.TRANSITIONS, "initial": machine.INITIAL}
+    return {
+        "name": machine.NAME,
+        "states": machine.STATES,
+        "rows": machine.TRANSITIONS,
+        "initial": machine.INITIAL,
+    }

@@ -1,6 +1,6 @@
 # One prompt turn of one session.
 #
-# Rule 1: a turn ends exactly once, with exactly one outcome; `conclude` is the only way out of
+# Rule 1: a turn ends exactly once, with exactly one outcome; `release` (trigger `conclude`) is the only way out of
 #   `finishing` and the outcome decides the stop reason (or the JSON-RPC error) of the prompt.
 # Rule 2: a cancel wins. Once `cancelling`, whatever the runner reports (success, failure,
 #   a budget pause) the outcome is `cancelled`, because the client must get `cancelled`.
@@ -75,7 +75,7 @@ class TurnMachine(StateMachine):
             return True
         return False
 
-    def finish(self, reported: Outcome) -> Outcome:
+    def settle(self, reported: Outcome) -> Outcome:
         """Fix the outcome: the runner's report, unless a cancel came first (Rule 2)."""
         cancelled = self.state is State.CANCELLING
         if self.state is State.AWAITING_PERMISSION:
@@ -84,9 +84,9 @@ class TurnMachine(StateMachine):
         self.outcome = Outcome.CANCELLED if cancelled else reported
         return self.outcome
 
-    def conclude(self) -> Outcome:
+    def release(self) -> Outcome:
         outcome = self.outcome
-        assert outcome is not None, "a turn concludes once, after finish"
+        assert outcome is not None, "a turn is released once, after settle"
         self.fire("conclude", "turn is {state}")
         self.outcome = None
         return outcome

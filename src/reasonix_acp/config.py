@@ -1,0 +1,162 @@
+"""Where the agent's settings come from: config.toml, the environment, the command line.
+
+Precedence for the start-up model: `--model`, then `ACP_MODEL`, then `default_model` in
+config.toml, then the first model of the first configured provider. Providers come from
+config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_KEY`;
+`OPENAI_API_KEY` with `OPENAI_BASE_URL`), the environment winning. The built-in `offline` model
+is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
+Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reasonix_acp.setup import config_dir
+
+log = logging.getLogger("reasonix_acp.config")
+
+DEEPSEEK_URL = "https://api.deepseek.com"
+DEEPSEEK_MODELS = ["deepseek-chat", "deepseek-reasoner"]
+OFFLINE_MODEL = "offline/default"
+
+# Effort levels by provider kind; each list starts with "auto" (the provider's default).
+EFFORT_LEVELS: dict[str, list[str]] = {
+    "deepseek": ["auto", "high", "max"],
+    "offline": ["auto", "low", "high"],
+}
+
+NO_PROVIDER = (
+    "no model provider is configured: run `acp setup`, or set DEEPSEEK_API_KEY, or set "
+    "OPENAI_API_KEY and OPENAI_BASE_URL, or start the agent with --model offline"
+)
+
+
+@dataclass
+class ProviderConfig:
+    name: str
+    kind: str  # "deepseek" | "openai" | "offline"
+    base_url: str = ""
+    api_key: str = ""
+    models: list[str] = field(default_factory=list)
+
+    @property
+    def efforts(self) -> list[str]:
+        return EFFORT_LEVELS.get(self.kind, [])
+
+
+@dataclass
+class Config:
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    default_model: str | None = None
+    config_file: Path | None = None
+    max_steps: int = 25
+
+    def model_ids(self) -> list[str]:
+        return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
+
+    def provider_for(self, model_id: str) -> ProviderConfig | None:
+        name, _, model = model_id.partition("/")
+        provider = self.providers.get(name)
+        if provider is None or not model:
+            return None
+        return provider
+
+    def efforts_for(self, model_id: str) -> list[str]:
+        provider = self.provider_for(model_id)
+        return provider.efforts if provider else []
+
+
+def normalise_model(model_id: str) -> str:
+    model_id = model_id.strip()
+    return OFFLINE_MODEL if model_id == "offline" else model_id
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        log.warning("ignoring %s: %s", path, exc)
+        return {}
+
+
+def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Config:
+    env = dict(os.environ if env is None else env)
+    path = config_dir(env) / "config.toml"
+    data = _from_file(path)
+    config = Config(config_file=path)
+    steps = data.get("max_steps")
+    if isinstance(steps, int) and steps > 0:
+        config.max_steps = steps
+    for name, table in (data.get("providers") or {}).items():
+        if not isinstance(table, dict):
+            continue
+        kind = str(table.get("kind") or name)
+        models = [str(m) for m in table.get("models") or []]
+        config.providers[name] = ProviderConfig(
+            name=name,
+            kind=kind,
+            base_url=str(table.get("base_url") or (DEEPSEEK_URL if kind == "deepseek" else "")),
+            api_key=str(table.get("api_key") or ""),
+            models=models,
+        )
+    if env.get("DEEPSEEK_API_KEY"):
+        p = config.providers.setdefault(
+            "deepseek", ProviderConfig("deepseek", "deepseek", DEEPSEEK_URL)
+        )
+        p.api_key = env["DEEPSEEK_API_KEY"]
+    if env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL"):
+        p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
+        p.api_key, p.base_url = env["OPENAI_API_KEY"], env["OPENAI_BASE_URL"]
+    chosen = cli_model or env.get("ACP_MODEL") or data.get("default_model")
+    default = normalise_model(str(chosen)) if chosen else None
+    if default == OFFLINE_MODEL or (default or "").startswith("offline/"):
+        config.providers.setdefault(
+            "offline", ProviderConfig("offline", "offline", models=["default"])
+        )
+    for p in config.providers.values():
+        if p.kind == "deepseek" and not p.models:
+            p.models = list(DEEPSEEK_MODELS)
+    if default:
+        provider = config.provider_for(default)
+        if provider is not None and default.partition("/")[2] not in provider.models:
+            provider.models.append(default.partition("/")[2])
+    elif config.model_ids():
+        default = config.model_ids()[0]
+    config.default_model = default
+    return config
+
+
+def clear_credentials(config: Config) -> list[str]:
+    """`logout`: remove every `api_key` from config.toml; returns the providers cleared."""
+    path = config.config_file
+    cleared: list[str] = []
+    if path is None or not path.is_file():
+        return cleared
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    section = ""
+    kept = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]")
+        if stripped.split("=", 1)[0].strip() == "api_key":
+            cleared.append(section.removeprefix("providers."))
+            continue
+        kept.append(line)
+    tmp = path.with_suffix(".toml.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("".join(kept))
+    os.replace(tmp, path)
+    for name in cleared:
+        if name in config.providers:
+            config.providers[name].api_key = ""
+    return cleared

@@ -1,0 +1,65 @@
+"""Transcript events → `session/update` payloads. The live turn and `session/load` replay both
+go through `updates`, so what a reload shows is what the turn showed.
+
+Transcript events (kind, body), as stored:
+  user_message      {"content": [ContentBlock, ...]}
+  agent_thought     {"text": str}            a run of thought deltas (live: one event per delta)
+  agent_message     {"text": str}            a run of reply deltas
+  tool_call         {"toolCallId", "title", "kind", "status": "pending", "locations"?, "rawInput"?}
+  tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
+  plan              {"entries": [PlanEntry, ...]}
+Keys starting with `x-` are kept in the store for the model's history (the tool's name, the text
+the model saw) and never sent. Everything the projector emits is a shape of the pinned schema; golden transcripts validate it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REPLAYED = (
+    "user_message",
+    "agent_thought",
+    "agent_message",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+)
+
+
+def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    if kind == "user_message":
+        return [
+            {"sessionUpdate": "user_message_chunk", "content": block}
+            for block in body.get("content", [])
+        ]
+    if kind == "agent_thought":
+        return [
+            {
+                "sessionUpdate": "agent_thought_chunk",
+                "content": {"type": "text", "text": body["text"]},
+            }
+        ]
+    if kind == "agent_message":
+        return [
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": body["text"]},
+            }
+        ]
+    if kind in ("tool_call", "tool_call_update"):
+        return [
+            {"sessionUpdate": kind, **{k: v for k, v in body.items() if not k.startswith("x-")}}
+        ]
+    if kind == "plan":
+        return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
+    return []
+
+
+def merged(
+    kind: str, previous: tuple[str, dict[str, Any]] | None, body: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The stored event a delta extends, when it continues a run of the same kind."""
+    if previous is not None and previous[0] == kind and kind in ("agent_thought", "agent_message"):
+        previous[1]["text"] += body["text"]
+        return previous[1]
+    return None

@@ -1,0 +1,210 @@
+"""`session/prompt` and `session/cancel`: admission, the prompt's content, the turn, the answer.
+
+Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link inside
+the workspace is read, any other is passed to the model as a note naming it). `image` and
+`audio` are not advertised and are refused with -32602 saying so.
+
+The answer: exactly one stop reason per prompt (the turn machine's outcome), or -32603
+`session/prompt: <cause>` with credentials redacted. A cancel (`session/cancel`, or
+`$/cancel_request` for the prompt) always answers `cancelled`. Updates after the answer is
+decided are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from reasonix_acp.generated.methods import SESSION_UPDATE
+from reasonix_acp.machines.session import State
+from reasonix_acp.machines.turn import STOP_REASON, Outcome
+from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
+from reasonix_acp.protocol.router import Call
+from reasonix_acp.redact import redact
+from reasonix_acp.sessions import Session, Sessions
+from reasonix_acp.store import StoreError
+from reasonix_acp.tools.base import Tool, ToolContext
+from reasonix_acp.turns import TurnReport, TurnRunner
+
+log = logging.getLogger("reasonix_acp.prompts")
+
+MAX_LINKED_FILE = 256 * 1024
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(
+        os.path.commonpath([real, os.path.realpath(r)]) == os.path.realpath(r) for r in roots
+    )
+
+
+def flatten(blocks: list[dict[str, Any]], roots: list[str]) -> str:
+    parts: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block["text"])
+        elif kind == "resource":
+            res = block["resource"]
+            if "text" in res:
+                parts.append(f'<resource uri="{res["uri"]}">\n{res["text"]}\n</resource>')
+            else:
+                parts.append(
+                    f"[attached binary resource {res['uri']} ({res.get('mimeType') or 'unknown type'}), not shown]"
+                )
+        elif kind == "resource_link":
+            parts.append(_linked(block, roots))
+    return "\n\n".join(p for p in parts if p).strip()
+
+
+def _linked(block: dict[str, Any], roots: list[str]) -> str:
+    uri = block["uri"]
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        path = unquote(parsed.path)
+        if not _inside(path, roots):
+            return f"[linked file {uri} is outside the workspace; not read]"
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_LINKED_FILE + 1)
+        except OSError as exc:
+            return f"[linked file {uri} could not be read: {exc.strerror}]"
+        text = data[:MAX_LINKED_FILE].decode("utf-8", "replace")
+        cut = "\n[... cut at 256 KiB]" if len(data) > MAX_LINKED_FILE else ""
+        return f'<file uri="{uri}">\n{text}{cut}\n</file>'
+    name = block.get("title") or block.get("name") or ""
+    return f"[linked resource {uri}{f' ({name})' if name else ''}: not readable by the agent]"
+
+
+def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
+    """Stored prompts, as the model saw them (links are not re-read on reload)."""
+    return flatten([b for b in blocks if b.get("type") != "resource_link"], []) or " ".join(
+        str(b.get("uri", "")) for b in blocks
+    )
+
+
+class Prompts:
+    def __init__(self, sessions: Sessions, tools: list[Tool]) -> None:
+        self.sessions = sessions
+        self.tools = tools
+
+    def _blocks(self, params: Any) -> list[dict[str, Any]]:
+        blocks: list[dict[str, Any]] = [
+            b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in params.prompt
+        ]
+        for i, block in enumerate(blocks):
+            if block["type"] in ("image", "audio"):
+                raise InvalidParams(
+                    f"session/prompt: prompt[{i}] is {block['type']} content, which this agent does not accept "
+                    f"(promptCapabilities.{block['type']} is false)"
+                )
+        return blocks
+
+    async def prompt(self, call: Call, params: Any) -> dict[str, Any]:
+        method = "session/prompt"
+        session = self.sessions.lookup(method, params.session_id)
+        blocks = self._blocks(params)
+        roots = [session.record.cwd, *session.record.additional_directories]
+        text = flatten(blocks, roots)
+        if params.action is not None:
+            if params.action == "protocol_recovery" and not params.recovery_id:
+                raise InvalidParams(f"{method}: missing recoveryId")
+            if params.action == "protocol_recovery":
+                raise InvalidRequest(f"{method}: protocol recovery is unavailable or stale")
+            raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
+        if not text:
+            raise InvalidParams(f"{method}: empty prompt")
+        session.machine.fire("begin_prompt", f"{method}: session already has an active prompt")
+        try:
+            return await self._run(session, blocks, text)
+        finally:
+            if session.machine.state is State.PROMPTING:  # not when a close or delete took over
+                session.machine.fire("end_prompt", f"{method}: session is {{state}}")
+                self.sessions.apply_queued(session)
+
+    async def _run(
+        self, session: Session, blocks: list[dict[str, Any]], text: str
+    ) -> dict[str, Any]:
+        sessions = self.sessions
+        session.open_updates = True
+        session.turn.fire("start", "turn is {state}")
+        record = session.record
+        turn_number = record.turn_count + 1
+
+        def emit(update: dict[str, Any]) -> None:
+            if session.open_updates:
+                sessions.send(session, update)
+
+        def persist(batch: list[tuple[str, dict[str, Any]]]) -> None:
+            try:
+                sessions.store.append_events(session.id, turn_number, batch)
+            except StoreError:
+                log.exception("session %s: transcript append failed", session.id)
+
+        runner = TurnRunner(
+            turn=turn_number,
+            provider=session.provider,
+            model=record.model,
+            effort=record.effort,
+            tools=self.tools,
+            history=session.history,
+            context=ToolContext(cwd=record.cwd, session_id=session.id),
+            emit=emit,
+            persist=persist,
+            max_steps=sessions.config.max_steps,
+            mode=record.mode,
+        )
+        task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
+        session.turn_task = task
+        try:
+            report = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            # `$/cancel_request` for this prompt, or the connection closing: cancel the turn,
+            # wait for its cleanup, and answer `cancelled` like session/cancel does.
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            session.turn.request_cancel()
+            task.cancel()
+            report = await task
+        finally:
+            session.turn_task = None
+        record.turn_count = turn_number
+        outcome = session.turn.settle(report.outcome)
+        if runner.plan is not None:
+            record.plan = runner.plan
+            sessions.store.update_session(session.id, plan=record.plan)
+        if outcome is not Outcome.CANCELLED:
+            self._after_turn(session, text, report)
+        session.open_updates = False
+        session.turn.release()
+        stop = STOP_REASON[outcome]
+        if stop is None:
+            raise InternalError(f"session/prompt: {redact(report.cause or 'the turn failed')}")
+        return {"stopReason": stop}
+
+    def _after_turn(self, session: Session, text: str, report: TurnReport) -> None:
+        used = report.usage.prompt_tokens + report.usage.completion_tokens
+        size = getattr(session.provider, "context_window", 0)
+        self.sessions.send(session, {"sessionUpdate": "usage_update", "used": used, "size": size})
+        title = self.sessions.touch_title(session, text)
+        if title is not None:
+            update = {
+                "sessionUpdate": "session_info_update",
+                "title": title,
+                "updatedAt": session.record.updated_at,
+            }
+            self.sessions.send(session, update)
+
+    def cancel(self, call: Any, params: Any) -> None:
+        session = self.sessions.live.get(params.session_id)
+        if session is None or session.turn_task is None:
+            return
+        if session.turn.request_cancel():
+            session.turn_task.cancel()
+
+
+__all__ = ["SESSION_UPDATE", "Prompts", "flatten", "flatten_for_history"]

@@ -1,0 +1,1 @@
+"""Model providers: each streams `ModelEvent`s for one model request."""

@@ -1,0 +1,59 @@
+"""What a provider is given and what it streams back.
+
+A request carries OpenAI-style chat messages and tool schemas; a provider yields deltas (text,
+thought), complete tool calls, and usage, in order. A provider failure is `ProviderError`; its
+message is shown to the client (after credential redaction) as the prompt's -32603 cause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThoughtDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    id: str
+    name: str
+    arguments: str  # JSON text, as the model produced it
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_hit_tokens: int = 0
+    cache_miss_tokens: int = 0
+
+
+ModelEvent = TextDelta | ThoughtDelta | ToolCallRequest | UsageReport
+
+
+@dataclass
+class ModelRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    effort: str = "auto"
+
+
+class ProviderError(Exception):
+    pass
+
+
+class Provider(Protocol):
+    context_window: int
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...

@@ -1,0 +1,147 @@
+"""The built-in offline model: deterministic, no network.
+
+Default behaviour, for a prompt whose last user text is T:
+- one thought, "Considering: T" (first 80 characters), streamed word by word;
+- if T contains lines starting with "- " (a list), a `todo_write` call with one pending entry per
+  line, and after its result the reply "Planned N steps.";
+- otherwise the reply "Offline reply: T", streamed word by word.
+Usage is reported as characters / 4 for prompt and completion tokens.
+
+Scripted behaviour (`acp --model offline --script FILE`): FILE is JSON Lines; line k is the
+k-th model call of the process (each tool round is one call). A line is an object with a list
+of steps, `{"steps": [...]}`, where each step is one of:
+  {"thought": "text"}          a thought, streamed in `chunk`-character deltas (default: whole)
+  {"text": "text"}             reply text, likewise
+  {"tool_call": {"name": "todo_write", "arguments": {...}, "id": "optional"}}
+  {"delay_ms": 20}             a pause (cancellation can land here)
+  {"error": "message"}         the provider fails with this message
+  {"usage": {"prompt_tokens": 10, "completion_tokens": 5, "cache_hit_tokens": 0, ...}}
+and optional `"chunk": n`. Lines starting with `#` are comments. When the script runs out, the
+default behaviour applies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from reasonix_acp.providers.base import (
+    ModelEvent,
+    ModelRequest,
+    ProviderError,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallRequest,
+    UsageReport,
+)
+
+
+class ScriptError(ValueError):
+    pass
+
+
+def load_script(path: Path) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            call = json.loads(line)
+        except ValueError as exc:
+            raise ScriptError(f"{path}:{n}: {exc}") from None
+        if not isinstance(call, dict) or not isinstance(call.get("steps"), list):
+            raise ScriptError(f'{path}:{n}: each line is {{"steps": [...]}}')
+        calls.append(call)
+    return calls
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text) or [text]
+
+
+def _pieces(text: str, chunk: int | None) -> list[str]:
+    if not chunk:
+        return [text]
+    return [text[i : i + chunk] for i in range(0, len(text), chunk)]
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)
+    return ""
+
+
+class OfflineProvider:
+    context_window = 65536
+
+    def __init__(self, script: list[dict[str, Any]] | None = None) -> None:
+        self._script = list(script or [])
+        self._calls = 0
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        self._calls += 1
+        if self._script:
+            async for event in self._scripted(self._script.pop(0)):
+                yield event
+        else:
+            async for event in self._default(request):
+                yield event
+
+    async def _scripted(self, call: dict[str, Any]) -> AsyncIterator[ModelEvent]:
+        chunk = call.get("chunk")
+        for step in call["steps"]:
+            if "thought" in step:
+                for piece in _pieces(str(step["thought"]), chunk):
+                    yield ThoughtDelta(piece)
+            elif "text" in step:
+                for piece in _pieces(str(step["text"]), chunk):
+                    yield TextDelta(piece)
+            elif "tool_call" in step:
+                tc = step["tool_call"]
+                yield ToolCallRequest(
+                    id=str(tc.get("id") or f"call_{self._calls}_{tc['name']}"),
+                    name=str(tc["name"]),
+                    arguments=json.dumps(tc.get("arguments", {})),
+                )
+            elif "delay_ms" in step:
+                await asyncio.sleep(float(step["delay_ms"]) / 1000)
+            elif "error" in step:
+                raise ProviderError(str(step["error"]))
+            elif "usage" in step:
+                yield UsageReport(**{k: int(v) for k, v in step["usage"].items()})
+            await asyncio.sleep(0)
+
+    async def _default(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        last = request.messages[-1] if request.messages else {}
+        text = _last_user_text(request.messages)
+        for piece in _words(f"Considering: {text[:80]}"):
+            yield ThoughtDelta(piece)
+        if last.get("role") == "tool":
+            reply = f"Planned {len(json.loads(last['content']).get('todos', []))} steps."
+        else:
+            items = [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
+            if items:
+                todos = [{"content": item, "status": "pending"} for item in items]
+                yield ToolCallRequest(
+                    id=f"call_{self._calls}_todo",
+                    name="todo_write",
+                    arguments=json.dumps({"todos": todos}),
+                )
+                yield UsageReport(
+                    prompt_tokens=len(text) // 4 + 1, completion_tokens=len(items) * 4
+                )
+                return
+            reply = f"Offline reply: {text}"
+        for piece in _words(reply):
+            yield TextDelta(piece)
+            await asyncio.sleep(0)
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        yield UsageReport(
+            prompt_tokens=prompt_chars // 4 + 1, completion_tokens=len(reply) // 4 + 1
+        )

@@ -1,0 +1,188 @@
+"""OpenAI-compatible Chat Completions over httpx, streaming (DeepSeek, Ollama, vLLM, llama.cpp,
+OpenRouter ...).
+
+- `reasoning_content` deltas (DeepSeek) become thought deltas; `content` deltas text deltas.
+- Tool calls arrive in pieces by `index` and are yielded whole when the stream ends.
+- Usage is read from the final chunk (`stream_options.include_usage`), including DeepSeek's
+  `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` and OpenAI's `cached_tokens`.
+- 429 and 5xx are retried with backoff, but only before the first delta; after that a failure
+  is a `ProviderError` (a retry would repeat text the client has already shown).
+- A chunk that is not JSON is skipped with a warning; a stream that ends without `[DONE]` or a
+  finish reason is an error ("the stream ended early").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from reasonix_acp.config import ProviderConfig
+from reasonix_acp.providers.base import (
+    ModelEvent,
+    ModelRequest,
+    ProviderError,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallRequest,
+    UsageReport,
+)
+
+log = logging.getLogger("reasonix_acp.providers.openai")
+
+RETRY_STATUS = {429, 500, 502, 503, 504}
+MAX_ATTEMPTS = 3
+BACKOFF_SECONDS = (0.25, 1.0)
+CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
+
+
+def _endpoint(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+
+
+def _usage(data: dict[str, Any]) -> UsageReport:
+    prompt = int(data.get("prompt_tokens") or 0)
+    details = data.get("prompt_tokens_details") or {}
+    hit = int(data.get("prompt_cache_hit_tokens") or details.get("cached_tokens") or 0)
+    miss = int(data.get("prompt_cache_miss_tokens") or max(prompt - hit, 0))
+    reasoning = int((data.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+    return UsageReport(prompt, int(data.get("completion_tokens") or 0), reasoning, hit, miss)
+
+
+class OpenAIProvider:
+    def __init__(self, config: ProviderConfig, model: str, timeout: float = 120.0) -> None:
+        self.config = config
+        self.model = model
+        self.timeout = timeout
+        self.context_window = CONTEXT_WINDOWS.get(model, 65536)
+        self._client: Any = None
+
+    def _http(self) -> Any:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=10.0))
+        return self._client
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            body["tools"] = request.tools
+        if request.effort and request.effort != "auto" and self.config.kind == "deepseek":
+            body["reasoning_effort"] = request.effort
+        return body
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        import httpx
+
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        payload = json.dumps(self.body(request), ensure_ascii=False, separators=(",", ":")).encode()
+        url = _endpoint(self.config.base_url)
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            produced = False
+            try:
+                async with self._http().stream(
+                    "POST", url, content=payload, headers=headers
+                ) as response:
+                    if response.status_code != 200:
+                        text = (await response.aread()).decode("utf-8", "replace")[:500]
+                        if response.status_code in RETRY_STATUS and attempt < MAX_ATTEMPTS:
+                            await asyncio.sleep(_delay(response, attempt))
+                            continue
+                        raise ProviderError(_status_message(response.status_code, text))
+                    async for event in self._events(response):
+                        produced = True
+                        yield event
+                    return
+            except httpx.HTTPError as exc:
+                if (
+                    not produced
+                    and attempt < MAX_ATTEMPTS
+                    and isinstance(exc, httpx.TransportError)
+                ):
+                    await asyncio.sleep(BACKOFF_SECONDS[min(attempt - 1, len(BACKOFF_SECONDS) - 1)])
+                    continue
+                raise ProviderError(f"{self.config.name}: {type(exc).__name__}: {exc}") from None
+
+    async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
+        calls: dict[int, dict[str, str]] = {}
+        finished = False
+        usage: UsageReport | None = None
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                finished = True
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                log.warning(
+                    "%s: skipped a stream chunk that is not JSON: %.200s", self.config.name, data
+                )
+                continue
+            if not isinstance(chunk, dict):
+                continue
+            if isinstance(chunk.get("error"), dict):
+                raise ProviderError(
+                    f"{self.config.name}: {chunk['error'].get('message', chunk['error'])}"
+                )
+            if isinstance(chunk.get("usage"), dict):
+                usage = _usage(chunk["usage"])
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta") or {}
+                if delta.get("reasoning_content"):
+                    yield ThoughtDelta(str(delta["reasoning_content"]))
+                if delta.get("content"):
+                    yield TextDelta(str(delta["content"]))
+                for part in delta.get("tool_calls") or []:
+                    slot = calls.setdefault(
+                        int(part.get("index", 0)), {"id": "", "name": "", "arguments": ""}
+                    )
+                    fn = part.get("function") or {}
+                    slot["id"] = part.get("id") or slot["id"]
+                    slot["name"] += fn.get("name") or ""
+                    slot["arguments"] += fn.get("arguments") or ""
+                if choice.get("finish_reason"):
+                    finished = True
+        if not finished:
+            raise ProviderError(f"{self.config.name}: the stream ended early (no finish reason)")
+        for index in sorted(calls):
+            slot = calls[index]
+            yield ToolCallRequest(
+                id=slot["id"] or f"call_{index}",
+                name=slot["name"],
+                arguments=slot["arguments"] or "{}",
+            )
+        if usage is not None:
+            yield usage
+
+
+def _delay(response: Any, attempt: int) -> float:
+    retry_after = response.headers.get("retry-after")
+    try:
+        return min(float(retry_after), 5.0) if retry_after else BACKOFF_SECONDS[min(attempt - 1, 1)]
+    except ValueError:
+        return BACKOFF_SECONDS[min(attempt - 1, 1)]
+
+
+def _status_message(status: int, text: str) -> str:
+    try:
+        detail = json.loads(text).get("error", {})
+        message = detail.get("message") if isinstance(detail, dict) else str(detail)
+    except (ValueError, AttributeError):
+        message = text.strip()
+    if status == 401:
+        return f"authentication failed (HTTP 401): {message or 'the API key was refused'}"
+    return f"HTTP {status}: {message or 'no detail'}"

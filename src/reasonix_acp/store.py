@@ -1,0 +1,350 @@
+"""The durable store: one SQLite file for sessions, their transcripts and their leases.
+
+Invariants:
+- WAL journal and a busy timeout, so several agent processes (two editor windows) share the file.
+- A session is live in one process at a time: `acquire_lease` refuses while another live process
+  holds it (a holder whose pid is gone on this host is taken over), naming the holder.
+- Transcript events are appended in one transaction per batch; what was committed before a crash
+  is what `events` returns afterwards. A row that does not decode is skipped with a warning.
+- The schema is versioned with `PRAGMA user_version` and migrated forward on open. A file from a
+  newer version is opened read-only; every write then raises `StoreReadOnly` saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("reasonix_acp.store")
+
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        cwd TEXT NOT NULL,
+        additional_directories TEXT NOT NULL DEFAULT '[]',
+        mcp_servers TEXT NOT NULL DEFAULT '[]',
+        title TEXT,
+        model TEXT NOT NULL,
+        effort TEXT NOT NULL DEFAULT 'auto',
+        mode TEXT NOT NULL DEFAULT 'normal',
+        approval TEXT NOT NULL DEFAULT 'workspace-write',
+        plan TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        turn_count INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_by_update ON sessions (updated_at DESC, id);
+    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at DESC, id);
+    CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        turn INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE leases (
+        session_id TEXT PRIMARY KEY,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        acquired_at TEXT NOT NULL
+    );
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+DB_NAME = "reasonix-acp.sqlite3"
+
+_JSON_FIELDS = ("additional_directories", "mcp_servers", "plan")
+
+
+class StoreError(Exception):
+    pass
+
+
+class StoreReadOnly(StoreError):
+    pass
+
+
+class LeaseHeld(StoreError):
+    def __init__(self, holder: str) -> None:
+        super().__init__(f"this session is in use by {holder}")
+        self.holder = holder
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@dataclass
+class SessionRecord:
+    id: str
+    cwd: str
+    model: str
+    additional_directories: list[str] = field(default_factory=list)
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    title: str | None = None
+    effort: str = "auto"
+    mode: str = "normal"
+    approval: str = "workspace-write"
+    plan: list[dict[str, Any]] = field(default_factory=list)
+    created_at: str = field(default_factory=now)
+    updated_at: str = ""
+    event_count: int = 0
+    turn_count: int = 0
+
+    def __post_init__(self) -> None:
+        self.updated_at = self.updated_at or self.created_at
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int
+    turn: int
+    kind: str
+    body: dict[str, Any]
+
+
+_COLUMNS = [f for f in SessionRecord.__dataclass_fields__]
+
+
+def _record(row: sqlite3.Row) -> SessionRecord:
+    values = dict(zip(row.keys(), tuple(row), strict=True))
+    for name in _JSON_FIELDS:
+        try:
+            values[name] = json.loads(values[name])
+        except ValueError:
+            log.warning("session %s: corrupt %s column ignored", values["id"], name)
+            values[name] = []
+    return SessionRecord(**values)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / DB_NAME
+        self._lock = threading.Lock()
+        self.readonly_reason: str | None = None
+        self._db = self._connect(readonly=False)
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self._db.close()
+            self.readonly_reason = (
+                f"the session store {self.path} has schema version {version}, newer than this "
+                f"agent's {SCHEMA_VERSION}; it is read-only here (upgrade reasonix-acp to write to it)"
+            )
+            log.warning("%s", self.readonly_reason)
+            self._db = self._connect(readonly=True)
+        elif version < SCHEMA_VERSION:
+            self._migrate(version)
+        self.host = socket.gethostname()
+        self.pid = os.getpid()
+
+    def _connect(self, readonly: bool) -> sqlite3.Connection:
+        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        db = sqlite3.connect(
+            uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
+        )
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA busy_timeout = 5000")
+        db.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+        return db
+
+    def _migrate(self, version: int) -> None:
+        with self._write():
+            current = self._db.execute("PRAGMA user_version").fetchone()[0]
+            for index in range(current, SCHEMA_VERSION):
+                for statement in MIGRATIONS[index].split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    class _Tx:
+        def __init__(self, store: Store) -> None:
+            self.store = store
+
+        def __enter__(self) -> sqlite3.Connection:
+            if self.store.readonly_reason:
+                raise StoreReadOnly(self.store.readonly_reason)
+            self.store._lock.acquire()
+            self.store._db.execute("BEGIN IMMEDIATE")
+            return self.store._db
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            try:
+                self.store._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                self.store._lock.release()
+
+    def _write(self) -> Store._Tx:
+        return Store._Tx(self)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def create_session(self, rec: SessionRecord) -> None:
+        values = [
+            json.dumps(getattr(rec, c)) if c in _JSON_FIELDS else getattr(rec, c) for c in _COLUMNS
+        ]
+        with self._write() as db:
+            db.execute(
+                f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                values,
+            )
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return _record(row) if row else None
+
+    def update_session(self, session_id: str, **changes: Any) -> None:
+        changes.setdefault("updated_at", now())
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        values = [json.dumps(v) if k in _JSON_FIELDS else v for k, v in changes.items()]
+        with self._write() as db:
+            db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", [*values, session_id])
+
+    def list_sessions(
+        self, cwd: str | None, after: tuple[str, str] | None, limit: int, prompted_only: bool = True
+    ) -> list[SessionRecord]:
+        """Newest first, then by id; `after` is the (updated_at, id) of the previous page's last."""
+        where, args = [], []
+        if prompted_only:
+            where.append("turn_count > 0")
+        if cwd is not None:
+            where.append("cwd = ?")
+            args.append(cwd)
+        if after is not None:
+            where.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
+            args += [after[0], after[0], after[1]]
+        sql = "SELECT * FROM sessions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY updated_at DESC, id ASC LIMIT ?"
+        with self._lock:
+            rows = self._db.execute(sql, [*args, limit]).fetchall()
+        return [_record(r) for r in rows]
+
+    def delete_session(self, session_id: str) -> bool:
+        with self._write() as db:
+            db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
+            return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+    # -- transcript --------------------------------------------------------------------------
+
+    def append_events(
+        self, session_id: str, turn: int, events: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        if not events:
+            return
+        with self._write() as db:
+            row = db.execute(
+                "SELECT event_count FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"session {session_id} is not in the store")
+            start = row[0]
+            db.executemany(
+                "INSERT INTO events (session_id, seq, turn, kind, body) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (session_id, start + i, turn, kind, json.dumps(body, ensure_ascii=False))
+                    for i, (kind, body) in enumerate(events)
+                ],
+            )
+            db.execute(
+                "UPDATE sessions SET event_count = ?, turn_count = MAX(turn_count, ?), updated_at = ? WHERE id = ?",
+                (start + len(events), turn, now(), session_id),
+            )
+
+    def events(self, session_id: str) -> Iterator[StoredEvent]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq",
+                (session_id,),
+            ).fetchall()
+        for seq, turn, kind, body in rows:
+            try:
+                decoded = json.loads(body)
+                if not isinstance(decoded, dict):
+                    raise ValueError("not an object")
+            except ValueError as exc:
+                log.warning(
+                    "session %s: transcript row %d is corrupt (%s); skipped", session_id, seq, exc
+                )
+                continue
+            yield StoredEvent(seq, turn, kind, decoded)
+
+    def secret(self) -> bytes:
+        """A random key kept in the store, for signing the cursors of session/list."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()
+        if row is not None:
+            return bytes.fromhex(row[0])
+        value = os.urandom(32).hex()
+        with self._write() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_secret', ?)", (value,)
+            )
+            value = db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()[0]
+        return bytes.fromhex(value)
+
+    # -- leases ------------------------------------------------------------------------------
+
+    def holder_text(self) -> str:
+        return f"process {self.pid} on {self.host}"
+
+    def acquire_lease(self, session_id: str) -> None:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT pid, host, holder FROM leases WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is not None:
+                pid, host, holder = row
+                ours = pid == self.pid and host == self.host
+                stale = host == self.host and not _pid_alive(pid)
+                if not ours and not stale:
+                    raise LeaseHeld(holder)
+            db.execute(
+                "INSERT OR REPLACE INTO leases (session_id, pid, host, holder, acquired_at) VALUES (?, ?, ?, ?, ?)",
+                (session_id, self.pid, self.host, self.holder_text(), now()),
+            )
+
+    def release_lease(self, session_id: str) -> None:
+        if self.readonly_reason:
+            return
+        with self._write() as db:
+            db.execute(
+                "DELETE FROM leases WHERE session_id = ? AND pid = ? AND host = ?",
+                (session_id, self.pid, self.host),
+            )

@@ -1,0 +1,272 @@
+"""One prompt turn: model calls, streamed chunks, tool calls, the transcript, the outcome.
+
+Invariants:
+- Chunks carry deltas as the provider produced them, never accumulated text.
+- Every `tool_call` sent reaches `completed` or `failed` before the turn returns: a sweep at the
+  end marks whatever is left `failed` (a cancel can land between the two).
+- The transcript is appended as the turn goes: after the user message, at every tool
+  completion and at the end, whatever the outcome. Live updates and stored events come from the
+  same `projector.updates`, so a reload shows what the turn showed.
+- A cancel (the task is cancelled) ends the turn at its next await; the runner reports
+  `cancelled` and never raises it. Other failures are reported with their cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reasonix_acp import projector
+from reasonix_acp.machines.turn import Outcome
+from reasonix_acp.providers.base import (
+    ModelRequest,
+    Provider,
+    ProviderError,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallRequest,
+    UsageReport,
+)
+from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+
+log = logging.getLogger("reasonix_acp.turns")
+
+SYSTEM_PROMPT = (
+    "You are Reasonix, a coding agent working in the user's workspace through an editor. "
+    "Use the tools when they help; keep the user informed of your plan with todo_write."
+)
+
+Emit = Callable[[dict[str, Any]], None]
+Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
+
+
+@dataclass
+class TurnReport:
+    outcome: Outcome
+    cause: str | None = None  # FAILED: what went wrong
+    warning: str | None = None  # a pause: the text of the [warning] chunk
+    usage: UsageReport = field(default_factory=UsageReport)
+
+
+def system_message(mode: str) -> dict[str, Any]:
+    extra = {
+        "plan": " You are in plan mode: investigate and propose a plan; do not change files.",
+        "goal": " You are in goal mode: keep working until the goal is met or you are blocked.",
+    }.get(mode, "")
+    return {"role": "system", "content": SYSTEM_PROMPT + extra}
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        *,
+        turn: int,
+        provider: Provider,
+        model: str,
+        effort: str,
+        tools: list[Tool],
+        history: list[dict[str, Any]],
+        context: ToolContext,
+        emit: Emit,
+        persist: Persist,
+        max_steps: int,
+        mode: str = "normal",
+    ) -> None:
+        self.turn = turn
+        self.provider = provider
+        self.model = model
+        self.effort = effort
+        self.tools = {t.name: t for t in tools}
+        self.tool_schemas = [t.schema for t in tools]
+        self.history = history
+        self.context = context
+        self.emit = emit
+        self.persist = persist
+        self.max_steps = max_steps
+        self.mode = mode
+        self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._open_calls: dict[str, dict[str, Any]] = {}
+        self._calls = 0
+        self.plan: list[dict[str, Any]] | None = None
+
+    # -- transcript ---------------------------------------------------------------------------
+
+    def record(self, kind: str, body: dict[str, Any]) -> None:
+        for update in projector.updates(kind, body):
+            self.emit(update)
+        previous = self._pending[-1] if self._pending else None
+        if projector.merged(kind, previous, body) is None:
+            self._pending.append((kind, dict(body)))
+
+    def flush(self) -> None:
+        batch, self._pending = self._pending, []
+        if batch:
+            self.persist(batch)
+
+    # -- the turn -----------------------------------------------------------------------------
+
+    async def run(self, blocks: list[dict[str, Any]], user_text: str) -> TurnReport:
+        usage = UsageReport()
+        try:
+            self.record("user_message", {"content": blocks})
+            self.history.append({"role": "user", "content": user_text})
+            self.flush()
+            for _step in range(self.max_steps):
+                calls, usage = await self._model_call(usage)
+                if not calls:
+                    return TurnReport(Outcome.END_TURN, usage=usage)
+                for call in calls:
+                    await self._tool_call(call)
+                    self.flush()
+            warning = f"paused after {self.max_steps} tool-call rounds (the step limit); send a prompt to continue"
+            self.record("agent_message", {"text": f"\n\n[warning] {warning}"})
+            return TurnReport(Outcome.MAX_TURN_REQUESTS, warning=warning, usage=usage)
+        except asyncio.CancelledError:
+            return TurnReport(Outcome.CANCELLED, usage=usage)
+        except ProviderError as exc:
+            return TurnReport(Outcome.FAILED, cause=str(exc), usage=usage)
+        except Exception as exc:
+            log.exception("turn %d failed", self.turn)
+            return TurnReport(Outcome.FAILED, cause=f"{type(exc).__name__}: {exc}", usage=usage)
+        finally:
+            self._sweep()
+            self.flush()
+
+    async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
+        request = ModelRequest(
+            model=self.model,
+            messages=[system_message(self.mode), *self.history],
+            tools=self.tool_schemas,
+            effort=self.effort,
+        )
+        text: list[str] = []
+        calls: list[ToolCallRequest] = []
+        try:
+            async for event in self.provider.stream(request):
+                if isinstance(event, TextDelta) and event.text:
+                    text.append(event.text)
+                    self.record("agent_message", {"text": event.text})
+                elif isinstance(event, ThoughtDelta) and event.text:
+                    self.record("agent_thought", {"text": event.text})
+                elif isinstance(event, ToolCallRequest):
+                    calls.append(event)
+                elif isinstance(event, UsageReport):
+                    usage = event
+        finally:
+            # The assistant message is kept even when the call failed or was cancelled midway.
+            message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
+            if calls:
+                message["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
+                    for c in calls
+                ]
+            if message["content"] is not None or calls:
+                self.history.append(message)
+        return calls, usage
+
+    async def _tool_call(self, call: ToolCallRequest) -> None:
+        self._calls += 1
+        call_id = f"tc-{self.turn}-{self._calls}"
+        tool = self.tools.get(call.name)
+        try:
+            args = json.loads(call.arguments or "{}")
+        except ValueError:
+            args = None
+        start: dict[str, Any] = {
+            "toolCallId": call_id,
+            "title": tool.title(args, self.context)
+            if tool and isinstance(args, dict)
+            else call.name,
+            "kind": tool.kind if tool else "other",
+            "status": "pending",
+            "x-tool": call.name,
+        }
+        if isinstance(args, dict):
+            start["rawInput"] = args
+        self._open_calls[call_id] = start
+        self.record("tool_call", start)
+        try:
+            if tool is None:
+                raise ToolFailed(f"unknown tool {call.name}")
+            if not isinstance(args, dict):
+                raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
+            result = await tool.run(args, self.context)
+        except ToolFailed as exc:
+            self._finish(call_id, "failed", ToolResult(text=str(exc), content=_text(str(exc))))
+            self.history.append({"role": "tool", "tool_call_id": call.id, "content": str(exc)})
+            return
+        if result.plan is not None:
+            self.plan = result.plan
+            self.record("plan", {"entries": result.plan})
+        self._finish(call_id, "completed", result)
+        self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+
+    def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
+        self._open_calls.pop(call_id, None)
+        body: dict[str, Any] = {
+            "toolCallId": call_id,
+            "status": status,
+            "content": result.content,
+            "x-model-text": result.text,
+        }
+        if result.raw_output is not None:
+            body["rawOutput"] = result.raw_output
+        self.record("tool_call_update", body)
+
+    def _sweep(self) -> None:
+        for call_id in list(self._open_calls):
+            self._finish(
+                call_id,
+                "failed",
+                ToolResult(text="interrupted", content=_text("interrupted before it finished")),
+            )
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "content", "content": {"type": "text", "text": text}}]
+
+
+def history_from_events(
+    events: list[tuple[str, dict[str, Any]]], flatten: Callable[[list[dict[str, Any]]], str]
+) -> list[dict[str, Any]]:
+    """The model's chat history rebuilt from a stored transcript."""
+    history: list[dict[str, Any]] = []
+    calls: dict[str, str] = {}
+    for kind, body in events:
+        if kind == "user_message":
+            history.append({"role": "user", "content": flatten(body.get("content", []))})
+        elif kind == "agent_message":
+            if history and history[-1]["role"] == "assistant" and "tool_calls" not in history[-1]:
+                history[-1]["content"] = (history[-1]["content"] or "") + body["text"]
+            else:
+                history.append({"role": "assistant", "content": body["text"]})
+        elif kind == "tool_call":
+            call_id = body["toolCallId"]
+            calls[call_id] = call_id
+            name = str(body.get("x-tool") or body.get("title", ""))
+            entry = {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(body.get("rawInput", {}))},
+            }
+            if history and history[-1]["role"] == "assistant":
+                history[-1].setdefault("tool_calls", []).append(entry)
+            else:
+                history.append({"role": "assistant", "content": None, "tool_calls": [entry]})
+        elif kind == "tool_call_update" and body.get("toolCallId") in calls:
+            history.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": body["toolCallId"],
+                    "content": str(body.get("x-model-text", "")),
+                }
+            )
+    return history
