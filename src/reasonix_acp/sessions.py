@@ -164,9 +164,12 @@ class Sessions:
             approval=controls.DEFAULT_APPROVAL,
         )
         provider = self._provider(method, model)
-        self._store_call(
-            method, lambda: (self.store.create_session(record), self.store.acquire_lease(record.id))
-        )
+
+        def create() -> None:
+            self.store.create_session(record)
+            self.store.acquire_lease(record.id)
+
+        self._store_call(method, create)
         session = Session(record, provider, [])
         session.machine.fire("opened", "session is {state}")
         self.live[record.id] = session
