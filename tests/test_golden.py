@@ -20,10 +20,12 @@ def test_there_are_scenarios() -> None:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_golden(scenario: Path, snapshot: Any) -> None:
-    frames = transcript.run(scenario)
+def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
+    frames, context = transcript.run(scenario, tmp_path)
     request_methods: dict[Any, str] = {}
     for frame in frames:
+        if "dir" not in frame:
+            continue
         msg = frame.get("msg")
         if (
             frame["dir"] == "c2a"
@@ -34,4 +36,4 @@ def test_golden(scenario: Path, snapshot: Any) -> None:
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg
-    assert transcript.normalise(frames) == snapshot(extension_class=NDJSONSnapshotExtension)
+    assert transcript.normalise(frames, context) == snapshot(extension_class=NDJSONSnapshotExtension)

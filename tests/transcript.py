@@ -6,7 +6,12 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
 - optional `"expect": n` on any entry: how many agent frames to wait for after sending it
-  (default: 1 for a request, i.e. a `msg` object with `id` and `method`, or for `raw`; else 0).
+  (default: 1 for a request, i.e. a `msg` object with `id` and `method`, or for `raw`; else 0),
+  or `"until_id": X`: read agent frames until the response with id X (notifications included);
+- `{"restart": true}`: end this agent (it must exit 0) and start another on the same data dir;
+- `{"sleep_ms": n}`: wait before the next entry.
+Strings in `args` and `msg` may use `${CWD}`, `${CWD2}` (workspaces), `${DATA}`, `${GOLDEN}` and
+`${SESSIONn}` (the id the n-th `session/new` returned); the snapshot shows them normalised.
 
 After the last entry stdin is closed; the agent must exit 0 and may not write anything more.
 The recorded transcript lists the sent entries and the agent's frames in order.
@@ -17,9 +22,11 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,34 +94,117 @@ class AgentProcess:
         return code, rest
 
 
-def run(path: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    entries = [
-        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-    args: list[str] = entries.pop(0)["args"] if entries and "args" in entries[0] else []
-    agent = AgentProcess(args, env)
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+
+
+class Scenario:
+    """Variables a scenario can use (`${CWD}`, `${CWD2}`, `${DATA}`, `${GOLDEN}`, `${SESSION1}` ...)
+    and the environment its agents run in: a private data dir and config dir, debug validation on,
+    no provider credentials from the machine."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.vars: dict[str, str] = {
+            "CWD": str(tmp / "ws"),
+            "CWD2": str(tmp / "ws2"),
+            "DATA": str(tmp / "data"),
+            "GOLDEN": str(Path(__file__).parent / "golden"),
+        }
+        for key in ("CWD", "CWD2"):
+            Path(self.vars[key]).mkdir(parents=True, exist_ok=True)
+        (Path(self.vars["CWD"]) / "notes.txt").write_text("line one\nline two\n", encoding="utf-8")
+        self.env = {
+            "REASONIX_ACP_DATA_DIR": self.vars["DATA"],
+            "REASONIX_ACP_CONFIG_DIR": str(tmp / "config"),
+            "REASONIX_ACP_DEBUG": "1",
+            "DEEPSEEK_API_KEY": "",
+            "OPENAI_API_KEY": "",
+            "OPENAI_BASE_URL": "",
+            "ACP_MODEL": "",
+        }
+        self.sessions: list[str] = []
+
+    def substitute(self, node: Any) -> Any:
+        if isinstance(node, str):
+            for key, value in self.vars.items():
+                node = node.replace("${" + key + "}", value)
+            return node
+        if isinstance(node, dict):
+            return {k: self.substitute(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self.substitute(x) for x in node]
+        return node
+
+    def learn(self, frame: dict[str, Any], methods: dict[Any, str]) -> None:
+        result = frame.get("result")
+        if methods.get(frame.get("id")) == "session/new" and isinstance(result, dict) and "sessionId" in result:
+            self.sessions.append(result["sessionId"])
+            self.vars[f"SESSION{len(self.sessions)}"] = result["sessionId"]
+
+    def normalise(self, node: Any) -> Any:
+        if isinstance(node, str):
+            for i, sid in enumerate(self.sessions, 1):
+                node = node.replace(sid, f"<session-{i}>")
+            for key in ("CWD2", "CWD", "DATA", "GOLDEN"):
+                node = node.replace(self.vars[key], f"<{key.lower()}>")
+            return ISO_TIME.sub("<time>", node)
+        if isinstance(node, dict):
+            return {k: self.normalise(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self.normalise(x) for x in node]
+        return node
+
+
+def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    scenario = Scenario(tmp)
+    args: list[str] = scenario.substitute(entries.pop(0)["args"]) if entries and "args" in entries[0] else []
+    agent = AgentProcess(args, scenario.env)
     transcript: list[dict[str, Any]] = []
+    methods: dict[Any, str] = {}
+
+    def receive() -> dict[str, Any]:
+        frame = agent.receive()
+        scenario.learn(frame, methods)
+        transcript.append({"dir": "a2c", "msg": frame})
+        return frame
+
     try:
         for entry in entries:
+            if entry.get("restart"):
+                code, rest = agent.finish()
+                assert (code, rest) == (0, []), (code, rest, agent.stderr)
+                transcript.append({"restart": True})
+                agent = AgentProcess(args, scenario.env)
+                continue
+            if "sleep_ms" in entry:
+                time.sleep(entry["sleep_ms"] / 1000)
+                continue
             if "raw" in entry:
                 text = entry["raw"] * entry.get("repeat", 1) + entry.get("suffix", "")
                 agent.send(text.encode("utf-8") + b"\n")
-                transcript.append({k: v for k, v in entry.items() if k != "expect"})
+                transcript.append({k: v for k, v in entry.items() if k not in ("expect", "until_id")})
             else:
-                agent.send(json.dumps(entry["msg"], ensure_ascii=False).encode("utf-8") + b"\n")
-                transcript.append({"dir": "c2a", "msg": entry["msg"]})
-            for _ in range(entry.get("expect", _default_expect(entry))):
-                transcript.append({"dir": "a2c", "msg": agent.receive()})
+                msg = scenario.substitute(entry["msg"])
+                if isinstance(msg, dict) and isinstance(msg.get("method"), str) and isinstance(msg.get("id"), int | str):
+                    methods[msg["id"]] = msg["method"]
+                agent.send(json.dumps(msg, ensure_ascii=False).encode("utf-8") + b"\n")
+                transcript.append({"dir": "c2a", "msg": msg})
+            if "until_id" in entry:
+                while receive().get("id") != entry["until_id"] or "method" in transcript[-1]["msg"]:
+                    pass
+            else:
+                for _ in range(entry.get("expect", _default_expect(entry))):
+                    receive()
         code, rest = agent.finish()
     finally:
         if agent.proc.poll() is None:
             agent.proc.kill()
     assert not rest, f"frames after end of input: {rest!r}"
     assert code == 0, f"exit code {code}; stderr:\n{agent.stderr.decode(errors='replace')}"
-    return transcript
+    return transcript, scenario
 
 
-def normalise(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def normalise(transcript: list[dict[str, Any]], scenario: Scenario | None = None) -> list[dict[str, Any]]:
     """Replace values that change between runs or machines."""
 
     def walk(node: Any, key: str | None = None) -> Any:
@@ -127,4 +217,5 @@ def normalise(transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return [walk(x) for x in node]
         return node
 
-    return [walk(frame) for frame in transcript]
+    frames = [walk(frame) for frame in transcript]
+    return scenario.normalise(frames) if scenario else frames

@@ -178,7 +178,8 @@ class Prompts:
             record.plan = runner.plan
             sessions.store.update_session(session.id, plan=record.plan)
         if outcome is not Outcome.CANCELLED:
-            self._after_turn(session, text, report)
+            own_words = " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
+            self._after_turn(session, own_words or text, report)
         session.open_updates = False
         session.turn.release()
         stop = STOP_REASON[outcome]
@@ -188,6 +189,8 @@ class Prompts:
 
     def _after_turn(self, session: Session, text: str, report: TurnReport) -> None:
         used = report.usage.prompt_tokens + report.usage.completion_tokens
+        if used == 0:  # the provider reported no usage: estimate the context at 4 characters a token
+            used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
         size = getattr(session.provider, "context_window", 0)
         self.sessions.send(session, {"sessionUpdate": "usage_update", "used": used, "size": size})
         title = self.sessions.touch_title(session, text)

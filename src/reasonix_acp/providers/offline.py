@@ -1,7 +1,8 @@
 """The built-in offline model: deterministic, no network.
 
-Default behaviour, for a prompt whose last user text is T:
-- one thought, "Considering: T" (first 80 characters), streamed word by word;
+Default behaviour, for a prompt whose last user message starts with the line T (at most 80
+characters of it):
+- one thought, "Considering: T", streamed word by word;
 - if T contains lines starting with "- " (a list), a `todo_write` call with one pending entry per
   line, and after its result the reply "Planned N steps.";
 - otherwise the reply "Offline reply: T", streamed word by word.
@@ -120,7 +121,8 @@ class OfflineProvider:
     async def _default(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         last = request.messages[-1] if request.messages else {}
         text = _last_user_text(request.messages)
-        for piece in _words(f"Considering: {text[:80]}"):
+        first = (text.strip().splitlines() or [""])[0][:80]
+        for piece in _words(f"Considering: {first}"):
             yield ThoughtDelta(piece)
         if last.get("role") == "tool":
             reply = f"Planned {len(json.loads(last['content']).get('todos', []))} steps."
@@ -137,7 +139,7 @@ class OfflineProvider:
                     prompt_tokens=len(text) // 4 + 1, completion_tokens=len(items) * 4
                 )
                 return
-            reply = f"Offline reply: {text}"
+            reply = f"Offline reply: {first}"
         for piece in _words(reply):
             yield TextDelta(piece)
             await asyncio.sleep(0)
