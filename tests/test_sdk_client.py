@@ -33,3 +33,49 @@ async def test_sdk_client_completes_initialize() -> None:
         response.agent_capabilities is not None and response.agent_capabilities.load_session is True
     )
     assert [m.id for m in response.auth_methods] == ["reasonix-setup"]
+
+
+class RecordingClient:
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+
+async def test_sdk_client_drives_the_session_lifecycle(tmp_path: Any) -> None:
+    from acp.schema import TextContentBlock
+
+    from tests.transcript import Scenario
+
+    scenario = Scenario(tmp_path)
+    env = {**__import__("os").environ, **scenario.env}
+    command = acp_command()
+    cwd = scenario.vars["CWD"]
+    client = RecordingClient()
+    async with spawn_agent_process(client, command[0], *command[1:], "--model", "offline", env=env) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=cwd, mcp_servers=[])
+        sid = new.session_id
+        reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="- one\n- two")])
+        assert reply.stop_reason == "end_turn"
+        listed = await conn.list_sessions()
+        assert [s.session_id for s in listed.sessions] == [sid]
+        assert await conn.close_session(session_id=sid) is not None
+    client = RecordingClient()
+    async with spawn_agent_process(client, command[0], *command[1:], "--model", "offline", env=env) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        loaded = await conn.load_session(cwd=cwd, session_id=sid, mcp_servers=[])
+        assert loaded.modes is not None and loaded.modes.current_mode_id == "normal"
+        kinds = [type(u).__name__ for s, u in client.updates if s == sid]
+        assert kinds[:2] == ["UserMessageChunk", "AgentThoughtChunk"] and "ToolCallStart" in kinds
+        client.updates.clear()
+        resumed = await conn.resume_session(cwd=cwd, session_id=sid)
+        assert resumed.config_options
+        # The SDK has no typed call for session/delete; its connection still carries it.
+        assert await conn._conn.send_request("session/delete", {"sessionId": sid}) == {}
+        listed = await conn.list_sessions()
+        assert listed.sessions == []

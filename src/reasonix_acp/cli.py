@@ -15,6 +15,7 @@ from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
 
 USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
        acp setup [options]     configure a model provider in this terminal
+       acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID
        acp --version
 
 options:
@@ -63,9 +64,38 @@ def configure_logging(level_name: str | None) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def sessions_command(args: list[str]) -> int:
+    data: str | None = None
+    rest: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "--data-dir" and args:
+            data = args.pop(0)
+        elif arg.startswith("--data-dir="):
+            data = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    from reasonix_acp import sessions_cli
+    from reasonix_acp.agent import Options, data_dir
+    from reasonix_acp.store import Store
+
+    store = Store(data_dir(Options(data_dir=data)))
     try:
-        opts = parse(sys.argv[1:] if argv is None else argv)
+        return sessions_cli.run(store, rest)
+    except BrokenPipeError:  # `acp sessions export ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    finally:
+        store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["sessions"]:
+        configure_logging(None)
+        return sessions_command(args[1:])
+    try:
+        opts = parse(args)
         if "help" in opts:
             sys.stderr.write(USAGE)
             return 0

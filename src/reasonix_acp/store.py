@@ -12,6 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -307,6 +308,8 @@ class Store:
 
     def secret(self) -> bytes:
         """A random key kept in the store, for signing the cursors of session/list."""
+        if self.readonly_reason:
+            return hashlib.sha256(str(self.path).encode()).digest()
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()
         if row is not None:

@@ -1,0 +1,110 @@
+"""`acp sessions list | show ID | export ID --format ndjson|markdown | delete ID`.
+
+Reads the same store the agent writes (`--data-dir` / REASONIX_ACP_DATA_DIR). Output is for
+people (list, show, markdown) or for tools (ndjson: one `session/update` payload per line, as a
+`session/load` would replay it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from reasonix_acp.projector import REPLAYED, updates
+from reasonix_acp.store import LeaseHeld, Store, StoreError
+
+USAGE = "usage: acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID"
+
+
+def _text_of(content: dict[str, Any]) -> str:
+    kind = content.get("type")
+    if kind == "text":
+        return str(content.get("text", ""))
+    if kind == "resource":
+        return f"[resource {content.get('resource', {}).get('uri', '')}]"
+    if kind == "resource_link":
+        return f"[link {content.get('uri', '')}]"
+    return f"[{kind}]"
+
+
+def markdown(store: Store, session_id: str, out: TextIO) -> None:
+    record = store.get_session(session_id)
+    assert record is not None
+    out.write(f"# {record.title or session_id}\n\n")
+    out.write(f"- session: `{record.id}`\n- cwd: `{record.cwd}`\n- model: `{record.model}`\n")
+    out.write(f"- updated: {record.updated_at}\n\n")
+    current = None
+    for event in store.events(session_id):
+        heading = {"user_message": "## User", "agent_message": "## Agent", "agent_thought": "## Agent (thinking)"}.get(event.kind)
+        if heading and heading != current:
+            out.write(f"\n\n{heading}\n\n")
+            current = heading
+        if event.kind == "user_message":
+            out.write("\n\n".join(_text_of(c) for c in event.body.get("content", [])) + "\n")
+        elif event.kind in ("agent_message", "agent_thought"):
+            out.write(event.body.get("text", ""))
+        elif event.kind == "tool_call":
+            current = None
+            out.write(f"\n\n- tool `{event.body.get('x-tool', '')}`: {event.body.get('title', '')}\n")
+        elif event.kind == "tool_call_update":
+            texts = [_text_of(c.get("content", {})) for c in event.body.get("content", []) if c.get("type") == "content"]
+            out.write(f"  - {event.body.get('status')}: {' '.join(texts)}\n")
+    out.write("\n")
+
+
+def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
+    if not args:
+        sys.stderr.write(USAGE + "\n")
+        return 2
+    command, rest = args[0], args[1:]
+    if command == "list":
+        rows = store.list_sessions(None, None, 10_000, prompted_only=False)
+        if not rows:
+            out.write("no sessions\n")
+        for r in rows:
+            out.write(f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or '(untitled)'}\n")
+        return 0
+    if not rest:
+        sys.stderr.write(USAGE + "\n")
+        return 2
+    session_id = rest[0]
+    record = store.get_session(session_id)
+    if record is None:
+        sys.stderr.write(f"acp sessions: unknown session {session_id}\n")
+        return 1
+    if command == "show":
+        for key, value in vars(record).items():
+            out.write(f"{key:24} {json.dumps(value) if isinstance(value, list | dict) else value}\n")
+        return 0
+    if command == "export":
+        fmt = "ndjson"
+        if rest[1:3] and rest[1] == "--format" and len(rest) > 2:
+            fmt = rest[2]
+        elif rest[1:] and rest[1].startswith("--format="):
+            fmt = rest[1].split("=", 1)[1]
+        if fmt == "ndjson":
+            for event in store.events(session_id):
+                if event.kind in REPLAYED:
+                    for update in updates(event.kind, event.body):
+                        out.write(json.dumps(update, ensure_ascii=False) + "\n")
+            return 0
+        if fmt == "markdown":
+            markdown(store, session_id, out)
+            return 0
+        sys.stderr.write(f"acp sessions: unknown format {fmt} (ndjson or markdown)\n")
+        return 2
+    if command == "delete":
+        try:
+            store.acquire_lease(session_id)
+            store.delete_session(session_id)
+        except LeaseHeld as exc:
+            sys.stderr.write(f"acp sessions: {exc}; close it there first\n")
+            return 1
+        except StoreError as exc:
+            sys.stderr.write(f"acp sessions: {exc}\n")
+            return 1
+        out.write(f"deleted {session_id}\n")
+        return 0
+    sys.stderr.write(USAGE + "\n")
+    return 2

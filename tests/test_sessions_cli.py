@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.client import Client
+from tests.transcript import acp_command
+
+
+def acp(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*acp_command(), "sessions", *args, "--data-dir", str(tmp / "data")], capture_output=True, text=True, timeout=30)
+
+
+def test_list_show_export_delete(tmp_path: Path) -> None:
+    client = Client(tmp_path, "--model", "offline")
+    sid = client.start()
+    client.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Todo:\n- alpha\n- beta"}]})
+    assert client.close() == 0
+
+    listed = acp(tmp_path, "list")
+    assert listed.returncode == 0 and sid in listed.stdout and "Todo: - alpha - beta" in listed.stdout
+    shown = acp(tmp_path, "show", sid)
+    assert "turn_count" in shown.stdout and "offline/default" in shown.stdout
+    ndjson = acp(tmp_path, "export", sid, "--format", "ndjson")
+    kinds = [json.loads(line)["sessionUpdate"] for line in ndjson.stdout.splitlines()]
+    assert kinds[0] == "user_message_chunk" and "tool_call" in kinds and "plan" in kinds
+    assert "x-tool" not in ndjson.stdout
+    md = acp(tmp_path, "export", sid, "--format=markdown")
+    assert md.stdout.startswith("# Todo: - alpha - beta") and "## User" in md.stdout and "`todo_write`" in md.stdout
+    assert acp(tmp_path, "export", sid, "--format", "pdf").returncode == 2
+    assert acp(tmp_path, "show", "nope").returncode == 1
+    deleted = acp(tmp_path, "delete", sid)
+    assert deleted.returncode == 0
+    assert acp(tmp_path, "list").stdout == "no sessions\n"
+
+
+def test_delete_refuses_a_session_open_elsewhere(tmp_path: Path) -> None:
+    client = Client(tmp_path, "--model", "offline")
+    sid = client.start()
+    refused = acp(tmp_path, "delete", sid)
+    assert refused.returncode == 1 and "in use by process" in refused.stderr
+    assert client.close() == 0
