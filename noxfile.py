@@ -59,6 +59,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Start-up benchmark against an agent built on the official ACP Python SDK."""
+    """Benchmarks: start-up and streaming against agents on the official ACP Python SDK, and the
+    session store; each prints its figures, ratios and targets."""
     session.install("-e", ".[test]")
-    session.run("python", "bench/startup.py", *session.posargs)
+    for script in ("bench/startup.py", "bench/sessions.py", "bench/streaming.py"):
+        session.run("python", script, *session.posargs)
