@@ -68,9 +68,11 @@ class OpenAIProvider:
         return self._client
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The request body. Key order is part of prefix-cache stability: everything that stays
+        the same for the session (model, tools) comes first and the growing `messages` last, so
+        each request's bytes start with the previous request's minus its closing brackets."""
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": request.messages,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -78,6 +80,7 @@ class OpenAIProvider:
             body["tools"] = request.tools
         if request.effort and request.effort != "auto" and self.config.kind == "deepseek":
             body["reasoning_effort"] = request.effort
+        body["messages"] = request.messages
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:

@@ -1,0 +1,92 @@
+"""A real HTTP server on 127.0.0.1 that speaks OpenAI-style streaming chat completions.
+
+Each POST takes the next behaviour from a queue (default: "ok"); every request body is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    body = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+OK_STREAM = [
+    chunk({"role": "assistant", "reasoning_content": "Let me "}),
+    chunk({"reasoning_content": "think."}),
+    chunk({"content": "Hello"}),
+    chunk({"content": ", world"}),
+    chunk({}, finish="stop"),
+    b'data: {"id":"c","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":7,"prompt_cache_hit_tokens":32,"prompt_cache_miss_tokens":8,"completion_tokens_details":{"reasoning_tokens":3}}}\n\n',
+    b"data: [DONE]\n\n",
+]
+
+TOOL_STREAM = [
+    chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "todo_", "arguments": ""}}]}),
+    chunk({"tool_calls": [{"index": 0, "function": {"name": "write", "arguments": '{"todos": [{"content": '}}]}),
+    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"ship it", "status": "pending"}]}'}}]}),
+    chunk({}, finish="tool_calls"),
+    b"data: [DONE]\n\n",
+]
+
+
+class Server:
+    def __init__(self) -> None:
+        self.behaviours: deque[str] = deque()
+        self.bodies: list[bytes] = []
+        self.headers: list[dict[str, str]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.bodies.append(body)
+                outer.headers.append(dict(self.headers))
+                behaviour = outer.behaviours.popleft() if outer.behaviours else "ok"
+                if behaviour in ("401", "429", "500", "400"):
+                    code = int(behaviour)
+                    data = json.dumps({"error": {"message": f"status {code} from the test server", "type": "x"}}).encode()
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if code == 429:
+                        self.send_header("Retry-After", "0")
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                frames = {"ok": OK_STREAM, "tool": TOOL_STREAM}.get(behaviour, OK_STREAM)
+                if behaviour == "disconnect":
+                    frames = OK_STREAM[:3]
+                if behaviour == "malformed":
+                    frames = [*OK_STREAM[:2], b"data: {not json\n\n", *OK_STREAM[2:]]
+                for frame in frames:
+                    self.wfile.write(frame)
+                    self.wfile.flush()
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
