@@ -6,6 +6,10 @@ config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_
 `OPENAI_API_KEY` with `OPENAI_BASE_URL`), the environment winning. The built-in `offline` model
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
+
+Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
+the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
+(past either, the turn pauses with a warning and answers `end_turn`).
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ class Config:
     default_model: str | None = None
     config_file: Path | None = None
     max_steps: int = 25
+    budget_seconds: float | None = None
+    budget_tokens: int | None = None
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -95,6 +101,12 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
     steps = data.get("max_steps")
     if isinstance(steps, int) and steps > 0:
         config.max_steps = steps
+    budgets = data.get("budgets") if isinstance(data.get("budgets"), dict) else {}
+    seconds, tokens = budgets.get("task_seconds"), budgets.get("task_tokens")
+    if isinstance(seconds, int | float) and seconds > 0:
+        config.budget_seconds = float(seconds)
+    if isinstance(tokens, int) and tokens > 0:
+        config.budget_tokens = tokens
     for name, table in (data.get("providers") or {}).items():
         if not isinstance(table, dict):
             continue

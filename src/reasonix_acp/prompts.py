@@ -156,6 +156,8 @@ class Prompts:
             persist=persist,
             max_steps=sessions.config.max_steps,
             mode=record.mode,
+            budget_seconds=sessions.config.budget_seconds,
+            budget_tokens=sessions.config.budget_tokens,
         )
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task

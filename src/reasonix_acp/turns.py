@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,8 @@ class TurnRunner:
         persist: Persist,
         max_steps: int,
         mode: str = "normal",
+        budget_seconds: float | None = None,
+        budget_tokens: int | None = None,
     ) -> None:
         self.turn = turn
         self.provider = provider
@@ -88,6 +91,10 @@ class TurnRunner:
         self.persist = persist
         self.max_steps = max_steps
         self.mode = mode
+        self.budget_seconds = budget_seconds
+        self.budget_tokens = budget_tokens
+        self._tokens = 0
+        self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
         self._calls = 0
@@ -111,17 +118,28 @@ class TurnRunner:
 
     async def run(self, blocks: list[dict[str, Any]], user_text: str) -> TurnReport:
         usage = UsageReport()
+        started = time.monotonic()
         try:
             self.record("user_message", {"content": blocks})
             self.history.append({"role": "user", "content": user_text})
             self.flush()
+            retried_empty = False
             for _step in range(self.max_steps):
                 calls, usage = await self._model_call(usage)
+                if not calls and not self._produced and not retried_empty:
+                    retried_empty = True  # a truly empty reply is retried once
+                    continue
                 if not calls:
+                    if not self._produced:
+                        self.record("agent_message", {"text": "\n\n[warning] the model returned an empty reply twice"})
                     return TurnReport(Outcome.END_TURN, usage=usage)
                 for call in calls:
                     await self._tool_call(call)
                     self.flush()
+                paused = self._over_budget(started)
+                if paused:
+                    self.record("agent_message", {"text": f"\n\n[warning] {paused}"})
+                    return TurnReport(Outcome.BUDGET_PAUSED, warning=paused, usage=usage)
             warning = f"paused after {self.max_steps} tool-call rounds (the step limit); send a prompt to continue"
             self.record("agent_message", {"text": f"\n\n[warning] {warning}"})
             return TurnReport(Outcome.MAX_TURN_REQUESTS, warning=warning, usage=usage)
@@ -136,6 +154,13 @@ class TurnRunner:
             self._sweep()
             self.flush()
 
+    def _over_budget(self, started: float) -> str | None:
+        if self.budget_seconds is not None and time.monotonic() - started > self.budget_seconds:
+            return f"paused after reaching this task's time budget ({self.budget_seconds:g} s); send a prompt to continue"
+        if self.budget_tokens is not None and self._tokens > self.budget_tokens:
+            return f"paused after reaching this task's token budget ({self.budget_tokens} tokens); send a prompt to continue"
+        return None
+
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         request = ModelRequest(
             model=self.model,
@@ -145,17 +170,21 @@ class TurnRunner:
         )
         text: list[str] = []
         calls: list[ToolCallRequest] = []
+        self._produced = False
         try:
             async for event in self.provider.stream(request):
                 if isinstance(event, TextDelta) and event.text:
                     text.append(event.text)
+                    self._produced = True
                     self.record("agent_message", {"text": event.text})
                 elif isinstance(event, ThoughtDelta) and event.text:
+                    self._produced = True
                     self.record("agent_thought", {"text": event.text})
                 elif isinstance(event, ToolCallRequest):
                     calls.append(event)
                 elif isinstance(event, UsageReport):
                     usage = event
+                    self._tokens += event.prompt_tokens + event.completion_tokens
         finally:
             # The assistant message is kept even when the call failed or was cancelled midway.
             message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
