@@ -1,7 +1,8 @@
 """Drive a real `acp` process with a scenario file and record both directions.
 
 Scenario files (tests/golden/*.ndjson) hold one entry per line:
-- `{"args": [...]}` (first line only): extra command-line arguments for `acp`;
+- `{"args": [...], "config": "<toml>"}` (first line only): command-line arguments for `acp`,
+  and optionally the text of its config.toml;
 - `{"dir": "c2a", "msg": <any JSON>}`: a frame to send, serialised compactly;
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
@@ -157,7 +158,12 @@ class Scenario:
 def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     scenario = Scenario(tmp)
-    args: list[str] = scenario.substitute(entries.pop(0)["args"]) if entries and "args" in entries[0] else []
+    header = entries.pop(0) if entries and "args" in entries[0] else {"args": []}
+    args: list[str] = scenario.substitute(header["args"])
+    if "config" in header:  # config.toml text for the agent's private config dir
+        config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+        config_dir.mkdir(parents=True, exist_ok=True)
+        (config_dir / "config.toml").write_text(header["config"], encoding="utf-8")
     agent = AgentProcess(args, scenario.env)
     transcript: list[dict[str, Any]] = []
     methods: dict[Any, str] = {}
