@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reasonix_acp.store import SessionRecord, Store  # noqa: E402
+from reasonix_acp.store import SessionRecord, Store
 
 ACP = shutil.which("acp") or str(Path(sys.executable).with_name("acp"))
 
@@ -33,31 +33,76 @@ def fill(data: Path, cwd: str) -> str:
     store.create_session(big)
     for turn in range(1, 1001):
         events: list[tuple[str, dict[str, Any]]] = [
-            ("user_message", {"content": [{"type": "text", "text": f"turn {turn}: do the next thing"}]}),
+            (
+                "user_message",
+                {"content": [{"type": "text", "text": f"turn {turn}: do the next thing"}]},
+            ),
             ("agent_thought", {"text": "thinking about it " * 5}),
             ("agent_message", {"text": "here is some reply text " * 8}),
-            ("tool_call", {"toolCallId": f"tc-{turn}-1", "title": "Update plan", "kind": "think", "status": "pending", "rawInput": {"todos": []}, "x-tool": "todo_write"}),
+            (
+                "tool_call",
+                {
+                    "toolCallId": f"tc-{turn}-1",
+                    "title": "Update plan",
+                    "kind": "think",
+                    "status": "pending",
+                    "rawInput": {"todos": []},
+                    "x-tool": "todo_write",
+                },
+            ),
             ("plan", {"entries": [{"content": "step", "priority": "medium", "status": "pending"}]}),
-            ("tool_call_update", {"toolCallId": f"tc-{turn}-1", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}], "x-model-text": "{}"}),
+            (
+                "tool_call_update",
+                {
+                    "toolCallId": f"tc-{turn}-1",
+                    "status": "completed",
+                    "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}],
+                    "x-model-text": "{}",
+                },
+            ),
         ]
-        events += [("agent_message", {"text": "more "}), ("agent_thought", {"text": "and "}), ("agent_message", {"text": "done."}), ("agent_thought", {"text": "."})]
+        events += [
+            ("agent_message", {"text": "more "}),
+            ("agent_thought", {"text": "and "}),
+            ("agent_message", {"text": "done."}),
+            ("agent_thought", {"text": "."}),
+        ]
         store.append_events("bench-load", turn, events)
     for i in range(1000):
-        store.create_session(SessionRecord(id=f"bench-{i:04d}", cwd=cwd, model="offline/default", title=f"session {i}", turn_count=1))
+        store.create_session(
+            SessionRecord(
+                id=f"bench-{i:04d}",
+                cwd=cwd,
+                model="offline/default",
+                title=f"session {i}",
+                turn_count=1,
+            )
+        )
     store.close()
     return "bench-load"
 
 
 class Agent:
     def __init__(self, env: dict[str, str]) -> None:
-        self.p = subprocess.Popen([ACP, "--model", "offline"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.p = subprocess.Popen(
+            [ACP, "--model", "offline"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         self.n = 0
 
     def call(self, method: str, params: dict[str, Any]) -> tuple[float, int]:
         assert self.p.stdin and self.p.stdout
         self.n += 1
         start = time.perf_counter()
-        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n").encode())
+        self.p.stdin.write(
+            (
+                json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+                + "\n"
+            ).encode()
+        )
         self.p.stdin.flush()
         notes = 0
         while True:
@@ -78,7 +123,11 @@ def main() -> int:
     cwd = str(tmp / "ws")
     os.makedirs(cwd)
     sid = fill(tmp / "data", cwd)
-    env = {**os.environ, "REASONIX_ACP_DATA_DIR": str(tmp / "data"), "REASONIX_ACP_CONFIG_DIR": str(tmp / "cfg")}
+    env = {
+        **os.environ,
+        "REASONIX_ACP_DATA_DIR": str(tmp / "data"),
+        "REASONIX_ACP_CONFIG_DIR": str(tmp / "cfg"),
+    }
     loads, lists, colds = [], [], []
     replayed = 0
     for _ in range(5):
@@ -95,9 +144,15 @@ def main() -> int:
     shutil.rmtree(tmp)
     ml, mls = statistics.median(loads), statistics.median(lists)
     print("sessions benchmark (warm requests, median)")
-    print(f"  session/load, 10,000 stored events ({replayed} notifications): {ml:7.1f} ms   target ≤ 300 ms")
-    print(f"  session/list over 1,000 stored sessions (page of 50):          {mls:7.1f} ms   target ≤ 50 ms")
-    print(f"  first session request of a process (loads the store code):     {statistics.median(colds):7.1f} ms")
+    print(
+        f"  session/load, 10,000 stored events ({replayed} notifications): {ml:7.1f} ms   target ≤ 300 ms"
+    )
+    print(
+        f"  session/list over 1,000 stored sessions (page of 50):          {mls:7.1f} ms   target ≤ 50 ms"
+    )
+    print(
+        f"  first session request of a process (loads the store code):     {statistics.median(colds):7.1f} ms"
+    )
     ok = ml <= 300 and mls <= 50
     print("  PASS" if ok else "  OVER TARGET")
     return 0 if ok else 1

@@ -46,7 +46,9 @@ class Client:
 
     def start(self, cwd: str | None = None) -> str:
         self.result("initialize", {"protocolVersion": 1})
-        sid: str = self.result("session/new", {"cwd": cwd or self.scenario.vars["CWD"], "mcpServers": []})["sessionId"]
+        sid: str = self.result(
+            "session/new", {"cwd": cwd or self.scenario.vars["CWD"], "mcpServers": []}
+        )["sessionId"]
         return sid
 
     def close(self) -> int:

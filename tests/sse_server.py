@@ -13,7 +13,11 @@ from typing import Any
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    body = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
@@ -28,9 +32,33 @@ OK_STREAM = [
 ]
 
 TOOL_STREAM = [
-    chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "todo_", "arguments": ""}}]}),
-    chunk({"tool_calls": [{"index": 0, "function": {"name": "write", "arguments": '{"todos": [{"content": '}}]}),
-    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"ship it", "status": "pending"}]}'}}]}),
+    chunk(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "todo_", "arguments": ""},
+                }
+            ],
+        }
+    ),
+    chunk(
+        {
+            "tool_calls": [
+                {"index": 0, "function": {"name": "write", "arguments": '{"todos": [{"content": '}}
+            ]
+        }
+    ),
+    chunk(
+        {
+            "tool_calls": [
+                {"index": 0, "function": {"arguments": '"ship it", "status": "pending"}]}'}}
+            ]
+        }
+    ),
     chunk({}, finish="tool_calls"),
     b"data: [DONE]\n\n",
 ]
@@ -56,7 +84,9 @@ class Server:
                 behaviour = outer.behaviours.popleft() if outer.behaviours else "ok"
                 if behaviour in ("401", "429", "500", "400"):
                     code = int(behaviour)
-                    data = json.dumps({"error": {"message": f"status {code} from the test server", "type": "x"}}).encode()
+                    data = json.dumps(
+                        {"error": {"message": f"status {code} from the test server", "type": "x"}}
+                    ).encode()
                     self.send_response(code)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))

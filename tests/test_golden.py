@@ -36,4 +36,6 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg
-    assert transcript.normalise(frames, context) == snapshot(extension_class=NDJSONSnapshotExtension)
+    assert transcript.normalise(frames, context) == snapshot(
+        extension_class=NDJSONSnapshotExtension
+    )

@@ -56,17 +56,23 @@ async def test_sdk_client_drives_the_session_lifecycle(tmp_path: Any) -> None:
     command = acp_command()
     cwd = scenario.vars["CWD"]
     client = RecordingClient()
-    async with spawn_agent_process(client, command[0], *command[1:], "--model", "offline", env=env) as (conn, _p):
+    async with spawn_agent_process(
+        client, command[0], *command[1:], "--model", "offline", env=env
+    ) as (conn, _p):
         await conn.initialize(protocol_version=1)
         new = await conn.new_session(cwd=cwd, mcp_servers=[])
         sid = new.session_id
-        reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="- one\n- two")])
+        reply = await conn.prompt(
+            session_id=sid, prompt=[TextContentBlock(type="text", text="- one\n- two")]
+        )
         assert reply.stop_reason == "end_turn"
         listed = await conn.list_sessions()
         assert [s.session_id for s in listed.sessions] == [sid]
         assert await conn.close_session(session_id=sid) is not None
     client = RecordingClient()
-    async with spawn_agent_process(client, command[0], *command[1:], "--model", "offline", env=env) as (conn, _p):
+    async with spawn_agent_process(
+        client, command[0], *command[1:], "--model", "offline", env=env
+    ) as (conn, _p):
         await conn.initialize(protocol_version=1)
         loaded = await conn.load_session(cwd=cwd, session_id=sid, mcp_servers=[])
         assert loaded.modes is not None and loaded.modes.current_mode_id == "normal"

@@ -10,13 +10,16 @@ from typing import Any
 
 from reasonix_acp.store import DB_NAME
 from tests.client import Client
-from tests.transcript import Scenario
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
 def updates_of(notes: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
-    return [n["params"]["update"] for n in notes if n.get("method") == "session/update" and n["params"]["sessionId"] == session_id]
+    return [
+        n["params"]["update"]
+        for n in notes
+        if n.get("method") == "session/update" and n["params"]["sessionId"] == session_id
+    ]
 
 
 def merged(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -24,14 +27,31 @@ def merged(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for u in stream:
         kind = u["sessionUpdate"]
-        if kind in ("agent_message_chunk", "agent_thought_chunk") and out and out[-1]["sessionUpdate"] == kind:
-            out[-1] = {**out[-1], "content": {"type": "text", "text": out[-1]["content"]["text"] + u["content"]["text"]}}
+        if (
+            kind in ("agent_message_chunk", "agent_thought_chunk")
+            and out
+            and out[-1]["sessionUpdate"] == kind
+        ):
+            out[-1] = {
+                **out[-1],
+                "content": {
+                    "type": "text",
+                    "text": out[-1]["content"]["text"] + u["content"]["text"],
+                },
+            }
         else:
             out.append(u)
     return out
 
 
-REPLAYED = {"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"}
+REPLAYED = {
+    "user_message_chunk",
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+}
 
 
 def test_replay_equals_the_live_turn(tmp_path: Path) -> None:
@@ -40,7 +60,9 @@ def test_replay_equals_the_live_turn(tmp_path: Path) -> None:
     sid = live.start()
     live.take_notes()
     for text in ("Plan the work", "Use a tool that is not there"):
-        assert live.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}) == {"stopReason": "end_turn"}
+        assert live.result(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+        ) == {"stopReason": "end_turn"}
     live_stream = [u for u in updates_of(live.take_notes(), sid) if u["sessionUpdate"] in REPLAYED]
     assert live.close() == 0
     assert {u["sessionUpdate"] for u in live_stream} == REPLAYED
@@ -48,7 +70,9 @@ def test_replay_equals_the_live_turn(tmp_path: Path) -> None:
 
     again = Client(tmp_path, "--model", "offline", scenario=live.scenario)
     again.result("initialize", {"protocolVersion": 1})
-    again.result("session/load", {"sessionId": sid, "cwd": live.scenario.vars["CWD"], "mcpServers": []})
+    again.result(
+        "session/load", {"sessionId": sid, "cwd": live.scenario.vars["CWD"], "mcpServers": []}
+    )
     replay = updates_of(again.take_notes(), sid)
     assert again.close() == 0
     assert merged(replay) == merged(live_stream)
@@ -57,7 +81,9 @@ def test_replay_equals_the_live_turn(tmp_path: Path) -> None:
 def test_a_second_process_gets_the_holder_and_a_dead_holder_is_taken_over(tmp_path: Path) -> None:
     first = Client(tmp_path, "--model", "offline")
     sid = first.start()
-    first.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]})
+    first.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
+    )
     second = Client(tmp_path, "--model", "offline", scenario=first.scenario)
     second.result("initialize", {"protocolVersion": 1})
     refused = second.call("session/resume", {"sessionId": sid, "cwd": first.scenario.vars["CWD"]})
@@ -66,7 +92,9 @@ def test_a_second_process_gets_the_holder_and_a_dead_holder_is_taken_over(tmp_pa
     assert f"this session is in use by process {pid} on " in refused["error"]["message"]
     assert "close the other window or process first" in refused["error"]["message"]
     first.kill()
-    assert second.call("session/resume", {"sessionId": sid, "cwd": first.scenario.vars["CWD"]}).get("result")
+    assert second.call("session/resume", {"sessionId": sid, "cwd": first.scenario.vars["CWD"]}).get(
+        "result"
+    )
     assert second.close() == 0
 
 
@@ -76,7 +104,9 @@ def test_a_clean_exit_releases_the_lease(tmp_path: Path) -> None:
     assert first.close() == 0
     second = Client(tmp_path, "--model", "offline", scenario=first.scenario)
     second.result("initialize", {"protocolVersion": 1})
-    assert "result" in second.call("session/resume", {"sessionId": sid, "cwd": first.scenario.vars["CWD"]})
+    assert "result" in second.call(
+        "session/resume", {"sessionId": sid, "cwd": first.scenario.vars["CWD"]}
+    )
     assert second.close() == 0
 
 
@@ -90,13 +120,26 @@ def test_a_crash_mid_turn_keeps_what_was_committed(tmp_path: Path) -> None:
     first = Client(tmp_path, "--model", "offline", "--script", str(script))
     sid = first.start()
     first.take_notes()
-    first.send({"jsonrpc": "2.0", "id": 99, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}})
-    while not any(f.get("params", {}).get("update", {}).get("content", {}) == {"type": "text", "text": "about to stall"} for f in first.drain(1)):
+    first.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
+        }
+    )
+    while not any(
+        f.get("params", {}).get("update", {}).get("content", {})
+        == {"type": "text", "text": "about to stall"}
+        for f in first.drain(1)
+    ):
         pass
     first.kill()
     again = Client(tmp_path, "--model", "offline", scenario=first.scenario)
     again.result("initialize", {"protocolVersion": 1})
-    again.result("session/load", {"sessionId": sid, "cwd": first.scenario.vars["CWD"], "mcpServers": []})
+    again.result(
+        "session/load", {"sessionId": sid, "cwd": first.scenario.vars["CWD"], "mcpServers": []}
+    )
     kinds = [u["sessionUpdate"] for u in updates_of(again.take_notes(), sid)]
     assert kinds[:4] == ["user_message_chunk", "tool_call", "plan", "tool_call_update"]
     assert again.close() == 0
@@ -105,11 +148,20 @@ def test_a_crash_mid_turn_keeps_what_was_committed(tmp_path: Path) -> None:
 def test_two_sessions_prompting_at_once_stay_apart(tmp_path: Path) -> None:
     client = Client(tmp_path, "--model", "offline")
     one = client.start()
-    two = client.result("session/new", {"cwd": client.scenario.vars["CWD2"], "mcpServers": []})["sessionId"]
+    two = client.result("session/new", {"cwd": client.scenario.vars["CWD2"], "mcpServers": []})[
+        "sessionId"
+    ]
     client.take_notes()
     for i, sid in enumerate((one, two), 100):
         words = " ".join(f"{sid[:4]}-{n}" for n in range(30))
-        client.send({"jsonrpc": "2.0", "id": i, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": words}]}})
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "session/prompt",
+                "params": {"sessionId": sid, "prompt": [{"type": "text", "text": words}]},
+            }
+        )
     done: set[Any] = set()
     notes = []
     while done != {100, 101}:
@@ -122,7 +174,11 @@ def test_two_sessions_prompting_at_once_stay_apart(tmp_path: Path) -> None:
     for sid, other in ((one, two), (two, one)):
         stream = updates_of(notes, sid)
         assert stream
-        text = "".join(u.get("content", {}).get("text", "") for u in stream if "content" in u and isinstance(u["content"], dict))
+        text = "".join(
+            u.get("content", {}).get("text", "")
+            for u in stream
+            if "content" in u and isinstance(u["content"], dict)
+        )
         assert sid[:4] in text and other[:4] + "-" not in text
     assert client.close() == 0
 
@@ -130,7 +186,9 @@ def test_two_sessions_prompting_at_once_stay_apart(tmp_path: Path) -> None:
 def test_a_store_from_a_newer_version_is_read_only(tmp_path: Path) -> None:
     writer = Client(tmp_path, "--model", "offline")
     sid = writer.start()
-    writer.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]})
+    writer.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
+    )
     assert writer.close() == 0
     scenario = writer.scenario
     db = sqlite3.connect(Path(scenario.vars["DATA"]) / DB_NAME)
@@ -149,7 +207,9 @@ def test_a_store_from_a_newer_version_is_read_only(tmp_path: Path) -> None:
 def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> None:
     client = Client(tmp_path, "--model", "offline")
     sid = client.start()
-    client.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]})
+    client.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
+    )
     assert client.close() == 0
     db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
     db.execute("UPDATE events SET body = '{not json' WHERE session_id = ? AND seq = 0", (sid,))
@@ -157,7 +217,9 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> N
     db.close()
     again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
     again.result("initialize", {"protocolVersion": 1})
-    again.result("session/load", {"sessionId": sid, "cwd": client.scenario.vars["CWD"], "mcpServers": []})
+    again.result(
+        "session/load", {"sessionId": sid, "cwd": client.scenario.vars["CWD"], "mcpServers": []}
+    )
     kinds = [u["sessionUpdate"] for u in updates_of(again.take_notes(), sid)]
     assert "user_message_chunk" not in kinds and "agent_message_chunk" in kinds
     assert again.close() == 0
@@ -172,11 +234,17 @@ def test_concurrent_writers_share_the_store(tmp_path: Path) -> None:
 
     def prompt(client: Client, sid: str) -> None:
         for n in range(5):
-            frame = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": f"turn {n}"}]})
+            frame = client.call(
+                "session/prompt",
+                {"sessionId": sid, "prompt": [{"type": "text", "text": f"turn {n}"}]},
+            )
             if "result" not in frame:
                 errors.append(frame)
 
-    threads = [threading.Thread(target=prompt, args=(c, s)) for c, s in zip((first, second), sids, strict=True)]
+    threads = [
+        threading.Thread(target=prompt, args=(c, s))
+        for c, s in zip((first, second), sids, strict=True)
+    ]
     for t in threads:
         t.start()
     for t in threads:

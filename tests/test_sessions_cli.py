@@ -9,17 +9,27 @@ from tests.transcript import acp_command
 
 
 def acp(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*acp_command(), "sessions", *args, "--data-dir", str(tmp / "data")], capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        [*acp_command(), "sessions", *args, "--data-dir", str(tmp / "data")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 def test_list_show_export_delete(tmp_path: Path) -> None:
     client = Client(tmp_path, "--model", "offline")
     sid = client.start()
-    client.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Todo:\n- alpha\n- beta"}]})
+    client.result(
+        "session/prompt",
+        {"sessionId": sid, "prompt": [{"type": "text", "text": "Todo:\n- alpha\n- beta"}]},
+    )
     assert client.close() == 0
 
     listed = acp(tmp_path, "list")
-    assert listed.returncode == 0 and sid in listed.stdout and "Todo: - alpha - beta" in listed.stdout
+    assert (
+        listed.returncode == 0 and sid in listed.stdout and "Todo: - alpha - beta" in listed.stdout
+    )
     shown = acp(tmp_path, "show", sid)
     assert "turn_count" in shown.stdout and "offline/default" in shown.stdout
     ndjson = acp(tmp_path, "export", sid, "--format", "ndjson")
@@ -27,7 +37,11 @@ def test_list_show_export_delete(tmp_path: Path) -> None:
     assert kinds[0] == "user_message_chunk" and "tool_call" in kinds and "plan" in kinds
     assert "x-tool" not in ndjson.stdout
     md = acp(tmp_path, "export", sid, "--format=markdown")
-    assert md.stdout.startswith("# Todo: - alpha - beta") and "## User" in md.stdout and "`todo_write`" in md.stdout
+    assert (
+        md.stdout.startswith("# Todo: - alpha - beta")
+        and "## User" in md.stdout
+        and "`todo_write`" in md.stdout
+    )
     assert acp(tmp_path, "export", sid, "--format", "pdf").returncode == 2
     assert acp(tmp_path, "show", "nope").returncode == 1
     deleted = acp(tmp_path, "delete", sid)

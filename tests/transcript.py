@@ -137,7 +137,11 @@ class Scenario:
 
     def learn(self, frame: dict[str, Any], methods: dict[Any, str]) -> None:
         result = frame.get("result")
-        if methods.get(frame.get("id")) == "session/new" and isinstance(result, dict) and "sessionId" in result:
+        if (
+            methods.get(frame.get("id")) == "session/new"
+            and isinstance(result, dict)
+            and "sessionId" in result
+        ):
             self.sessions.append(result["sessionId"])
             self.vars[f"SESSION{len(self.sessions)}"] = result["sessionId"]
 
@@ -156,7 +160,9 @@ class Scenario:
 
 
 def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    entries = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     scenario = Scenario(tmp)
     header = entries.pop(0) if entries and "args" in entries[0] else {"args": []}
     args: list[str] = scenario.substitute(header["args"])
@@ -188,10 +194,16 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
             if "raw" in entry:
                 text = entry["raw"] * entry.get("repeat", 1) + entry.get("suffix", "")
                 agent.send(text.encode("utf-8") + b"\n")
-                transcript.append({k: v for k, v in entry.items() if k not in ("expect", "until_id")})
+                transcript.append(
+                    {k: v for k, v in entry.items() if k not in ("expect", "until_id")}
+                )
             else:
                 msg = scenario.substitute(entry["msg"])
-                if isinstance(msg, dict) and isinstance(msg.get("method"), str) and isinstance(msg.get("id"), int | str):
+                if (
+                    isinstance(msg, dict)
+                    and isinstance(msg.get("method"), str)
+                    and isinstance(msg.get("id"), int | str)
+                ):
                     methods[msg["id"]] = msg["method"]
                 agent.send(json.dumps(msg, ensure_ascii=False).encode("utf-8") + b"\n")
                 transcript.append({"dir": "c2a", "msg": msg})
@@ -210,7 +222,9 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     return transcript, scenario
 
 
-def normalise(transcript: list[dict[str, Any]], scenario: Scenario | None = None) -> list[dict[str, Any]]:
+def normalise(
+    transcript: list[dict[str, Any]], scenario: Scenario | None = None
+) -> list[dict[str, Any]]:
     """Replace values that change between runs or machines."""
 
     def walk(node: Any, key: str | None = None) -> Any:

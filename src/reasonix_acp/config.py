@@ -101,7 +101,8 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
     steps = data.get("max_steps")
     if isinstance(steps, int) and steps > 0:
         config.max_steps = steps
-    budgets = data.get("budgets") if isinstance(data.get("budgets"), dict) else {}
+    raw_budgets = data.get("budgets")
+    budgets: dict[str, Any] = raw_budgets if isinstance(raw_budgets, dict) else {}
     seconds, tokens = budgets.get("task_seconds"), budgets.get("task_tokens")
     if isinstance(seconds, int | float) and seconds > 0:
         config.budget_seconds = float(seconds)

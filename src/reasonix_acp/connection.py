@@ -52,6 +52,7 @@ from reasonix_acp.protocol.router import Router
 log = logging.getLogger("reasonix_acp.connection")
 
 READ_CHUNK = 1 << 16
+WRITE_BATCH = 1 << 20
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 
@@ -71,8 +72,26 @@ class _Writer:
             self._queue.put(data)
 
     def _run(self) -> None:
-        while (data := self._queue.get()) is not None:
-            view = memoryview(data)
+        # Frames queued while a write is in progress go out together in the next write: one
+        # system call for a burst of chunks instead of one per frame.
+        stop = False
+        while not stop:
+            item = self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            size = len(item)
+            while size < WRITE_BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+                size += len(more)
+            view = memoryview(b"".join(batch) if len(batch) > 1 else item)
             try:
                 while view:
                     view = view[os.write(self._fd, view) :]

@@ -55,11 +55,5 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def merged(
-    kind: str, previous: tuple[str, dict[str, Any]] | None, body: dict[str, Any]
-) -> dict[str, Any] | None:
-    """The stored event a delta extends, when it continues a run of the same kind."""
-    if previous is not None and previous[0] == kind and kind in ("agent_thought", "agent_message"):
-        previous[1]["text"] += body["text"]
-        return previous[1]
-    return None
+# Kinds whose consecutive deltas form one stored event.
+RUNS = ("agent_thought", "agent_message")

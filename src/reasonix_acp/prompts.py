@@ -191,7 +191,9 @@ class Prompts:
 
     def _after_turn(self, session: Session, text: str, report: TurnReport) -> None:
         used = report.usage.prompt_tokens + report.usage.completion_tokens
-        if used == 0:  # the provider reported no usage: estimate the context at 4 characters a token
+        if (
+            used == 0
+        ):  # the provider reported no usage: estimate the context at 4 characters a token
             used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
         size = getattr(session.provider, "context_window", 0)
         self.sessions.send(session, {"sessionUpdate": "usage_update", "used": used, "size": size})

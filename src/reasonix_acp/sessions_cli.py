@@ -36,7 +36,11 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
     out.write(f"- updated: {record.updated_at}\n\n")
     current = None
     for event in store.events(session_id):
-        heading = {"user_message": "## User", "agent_message": "## Agent", "agent_thought": "## Agent (thinking)"}.get(event.kind)
+        heading = {
+            "user_message": "## User",
+            "agent_message": "## Agent",
+            "agent_thought": "## Agent (thinking)",
+        }.get(event.kind)
         if heading and heading != current:
             out.write(f"\n\n{heading}\n\n")
             current = heading
@@ -46,9 +50,15 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
             out.write(event.body.get("text", ""))
         elif event.kind == "tool_call":
             current = None
-            out.write(f"\n\n- tool `{event.body.get('x-tool', '')}`: {event.body.get('title', '')}\n")
+            out.write(
+                f"\n\n- tool `{event.body.get('x-tool', '')}`: {event.body.get('title', '')}\n"
+            )
         elif event.kind == "tool_call_update":
-            texts = [_text_of(c.get("content", {})) for c in event.body.get("content", []) if c.get("type") == "content"]
+            texts = [
+                _text_of(c.get("content", {}))
+                for c in event.body.get("content", [])
+                if c.get("type") == "content"
+            ]
             out.write(f"  - {event.body.get('status')}: {' '.join(texts)}\n")
     out.write("\n")
 
@@ -63,7 +73,9 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
         if not rows:
             out.write("no sessions\n")
         for r in rows:
-            out.write(f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or '(untitled)'}\n")
+            out.write(
+                f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or '(untitled)'}\n"
+            )
         return 0
     if not rest:
         sys.stderr.write(USAGE + "\n")
@@ -75,7 +87,9 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
         return 1
     if command == "show":
         for key, value in vars(record).items():
-            out.write(f"{key:24} {json.dumps(value) if isinstance(value, list | dict) else value}\n")
+            out.write(
+                f"{key:24} {json.dumps(value) if isinstance(value, list | dict) else value}\n"
+            )
         return 0
     if command == "export":
         fmt = "ndjson"

@@ -96,6 +96,8 @@ class TurnRunner:
         self._tokens = 0
         self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._run_kind: str | None = None
+        self._run_parts: list[str] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
         self._calls = 0
         self.plan: list[dict[str, Any]] | None = None
@@ -105,11 +107,24 @@ class TurnRunner:
     def record(self, kind: str, body: dict[str, Any]) -> None:
         for update in projector.updates(kind, body):
             self.emit(update)
-        previous = self._pending[-1] if self._pending else None
-        if projector.merged(kind, previous, body) is None:
-            self._pending.append((kind, dict(body)))
+        if kind in projector.RUNS:
+            # Consecutive deltas of one kind are stored as one event, joined once at the end
+            # of the run (joining as they come would copy the text once per delta).
+            if kind != self._run_kind:
+                self._close_run()
+                self._run_kind = kind
+            self._run_parts.append(body["text"])
+            return
+        self._close_run()
+        self._pending.append((kind, dict(body)))
+
+    def _close_run(self) -> None:
+        if self._run_kind is not None:
+            self._pending.append((self._run_kind, {"text": "".join(self._run_parts)}))
+            self._run_kind, self._run_parts = None, []
 
     def flush(self) -> None:
+        self._close_run()
         batch, self._pending = self._pending, []
         if batch:
             self.persist(batch)
@@ -131,7 +146,10 @@ class TurnRunner:
                     continue
                 if not calls:
                     if not self._produced:
-                        self.record("agent_message", {"text": "\n\n[warning] the model returned an empty reply twice"})
+                        self.record(
+                            "agent_message",
+                            {"text": "\n\n[warning] the model returned an empty reply twice"},
+                        )
                     return TurnReport(Outcome.END_TURN, usage=usage)
                 for call in calls:
                     await self._tool_call(call)

@@ -13,7 +13,9 @@ from tests.transcript import Scenario
 
 def client(tmp: Path, server: Server) -> Client:
     scenario = Scenario(tmp)
-    scenario.env.update({"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-e2e-secret-key-123456"})
+    scenario.env.update(
+        {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-e2e-secret-key-123456"}
+    )
     return Client(tmp, "--model", "openai/m1", scenario=scenario)
 
 
@@ -30,12 +32,25 @@ def test_a_turn_through_the_http_provider(tmp_path: Path) -> None:
         assert c.close() == 0
     stream = updates_of(c.notes, sid)
     kinds = [u["sessionUpdate"] for u in stream]
-    assert kinds.index("tool_call") < kinds.index("plan") < kinds.index("tool_call_update") < kinds.index("agent_message_chunk")
-    assert [u["content"]["text"] for u in stream if u["sessionUpdate"] == "agent_thought_chunk"] == ["Let me ", "think."]
+    assert (
+        kinds.index("tool_call")
+        < kinds.index("plan")
+        < kinds.index("tool_call_update")
+        < kinds.index("agent_message_chunk")
+    )
+    assert [
+        u["content"]["text"] for u in stream if u["sessionUpdate"] == "agent_thought_chunk"
+    ] == ["Let me ", "think."]
     usage = next(u for u in stream if u["sessionUpdate"] == "usage_update")
     assert usage == {"sessionUpdate": "usage_update", "used": 47, "size": 65536}
     second = json.loads(server.bodies[1])
-    assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_a", "content": json.dumps({"todos": [{"content": "ship it", "priority": "medium", "status": "pending"}]})}
+    assert second["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "call_a",
+        "content": json.dumps(
+            {"todos": [{"content": "ship it", "priority": "medium", "status": "pending"}]}
+        ),
+    }
 
 
 def test_failures_are_redacted_internal_errors_and_the_session_goes_on(tmp_path: Path) -> None:
@@ -44,7 +59,10 @@ def test_failures_are_redacted_internal_errors_and_the_session_goes_on(tmp_path:
         c = client(tmp_path, server)
         sid = c.start()
         refused = prompt(c, sid, "one")
-        assert refused["error"] == {"code": -32603, "message": "session/prompt: authentication failed (HTTP 401): status 401 from the test server"}
+        assert refused["error"] == {
+            "code": -32603,
+            "message": "session/prompt: authentication failed (HTTP 401): status 401 from the test server",
+        }
         broken = prompt(c, sid, "two")
         assert broken["error"]["code"] == -32603 and "ended early" in broken["error"]["message"]
         assert prompt(c, sid, "three")["result"] == {"stopReason": "end_turn"}

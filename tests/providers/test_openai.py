@@ -7,13 +7,22 @@ import json
 import pytest
 
 from reasonix_acp.config import ProviderConfig
-from reasonix_acp.providers.base import ModelRequest, ProviderError, TextDelta, ThoughtDelta, ToolCallRequest, UsageReport
+from reasonix_acp.providers.base import (
+    ModelRequest,
+    ProviderError,
+    TextDelta,
+    ThoughtDelta,
+    ToolCallRequest,
+    UsageReport,
+)
 from reasonix_acp.providers.openai import OpenAIProvider
 from tests.sse_server import Server
 
 
 def provider(server: Server, kind: str = "deepseek") -> OpenAIProvider:
-    return OpenAIProvider(ProviderConfig("test", kind, server.url, "sk-test-secret-value"), "m1", timeout=5)
+    return OpenAIProvider(
+        ProviderConfig("test", kind, server.url, "sk-test-secret-value"), "m1", timeout=5
+    )
 
 
 async def collect(p: OpenAIProvider, effort: str = "auto") -> list[object]:
@@ -24,10 +33,25 @@ async def collect(p: OpenAIProvider, effort: str = "auto") -> list[object]:
 async def test_stream_of_thoughts_text_and_usage() -> None:
     with Server() as server:
         events = await collect(provider(server), effort="high")
-    assert events[:4] == [ThoughtDelta("Let me "), ThoughtDelta("think."), TextDelta("Hello"), TextDelta(", world")]
-    assert events[4] == UsageReport(prompt_tokens=40, completion_tokens=7, reasoning_tokens=3, cache_hit_tokens=32, cache_miss_tokens=8)
+    assert events[:4] == [
+        ThoughtDelta("Let me "),
+        ThoughtDelta("think."),
+        TextDelta("Hello"),
+        TextDelta(", world"),
+    ]
+    assert events[4] == UsageReport(
+        prompt_tokens=40,
+        completion_tokens=7,
+        reasoning_tokens=3,
+        cache_hit_tokens=32,
+        cache_miss_tokens=8,
+    )
     body = json.loads(server.bodies[0])
-    assert body["stream"] is True and body["reasoning_effort"] == "high" and body["messages"][-1]["content"] == "hi"
+    assert (
+        body["stream"] is True
+        and body["reasoning_effort"] == "high"
+        and body["messages"][-1]["content"] == "hi"
+    )
     assert server.headers[0]["Authorization"] == "Bearer sk-test-secret-value"
 
 
@@ -35,13 +59,22 @@ async def test_tool_call_pieces_are_joined() -> None:
     with Server() as server:
         server.behaviours.append("tool")
         events = await collect(provider(server))
-    assert events == [ToolCallRequest(id="call_a", name="todo_write", arguments='{"todos": [{"content": "ship it", "status": "pending"}]}')]
+    assert events == [
+        ToolCallRequest(
+            id="call_a",
+            name="todo_write",
+            arguments='{"todos": [{"content": "ship it", "status": "pending"}]}',
+        )
+    ]
 
 
 async def test_401_is_a_clear_error_and_not_retried() -> None:
     with Server() as server:
         server.behaviours.append("401")
-        with pytest.raises(ProviderError, match=r"authentication failed \(HTTP 401\): status 401 from the test server"):
+        with pytest.raises(
+            ProviderError,
+            match=r"authentication failed \(HTTP 401\): status 401 from the test server",
+        ):
             await collect(provider(server))
     assert len(server.bodies) == 1
 
@@ -71,7 +104,9 @@ async def test_a_mid_stream_disconnect_is_an_error_after_the_text_so_far() -> No
     assert len(server.bodies) == 1  # text was shown: no retry
 
 
-async def test_a_malformed_chunk_is_skipped_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_malformed_chunk_is_skipped_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with Server() as server:
         server.behaviours.append("malformed")
         events = await collect(provider(server))

@@ -75,8 +75,12 @@ class LineFramer:
         return [Line(line)] if line else []
 
 
+# One encoder for every frame: json.dumps with options builds a new encoder per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    text = _ENCODER.encode(message)
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:

@@ -17,7 +17,7 @@ of steps, `{"steps": [...]}`, where each step is one of:
   {"delay_ms": 20}             a pause (cancellation can land here)
   {"error": "message"}         the provider fails with this message
   {"usage": {"prompt_tokens": 10, "completion_tokens": 5, "cache_hit_tokens": 0, ...}}
-and optional `"chunk": n`. Lines starting with `#` are comments. When the script runs out, the
+and optional `"chunk": n` on a step or on the whole line. Lines starting with `#` are comments. When the script runs out, the
 default behaviour applies.
 """
 
@@ -95,8 +95,8 @@ class OfflineProvider:
                 yield event
 
     async def _scripted(self, call: dict[str, Any]) -> AsyncIterator[ModelEvent]:
-        chunk = call.get("chunk")
         for step in call["steps"]:
+            chunk = step.get("chunk", call.get("chunk"))
             if "thought" in step:
                 for piece in _pieces(str(step["thought"]), chunk):
                     yield ThoughtDelta(piece)
