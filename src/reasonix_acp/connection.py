@@ -260,6 +260,11 @@ class Connection:
         if note.method == CANCEL_REQUEST:
             self._cancel_inbound(note.params or {})
             return
+        # Handled on the next loop step, after the requests that arrived before it have started:
+        # a `session/cancel` sent right behind its `session/prompt` must find that prompt.
+        asyncio.get_running_loop().call_soon(self._handle_notification, note)
+
+    def _handle_notification(self, note: Notification) -> None:
         try:
             route = self.router.notification(note.method)
         except AcpError as exc:

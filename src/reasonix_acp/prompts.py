@@ -86,6 +86,18 @@ def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
     )
 
 
+async def _settled(awaitable: Any, task: asyncio.Task[TurnReport] | None = None) -> TurnReport:
+    """The turn's report; a turn task cancelled before it ran its first step has none."""
+    try:
+        report: TurnReport = await awaitable
+        return report
+    except asyncio.CancelledError:
+        inner = task if task is not None else awaitable
+        if isinstance(inner, asyncio.Task) and inner.done() and inner.cancelled():
+            return TurnReport(Outcome.CANCELLED)
+        raise
+
+
 class Prompts:
     def __init__(self, sessions: Sessions, tools: list[Tool]) -> None:
         self.sessions = sessions
@@ -162,7 +174,7 @@ class Prompts:
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task
         try:
-            report = await asyncio.shield(task)
+            report = await _settled(asyncio.shield(task), task)
         except asyncio.CancelledError:
             # `$/cancel_request` for this prompt, or the connection closing: cancel the turn,
             # wait for its cleanup, and answer `cancelled` like session/cancel does.
@@ -171,7 +183,7 @@ class Prompts:
                 current.uncancel()
             session.turn.request_cancel()
             task.cancel()
-            report = await task
+            report = await _settled(task)
         finally:
             session.turn_task = None
         record.turn_count = turn_number
