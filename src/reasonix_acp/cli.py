@@ -15,6 +15,7 @@ from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
 
 USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
        acp setup [options]     configure a model provider in this terminal
+       acp demo                a whole session with the offline model, printed
        acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID
        acp --version
 
@@ -104,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         configure_logging(opts.get("log-level"))
         command = opts.get("command")
+        if command == "demo":
+            from reasonix_acp.demo import run_demo
+
+            return run_demo()
         if command == "setup":
             from reasonix_acp.setup import run_setup
 

@@ -1,0 +1,133 @@
+"""`acp demo`: a whole session, played by a client against `acp` with the offline model.
+
+It spawns `acp --model offline --script demo_script.jsonl` on a private data directory, and
+drives initialize, session/new, a prompt whose turn calls a tool and updates the plan, a prompt
+that is cancelled midway, and session/load (the stored history replayed), printing each step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SCRIPT = Path(__file__).with_name("demo_script.jsonl")
+
+
+class Demo:
+    def __init__(self, data: Path, cwd: Path) -> None:
+        env = {**os.environ, "REASONIX_ACP_DATA_DIR": str(data), "REASONIX_ACP_CONFIG_DIR": str(data / "config")}
+        cmd = [sys.executable, "-m", "reasonix_acp", "--model", "offline", "--script", str(SCRIPT)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd)
+        self.next_id = 0
+        self.cwd = str(cwd)
+
+    def send(self, method: str, params: dict[str, Any], request: bool = True) -> int:
+        assert self.proc.stdin
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            msg["id"] = self.next_id
+        say(f"\n→ {method}" + (f" #{msg['id']}" if request else ""), params)
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
+        return self.next_id
+
+    def read(self) -> dict[str, Any]:
+        assert self.proc.stdout
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit("acp demo: the agent exited early")
+        frame: dict[str, Any] = json.loads(line)
+        return frame
+
+    def until(self, request_id: int, stop_after: int | None = None) -> dict[str, Any] | None:
+        """Show notifications until the response to `request_id` (or `stop_after` updates)."""
+        seen = 0
+        text = ""
+        while True:
+            frame = self.read()
+            if frame.get("id") == request_id and "method" not in frame:
+                flush(text)
+                say(f"← response #{request_id}", frame.get("result", frame.get("error")))
+                return frame
+            update = frame.get("params", {}).get("update", {})
+            kind = update.get("sessionUpdate")
+            if kind in ("agent_message_chunk", "agent_thought_chunk"):
+                prefix = "  thinking │ " if kind == "agent_thought_chunk" else "  agent    │ "
+                if not text.startswith(prefix):
+                    flush(text)
+                    text = prefix
+                text += update["content"]["text"]
+            else:
+                flush(text)
+                text = ""
+                show_update(kind, update)
+            seen += 1
+            if stop_after is not None and seen >= stop_after:
+                flush(text)
+                return None
+
+
+def say(title: str, payload: Any = None) -> None:
+    sys.stdout.write(title + ("  " + json.dumps(payload, ensure_ascii=False)[:160] if payload is not None else "") + "\n")
+
+
+def flush(text: str) -> None:
+    if text:
+        sys.stdout.write(text + "\n")
+
+
+def show_update(kind: str | None, update: dict[str, Any]) -> None:
+    if kind == "user_message_chunk":
+        sys.stdout.write(f"  user     │ {update['content'].get('text', '')}\n")
+    elif kind == "tool_call":
+        sys.stdout.write(f"  tool     │ {update['title']} ({update['kind']}) … {update['status']}\n")
+    elif kind == "tool_call_update":
+        texts = [c["content"]["text"] for c in update.get("content", []) if c.get("type") == "content"]
+        sys.stdout.write(f"  tool     │ {update['status']}: {' '.join(texts)}\n")
+    elif kind == "plan":
+        for entry in update["entries"]:
+            mark = {"completed": "x", "in_progress": ">", "pending": " "}[entry["status"]]
+            sys.stdout.write(f"  plan     │ [{mark}] {entry['content']}\n")
+    elif kind == "usage_update":
+        sys.stdout.write(f"  usage    │ {update['used']} of {update['size']} context tokens\n")
+    elif kind == "session_info_update":
+        sys.stdout.write(f"  title    │ {update.get('title')}\n")
+    elif kind == "available_commands_update":
+        sys.stdout.write(f"  commands │ {len(update['availableCommands'])} available\n")
+    else:
+        sys.stdout.write(f"  {kind}\n")
+
+
+def run_demo() -> int:
+    with tempfile.TemporaryDirectory(prefix="acp-demo-") as tmp:
+        root = Path(tmp)
+        (root / "workspace").mkdir()
+        demo = Demo(root / "data", root / "workspace")
+        init = demo.send("initialize", {"protocolVersion": 1, "clientInfo": {"name": "acp-demo", "version": "1"}})
+        demo.until(init)
+        new = demo.send("session/new", {"cwd": str(root / "workspace"), "mcpServers": []})
+        reply = demo.until(new)
+        assert reply is not None
+        sid = reply["result"]["sessionId"]
+        demo.until(-1, stop_after=1)  # available_commands_update follows the response
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "The pagination test fails. Make a plan and fix it."}]}
+        demo.until(demo.send("session/prompt", prompt))
+        long = demo.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Now analyse the whole repository."}]})
+        demo.until(long, stop_after=3)
+        time.sleep(0.2)
+        demo.send("session/cancel", {"sessionId": sid}, request=False)
+        demo.until(long)
+        say("\n(the session is reloaded from the store: its history is replayed before the response)")
+        demo.until(demo.send("session/load", {"sessionId": sid, "cwd": str(root / "workspace"), "mcpServers": []}))
+        assert demo.proc.stdin
+        demo.proc.stdin.close()
+        code = demo.proc.wait(10)
+        say(f"\nagent exited with {code}")
+        return code
