@@ -21,9 +21,15 @@ SCRIPT = Path(__file__).with_name("demo_script.jsonl")
 
 class Demo:
     def __init__(self, data: Path, cwd: Path) -> None:
-        env = {**os.environ, "REASONIX_ACP_DATA_DIR": str(data), "REASONIX_ACP_CONFIG_DIR": str(data / "config")}
+        env = {
+            **os.environ,
+            "REASONIX_ACP_DATA_DIR": str(data),
+            "REASONIX_ACP_CONFIG_DIR": str(data / "config"),
+        }
         cmd = [sys.executable, "-m", "reasonix_acp", "--model", "offline", "--script", str(SCRIPT)]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd
+        )
         self.next_id = 0
         self.cwd = str(cwd)
 
@@ -75,7 +81,11 @@ class Demo:
 
 
 def say(title: str, payload: Any = None) -> None:
-    sys.stdout.write(title + ("  " + json.dumps(payload, ensure_ascii=False)[:160] if payload is not None else "") + "\n")
+    sys.stdout.write(
+        title
+        + ("  " + json.dumps(payload, ensure_ascii=False)[:160] if payload is not None else "")
+        + "\n"
+    )
 
 
 def flush(text: str) -> None:
@@ -87,9 +97,13 @@ def show_update(kind: str | None, update: dict[str, Any]) -> None:
     if kind == "user_message_chunk":
         sys.stdout.write(f"  user     │ {update['content'].get('text', '')}\n")
     elif kind == "tool_call":
-        sys.stdout.write(f"  tool     │ {update['title']} ({update['kind']}) … {update['status']}\n")
+        sys.stdout.write(
+            f"  tool     │ {update['title']} ({update['kind']}) … {update['status']}\n"
+        )
     elif kind == "tool_call_update":
-        texts = [c["content"]["text"] for c in update.get("content", []) if c.get("type") == "content"]
+        texts = [
+            c["content"]["text"] for c in update.get("content", []) if c.get("type") == "content"
+        ]
         sys.stdout.write(f"  tool     │ {update['status']}: {' '.join(texts)}\n")
     elif kind == "plan":
         for entry in update["entries"]:
@@ -110,22 +124,41 @@ def run_demo() -> int:
         root = Path(tmp)
         (root / "workspace").mkdir()
         demo = Demo(root / "data", root / "workspace")
-        init = demo.send("initialize", {"protocolVersion": 1, "clientInfo": {"name": "acp-demo", "version": "1"}})
+        init = demo.send(
+            "initialize", {"protocolVersion": 1, "clientInfo": {"name": "acp-demo", "version": "1"}}
+        )
         demo.until(init)
         new = demo.send("session/new", {"cwd": str(root / "workspace"), "mcpServers": []})
         reply = demo.until(new)
         assert reply is not None
         sid = reply["result"]["sessionId"]
         demo.until(-1, stop_after=1)  # available_commands_update follows the response
-        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "The pagination test fails. Make a plan and fix it."}]}
+        prompt = {
+            "sessionId": sid,
+            "prompt": [
+                {"type": "text", "text": "The pagination test fails. Make a plan and fix it."}
+            ],
+        }
         demo.until(demo.send("session/prompt", prompt))
-        long = demo.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Now analyse the whole repository."}]})
+        long = demo.send(
+            "session/prompt",
+            {
+                "sessionId": sid,
+                "prompt": [{"type": "text", "text": "Now analyse the whole repository."}],
+            },
+        )
         demo.until(long, stop_after=3)
         time.sleep(0.2)
         demo.send("session/cancel", {"sessionId": sid}, request=False)
         demo.until(long)
-        say("\n(the session is reloaded from the store: its history is replayed before the response)")
-        demo.until(demo.send("session/load", {"sessionId": sid, "cwd": str(root / "workspace"), "mcpServers": []}))
+        say(
+            "\n(the session is reloaded from the store: its history is replayed before the response)"
+        )
+        demo.until(
+            demo.send(
+                "session/load", {"sessionId": sid, "cwd": str(root / "workspace"), "mcpServers": []}
+            )
+        )
         assert demo.proc.stdin
         demo.proc.stdin.close()
         code = demo.proc.wait(10)

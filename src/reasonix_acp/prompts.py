@@ -18,7 +18,6 @@ import os
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
@@ -224,6 +223,3 @@ class Prompts:
             return
         if session.turn.request_cancel():
             session.turn_task.cancel()
-
-
-__all__ = ["SESSION_UPDATE", "Prompts", "flatten", "flatten_for_history"]
