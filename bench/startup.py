@@ -1,7 +1,7 @@
 """Start-up benchmark: spawn → `initialize` response, ours against an agent on the official SDK.
 
 Both agents are spawned alternately in the same run, each `--runs` times (at least 20), and the
-medians are compared. The baseline is bench/sdk_echo_agent.py. Targets (issue "Foundation"):
+medians are compared. The baseline is bench/sdk_agent.py. Targets (issue "Foundation"):
 our median ≤ 0.15x the SDK agent's, and ≤ 150 ms.
 """
 
@@ -61,7 +61,7 @@ def main() -> int:
     runs = max(args.runs, 20)
     acp = shutil.which("acp") or str(Path(sys.executable).with_name("acp"))
     ours = [acp]
-    sdk = [sys.executable, str(Path(__file__).with_name("sdk_echo_agent.py"))]
+    sdk = [sys.executable, str(Path(__file__).with_name("sdk_agent.py"))]
     for cmd in (ours, sdk):  # warm the OS caches and .pyc files once, unmeasured
         once(cmd)
     a: list[float] = []
@@ -72,7 +72,7 @@ def main() -> int:
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"startup (spawn → initialize response), {runs} runs each, {os.cpu_count()} cpus")
     print(f"  reasonix-acp   median {ma:7.1f} ms  (min {min(a):.1f}, max {max(a):.1f})")
-    print(f"  sdk echo agent median {mb:7.1f} ms  (min {min(b):.1f}, max {max(b):.1f})")
+    print(f"  sdk agent      median {mb:7.1f} ms  (min {min(b):.1f}, max {max(b):.1f})")
     print(f"  ratio {ma / mb:.3f}x the SDK agent   target ≤ 0.15x and ≤ 150 ms")
     ok = ma / mb <= 0.15 and ma <= 150
     print("  PASS" if ok else "  OVER TARGET")

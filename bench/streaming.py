@@ -2,7 +2,7 @@
 
 1. `session/update` notifications per second reaching a client that reads the pipe: our agent
    with the offline model streaming COUNT chunks, against an agent on the official SDK
-   (bench/sdk_stream_agent.py) sending the same chunks, in the same run. Targets: ≥ 50,000/s and
+   (bench/sdk_agent.py) sending the same chunks, in the same run. Targets: ≥ 50,000/s and
    ≥ 3x the SDK agent.
 2. Agent overhead from `session/prompt` to the first reply chunk with the offline model (whose
    own time is nil), median of 50 prompts. Target ≤ 2 ms.
@@ -134,7 +134,7 @@ def main() -> int:
     }
     env.pop("REASONIX_ACP_DEBUG", None)
     ours_cmd = [ACP, "--model", "offline", "--script", str(script)]
-    sdk_cmd = [sys.executable, str(Path(__file__).with_name("sdk_stream_agent.py"))]
+    sdk_cmd = [sys.executable, str(Path(__file__).with_name("sdk_agent.py"))]
     ours = [stream_rate(ours_cmd, env, cwd) for _ in range(3)]
     sdk = [stream_rate(sdk_cmd, env, cwd) for _ in range(3)]
     overhead = first_chunk_ms(env, cwd)

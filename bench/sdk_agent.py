@@ -1,12 +1,11 @@
-"""The baseline for bench/startup.py: a minimal agent on the official ACP Python SDK.
-
-Equivalent to the SDK's examples/echo_agent.py: it answers initialize, creates sessions and
-echoes prompts back. Only its start-up (spawn → initialize response) is measured.
-"""
+"""The baseline agent of the benchmarks, on the official ACP Python SDK: as small as its
+examples/echo_agent.py (bench/startup.py times its start), and for bench/streaming.py it answers
+every prompt with BENCH_CHUNKS chunks of BENCH_TEXT, the chunks our offline model streams."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from typing import Any
 
@@ -21,18 +20,15 @@ from acp import (
 from acp.helpers import text_block, update_agent_message
 from acp.interfaces import Client
 
+COUNT = int(os.environ.get("BENCH_CHUNKS", "20000"))
+TEXT = os.environ.get("BENCH_TEXT", "chunk-8b")
 
-class EchoAgent(Agent):
+
+class StreamAgent(Agent):
     def on_connect(self, conn: Client) -> None:
         self._conn = conn
 
-    async def initialize(
-        self,
-        protocol_version: int,
-        client_capabilities: Any = None,
-        client_info: Any = None,
-        **kwargs: Any,
-    ) -> InitializeResponse:
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
         return InitializeResponse(protocol_version=PROTOCOL_VERSION)
 
     async def new_session(
@@ -41,13 +37,12 @@ class EchoAgent(Agent):
         return NewSessionResponse(session_id=uuid.uuid4().hex)
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        for block in prompt:
-            text = getattr(block, "text", "")
+        for _ in range(COUNT):
             await self._conn.session_update(
-                session_id=session_id, update=update_agent_message(text_block(text))
+                session_id=session_id, update=update_agent_message(text_block(TEXT))
             )
         return PromptResponse(stop_reason="end_turn")
 
 
 if __name__ == "__main__":
-    asyncio.run(run_agent(EchoAgent()))
+    asyncio.run(run_agent(StreamAgent()))
