@@ -128,7 +128,13 @@ class Prompts:
             raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
         if not text:
             raise InvalidParams(f"{method}: empty prompt")
-        session.machine.fire("begin_prompt", f"{method}: session already has an active prompt")
+        busy = session.machine.state is State.PROMPTING
+        session.machine.fire(
+            "begin_prompt",
+            f"{method}: session already has an active prompt"
+            if busy
+            else f"{method}: session is {{state}}",
+        )
         try:
             return await self._run(session, blocks, text)
         finally:
