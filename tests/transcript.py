@@ -9,6 +9,8 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
 - optional `"expect": n` on any entry: how many agent frames to wait for after sending it
   (default: 1 for a request, i.e. a `msg` object with `id` and `method`, or for `raw`; else 0),
   or `"until_id": X`: read agent frames until the response with id X (notifications included);
+- `{"dir": "c2a", "reply": <result>}`: answer the agent's latest request; `"until_request": M`
+  on any entry reads agent frames until the agent sends a request for method M;
 - `{"restart": true}`: end this agent (it must exit 0) and start another on the same data dir;
 - `{"sleep_ms": n}`: wait before the next entry.
 Strings in `args` and `msg` may use `${CWD}`, `${CWD2}` (workspaces), `${DATA}`, `${GOLDEN}` and
@@ -109,6 +111,7 @@ class Scenario:
             "CWD2": str(tmp / "ws2"),
             "DATA": str(tmp / "data"),
             "GOLDEN": str(Path(__file__).parent / "golden"),
+            "TMP": str(tmp),
         }
         for key in ("CWD", "CWD2"):
             Path(self.vars[key]).mkdir(parents=True, exist_ok=True)
@@ -149,7 +152,7 @@ class Scenario:
         if isinstance(node, str):
             for i, sid in enumerate(self.sessions, 1):
                 node = node.replace(sid, f"<session-{i}>")
-            for key in ("CWD2", "CWD", "DATA", "GOLDEN"):
+            for key in ("CWD2", "CWD", "DATA", "GOLDEN", "TMP"):
                 node = node.replace(self.vars[key], f"<{key.lower()}>")
             return ISO_TIME.sub("<time>", node)
         if isinstance(node, dict):
@@ -174,9 +177,13 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     transcript: list[dict[str, Any]] = []
     methods: dict[Any, str] = {}
 
+    last_request: list[Any] = [None]
+
     def receive() -> dict[str, Any]:
         frame = agent.receive()
         scenario.learn(frame, methods)
+        if "method" in frame and "id" in frame:
+            last_request[0] = frame["id"]
         transcript.append({"dir": "a2c", "msg": frame})
         return frame
 
@@ -191,7 +198,11 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
             if "sleep_ms" in entry:
                 time.sleep(entry["sleep_ms"] / 1000)
                 continue
-            if "raw" in entry:
+            if "reply" in entry:  # answer the agent's latest request with this result
+                msg = {"jsonrpc": "2.0", "id": last_request[0], "result": scenario.substitute(entry["reply"])}
+                agent.send(json.dumps(msg).encode() + b"\n")
+                transcript.append({"dir": "c2a", "msg": msg})
+            elif "raw" in entry:
                 text = entry["raw"] * entry.get("repeat", 1) + entry.get("suffix", "")
                 agent.send(text.encode("utf-8") + b"\n")
                 transcript.append(
@@ -209,6 +220,9 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 transcript.append({"dir": "c2a", "msg": msg})
             if "until_id" in entry:
                 while receive().get("id") != entry["until_id"] or "method" in transcript[-1]["msg"]:
+                    pass
+            elif "until_request" in entry:  # read until the agent sends a request of this method
+                while receive().get("method") != entry["until_request"] or "id" not in transcript[-1]["msg"]:
                     pass
             else:
                 for _ in range(entry.get("expect", _default_expect(entry))):

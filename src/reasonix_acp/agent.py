@@ -91,21 +91,29 @@ class Agent:
             from reasonix_acp.store import Store
 
             store = Store(data_dir(self.options))
-            self._sessions = Sessions(store, self.config, self._make_provider, self._notify)
+            self._sessions = Sessions(store, self.config, self._make_provider, self._notify, self._request)
         return self._sessions
 
     @property
     def prompts(self) -> Prompts:
         if self._prompts is None:
             from reasonix_acp.prompts import Prompts
+            from reasonix_acp.tools.files import FILE_TOOLS
             from reasonix_acp.tools.todo import TOOLS
 
-            self._prompts = Prompts(self.sessions, list(TOOLS))
+            self._prompts = Prompts(self.sessions, [*FILE_TOOLS, *TOOLS])
         return self._prompts
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:
             self.connection.notify(method, params, trusted=True)
+
+    async def _request(self, method: str, params: dict[str, Any]) -> Any:
+        from reasonix_acp.protocol.errors import ConnectionClosed
+
+        if self.connection is None:
+            raise ConnectionClosed(f"{method}: no client connection")
+        return await self.connection.request(method, params)
 
     def _make_provider(self, model: str) -> Any:
         from reasonix_acp.providers import registry

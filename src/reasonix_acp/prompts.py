@@ -19,13 +19,23 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from reasonix_acp.machines.session import State
+from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
-from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
+from reasonix_acp.machines.turn import State as TurnState
+from reasonix_acp.protocol.errors import (
+    AcpError,
+    ConnectionClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    RemoteError,
+)
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
 from reasonix_acp.sessions import Session, Sessions
 from reasonix_acp.store import StoreError
 from reasonix_acp.tools.base import Tool, ToolContext
+from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turns import TurnReport, TurnRunner
 
 log = logging.getLogger("reasonix_acp.prompts")
@@ -161,6 +171,29 @@ class Prompts:
             except StoreError:
                 log.exception("session %s: transcript append failed", session.id)
 
+        async def ask(tool_call: dict[str, Any], options: list[dict[str, Any]]) -> str | None:
+            if sessions.request is None:
+                return "reject_once"
+            session.turn.fire("ask_permission", "turn is {state}")
+            try:
+                reply = await sessions.request(
+                    SESSION_REQUEST_PERMISSION, {"sessionId": session.id, "toolCall": tool_call, "options": options}
+                )
+            except (RemoteError, ConnectionClosed, AcpError) as exc:
+                log.warning("permission request failed (%s); treated as a rejection", exc)
+                return "reject_once"
+            finally:
+                if session.turn.state is TurnState.AWAITING_PERMISSION:
+                    session.turn.fire("permission_answered", "turn is {state}")
+            outcome = reply.outcome
+            if outcome.outcome == "cancelled":
+                return None
+            known = {o["optionId"] for o in options}
+            if outcome.option_id not in known:
+                log.warning("permission answer %r is not one of the options; treated as a rejection", outcome.option_id)
+                return "reject_once"
+            return str(outcome.option_id)
+
         runner = TurnRunner(
             turn=turn_number,
             provider=session.provider,
@@ -168,13 +201,20 @@ class Prompts:
             effort=record.effort,
             tools=self.tools,
             history=session.history,
-            context=ToolContext(cwd=record.cwd, session_id=session.id),
+            context=ToolContext(
+                cwd=record.cwd,
+                session_id=session.id,
+                workspace=Workspace(record.cwd, list(record.additional_directories)),
+            ),
             emit=emit,
             persist=persist,
             max_steps=sessions.config.max_steps,
             mode=record.mode,
             budget_seconds=sessions.config.budget_seconds,
             budget_tokens=sessions.config.budget_tokens,
+            ask=ask,
+            preset=lambda: record.approval,
+            grants=session.grants,
         )
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task

@@ -75,6 +75,7 @@ class Session:
         self.queued: dict[str, str] = {}  # axis → value, applied when the running turn ends
         self.turn_task: asyncio.Task[Any] | None = None
         self.open_updates = True  # False once a prompt's response is decided (late updates dropped)
+        self.grants: list[tuple[str, str, bool]] = []  # "always" permission answers, this session only
 
     @property
     def id(self) -> str:
@@ -99,11 +100,13 @@ class Sessions:
         config: Config,
         make_provider: Callable[[str], Provider],
         notify: Callable[[str, dict[str, Any]], None],
+        request: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.make_provider = make_provider
         self.notify = notify
+        self.request = request
         self.live: dict[str, Session] = {}
 
     # -- helpers ------------------------------------------------------------------------------

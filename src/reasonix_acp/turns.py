@@ -17,7 +17,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from reasonix_acp.providers.base import (
     UsageReport,
 )
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
 
 log = logging.getLogger("reasonix_acp.turns")
 
@@ -42,6 +43,9 @@ SYSTEM_PROMPT = (
 )
 
 Emit = Callable[[dict[str, Any]], None]
+# (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
+Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
+REFUSED = "refused by the user"
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 
 
@@ -78,6 +82,9 @@ class TurnRunner:
         mode: str = "normal",
         budget_seconds: float | None = None,
         budget_tokens: int | None = None,
+        ask: Ask | None = None,
+        preset: Callable[[], str] = lambda: "workspace-write",
+        grants: list[tuple[str, str, bool]] | None = None,
     ) -> None:
         self.turn = turn
         self.provider = provider
@@ -93,6 +100,9 @@ class TurnRunner:
         self.mode = mode
         self.budget_seconds = budget_seconds
         self.budget_tokens = budget_tokens
+        self.ask = ask
+        self.preset = preset
+        self.grants = grants if grants is not None else []  # (access, path scope, allowed)
         self._tokens = 0
         self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
@@ -238,6 +248,11 @@ class TurnRunner:
         }
         if isinstance(args, dict):
             start["rawInput"] = args
+            if tool is not None and hasattr(tool, "locations"):
+                try:
+                    start["locations"] = tool.locations(args, self.context)
+                except ToolFailed:
+                    pass
         self._open_calls[call_id] = start
         self.record("tool_call", start)
         try:
@@ -245,6 +260,8 @@ class TurnRunner:
                 raise ToolFailed(f"unknown tool {call.name}")
             if not isinstance(args, dict):
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
+            if getattr(tool, "access", None) and not await self._permitted(tool, args, start):
+                raise ToolFailed(REFUSED)
             result = await tool.run(args, self.context)
         except ToolFailed as exc:
             self._finish(call_id, "failed", ToolResult(text=str(exc), content=_text(str(exc))))
@@ -255,6 +272,32 @@ class TurnRunner:
             self.record("plan", {"entries": result.plan})
         self._finish(call_id, "completed", result)
         self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+
+    async def _permitted(self, tool: Any, args: dict[str, Any], shown: dict[str, Any]) -> bool:
+        """The preset, then the session's remembered answers, then the user (tools/workspace.py)."""
+        real = tool.target(args, self.context)
+        access = tool.access
+        if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
+            return True
+        for granted_access, scope, allowed in reversed(self.grants):
+            if granted_access == access and in_scope(real, scope):
+                return allowed
+        if self.ask is None:
+            return False
+        scope = scope_of(real)
+        options = [
+            {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": f"Allow {access}s under {scope} for this session", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": f"Reject {access}s under {scope} for this session", "kind": "reject_always"},
+        ]
+        visible = {k: v for k, v in shown.items() if not k.startswith("x-")}
+        choice = await self.ask(visible, options)
+        if choice is None:  # the client cancelled the request: the turn is cancelled
+            raise asyncio.CancelledError
+        if choice in ("allow_always", "reject_always"):
+            self.grants.append((access, scope, choice == "allow_always"))
+        return choice in ("allow_once", "allow_always")
 
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
         self._open_calls.pop(call_id, None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from reasonix_acp.tools.workspace import Workspace
+
 
 class ToolFailed(Exception):
     """The tool ran and failed; the message goes back to the model and to the client."""
@@ -22,9 +24,18 @@ class ToolResult:
 class ToolContext:
     cwd: str
     session_id: str
+    workspace: Workspace = field(default_factory=lambda: Workspace("/"))
+
+    def __post_init__(self) -> None:
+        if self.workspace.cwd == "/" and self.cwd != "/":
+            self.workspace = Workspace(self.cwd)
 
 
 class Tool(Protocol):
+    """A tool may also declare `access` ("read" or "write"), `target(args, ctx)` (the real
+    path it touches) and `locations(args, ctx)`; tools with `access` go through the permission
+    check of the turn runner."""
+
     name: str
     kind: str
     schema: dict[str, Any]

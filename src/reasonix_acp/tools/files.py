@@ -1,0 +1,268 @@
+"""File tools: read (line windows), list, grep, write, edit (exact replacements).
+
+Each declares the access it needs for the path it touches (`access`), which the turn runner
+checks against the session's preset before running it; the tools themselves only do the work.
+Writes and edits return `diff` content (`oldText: null` for a new file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+
+MAX_LINES = 2000
+MAX_LIST = 500
+MAX_MATCHES = 200
+
+
+def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def _path_arg(args: dict[str, Any], key: str = "path", default: str | None = None) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise ToolFailed(f"`{key}` must be a non-empty string")
+    return value
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "content", "content": {"type": "text", "text": text}}]
+
+
+def _read_text(real: str) -> str:
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise ToolFailed(f"{real}: no such file") from None
+    except IsADirectoryError:
+        raise ToolFailed(f"{real}: is a directory") from None
+    except OSError as exc:
+        raise ToolFailed(f"{real}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolFailed(f"{real}: not UTF-8 text") from None
+
+
+class ReadFile:
+    name = "read"
+    kind = "read"
+    access = "read"
+    schema = _fn(
+        "read",
+        "Read a text file. `offset` is the first line (1-based), `limit` the number of lines.",
+        {"path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
+        ["path"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_path_arg(args))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Read {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        loc: dict[str, Any] = {"path": self.target(args, ctx)}
+        if isinstance(args.get("offset"), int) and args["offset"] > 1:
+            loc["line"] = args["offset"]
+        return [loc]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        real = self.target(args, ctx)
+        lines = _read_text(real).splitlines(keepends=True)
+        raw_offset, raw_limit = args.get("offset"), args.get("limit")
+        offset: int = raw_offset if isinstance(raw_offset, int) else 1
+        limit: int = raw_limit if isinstance(raw_limit, int) else MAX_LINES
+        start = max(offset - 1, 0)
+        window = lines[start : start + min(max(limit, 1), MAX_LINES)]
+        text = "".join(window)
+        more = len(lines) - start - len(window)
+        if more > 0:
+            text += f"\n[... {more} more lines; read again with offset={start + len(window) + 1}]"
+        return ToolResult(text=text, content=_text(text), raw_output={"lines": len(window), "total": len(lines)})
+
+
+class ListDir:
+    name = "list"
+    kind = "read"
+    access = "read"
+    schema = _fn("list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, [])
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_path_arg(args, default="."))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"List {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        real = self.target(args, ctx)
+        try:
+            entries = sorted(os.scandir(real), key=lambda e: e.name)
+        except OSError as exc:
+            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        names = [e.name + ("/" if e.is_dir() else "") for e in entries[:MAX_LIST]]
+        if len(entries) > MAX_LIST:
+            names.append(f"[... {len(entries) - MAX_LIST} more]")
+        text = "\n".join(names) or "(empty)"
+        return ToolResult(text=text, content=_text(text), raw_output={"entries": len(entries)})
+
+
+class Grep:
+    name = "grep"
+    kind = "search"
+    access = "read"
+    schema = _fn(
+        "grep",
+        "Search files under a directory for a regular expression; returns path:line: text.",
+        {"pattern": {"type": "string"}, "path": {"type": "string"}},
+        ["pattern"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_path_arg(args, default="."))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Search {args.get('pattern', '')!r} in {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            pattern = re.compile(_path_arg(args, "pattern"))
+        except re.error as exc:
+            raise ToolFailed(f"bad pattern: {exc}") from None
+        root = self.target(args, ctx)
+        hits: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        for n, line in enumerate(fh, 1):
+                            if pattern.search(line):
+                                hits.append(f"{ctx.workspace.display(path)}:{n}: {line.rstrip()}")
+                                if len(hits) >= MAX_MATCHES:
+                                    break
+                except (OSError, UnicodeDecodeError):
+                    continue
+                if len(hits) >= MAX_MATCHES:
+                    break
+            if len(hits) >= MAX_MATCHES:
+                break
+        text = "\n".join(hits) or "no matches"
+        return ToolResult(text=text, content=_text(text), raw_output={"matches": len(hits)})
+
+
+def _write(real: str, text: str) -> None:
+    os.makedirs(os.path.dirname(real), exist_ok=True)
+    tmp = real + ".reasonix-tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    os.replace(tmp, real)
+
+
+class WriteFile:
+    name = "write"
+    kind = "edit"
+    access = "write"
+    schema = _fn(
+        "write",
+        "Create or replace a text file with `content`.",
+        {"path": {"type": "string"}, "content": {"type": "string"}},
+        ["path", "content"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_path_arg(args))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Write {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        real = self.target(args, ctx)
+        content = args.get("content")
+        if not isinstance(content, str):
+            raise ToolFailed("`content` must be a string")
+        old = _read_text(real) if os.path.isfile(real) else None
+        try:
+            _write(real, content)
+        except OSError as exc:
+            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        diff = {"type": "diff", "path": real, "oldText": old, "newText": content}
+        verb = "created" if old is None else "replaced"
+        return ToolResult(text=f"{verb} {ctx.workspace.display(real)}", content=[diff])
+
+
+class EditFile:
+    name = "edit"
+    kind = "edit"
+    access = "write"
+    schema = _fn(
+        "edit",
+        "Replace exact text in a file. Each `old_text` must occur exactly once.",
+        {
+            "path": {"type": "string"},
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"old_text": {"type": "string"}, "new_text": {"type": "string"}},
+                    "required": ["old_text", "new_text"],
+                },
+            },
+        },
+        ["path", "edits"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_path_arg(args))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Edit {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        real = self.target(args, ctx)
+        edits = args.get("edits")
+        if not isinstance(edits, list) or not edits:
+            raise ToolFailed("`edits` must be a non-empty list")
+        old = _read_text(real)
+        new = old
+        for i, edit in enumerate(edits):
+            if not isinstance(edit, dict) or not isinstance(edit.get("old_text"), str) or not isinstance(edit.get("new_text"), str):
+                raise ToolFailed(f"edits[{i}] needs `old_text` and `new_text` strings")
+            count = new.count(edit["old_text"]) if edit["old_text"] else 0
+            if count != 1:
+                raise ToolFailed(f"edits[{i}]: `old_text` occurs {count} times; it must occur exactly once")
+            new = new.replace(edit["old_text"], edit["new_text"], 1)
+        try:
+            _write(real, new)
+        except OSError as exc:
+            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        diff = {"type": "diff", "path": real, "oldText": old, "newText": new}
+        return ToolResult(text=f"edited {ctx.workspace.display(real)} ({len(edits)} replacements)", content=[diff])
+
+
+FILE_TOOLS: list[Any] = [ReadFile(), ListDir(), Grep(), WriteFile(), EditFile()]
