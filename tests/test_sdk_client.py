@@ -85,3 +85,60 @@ async def test_sdk_client_drives_the_session_lifecycle(tmp_path: Any) -> None:
         assert await conn._conn.send_request("session/delete", {"sessionId": sid}) == {}
         listed = await conn.list_sessions()
         assert listed.sessions == []
+
+
+class EditorStandIn(RecordingClient):
+    """Answers permission requests like a user who allows once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[Any] = []
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> Any:
+        from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+        self.asked.append(tool_call)
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
+        )
+
+
+async def test_sdk_client_answers_a_permission_request(tmp_path: Any) -> None:
+    import json
+    import os
+
+    from acp.schema import TextContentBlock
+
+    from tests.transcript import Scenario
+
+    scenario = Scenario(tmp_path)
+    script = tmp_path / "write.jsonl"
+    target = str(tmp_path / "outside.txt")
+    script.write_text(
+        json.dumps(
+            {
+                "steps": [
+                    {"tool_call": {"name": "write", "arguments": {"path": target, "content": "hi"}}}
+                ]
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, **scenario.env}
+    command = acp_command()
+    client = EditorStandIn()
+    async with spawn_agent_process(
+        client, command[0], *command[1:], "--model", "offline", "--script", str(script), env=env
+    ) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        reply = await conn.prompt(
+            session_id=sid, prompt=[TextContentBlock(type="text", text="write outside")]
+        )
+    assert reply.stop_reason == "end_turn"
+    assert len(client.asked) == 1 and client.asked[0].title == f"Write {target}"
+    with open(target, encoding="utf-8") as fh:
+        assert fh.read() == "hi"

@@ -199,7 +199,11 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 time.sleep(entry["sleep_ms"] / 1000)
                 continue
             if "reply" in entry:  # answer the agent's latest request with this result
-                msg = {"jsonrpc": "2.0", "id": last_request[0], "result": scenario.substitute(entry["reply"])}
+                msg = {
+                    "jsonrpc": "2.0",
+                    "id": last_request[0],
+                    "result": scenario.substitute(entry["reply"]),
+                }
                 agent.send(json.dumps(msg).encode() + b"\n")
                 transcript.append({"dir": "c2a", "msg": msg})
             elif "raw" in entry:
@@ -222,7 +226,10 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 while receive().get("id") != entry["until_id"] or "method" in transcript[-1]["msg"]:
                     pass
             elif "until_request" in entry:  # read until the agent sends a request of this method
-                while receive().get("method") != entry["until_request"] or "id" not in transcript[-1]["msg"]:
+                while (
+                    receive().get("method") != entry["until_request"]
+                    or "id" not in transcript[-1]["msg"]
+                ):
                     pass
             else:
                 for _ in range(entry.get("expect", _default_expect(entry))):

@@ -91,7 +91,9 @@ class Agent:
             from reasonix_acp.store import Store
 
             store = Store(data_dir(self.options))
-            self._sessions = Sessions(store, self.config, self._make_provider, self._notify, self._request)
+            self._sessions = Sessions(
+                store, self.config, self._make_provider, self._notify, self._request
+            )
         return self._sessions
 
     @property

@@ -18,8 +18,8 @@ import os
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from reasonix_acp.machines.session import State
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
+from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.protocol.errors import (
@@ -177,7 +177,8 @@ class Prompts:
             session.turn.fire("ask_permission", "turn is {state}")
             try:
                 reply = await sessions.request(
-                    SESSION_REQUEST_PERMISSION, {"sessionId": session.id, "toolCall": tool_call, "options": options}
+                    SESSION_REQUEST_PERMISSION,
+                    {"sessionId": session.id, "toolCall": tool_call, "options": options},
                 )
             except (RemoteError, ConnectionClosed, AcpError) as exc:
                 log.warning("permission request failed (%s); treated as a rejection", exc)
@@ -190,7 +191,10 @@ class Prompts:
                 return None
             known = {o["optionId"] for o in options}
             if outcome.option_id not in known:
-                log.warning("permission answer %r is not one of the options; treated as a rejection", outcome.option_id)
+                log.warning(
+                    "permission answer %r is not one of the options; treated as a rejection",
+                    outcome.option_id,
+                )
                 return "reject_once"
             return str(outcome.option_id)
 

@@ -75,7 +75,9 @@ class Session:
         self.queued: dict[str, str] = {}  # axis → value, applied when the running turn ends
         self.turn_task: asyncio.Task[Any] | None = None
         self.open_updates = True  # False once a prompt's response is decided (late updates dropped)
-        self.grants: list[tuple[str, str, bool]] = []  # "always" permission answers, this session only
+        self.grants: list[
+            tuple[str, str, bool]
+        ] = []  # "always" permission answers, this session only
 
     @property
     def id(self) -> str:

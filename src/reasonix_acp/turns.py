@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -249,10 +250,8 @@ class TurnRunner:
         if isinstance(args, dict):
             start["rawInput"] = args
             if tool is not None and hasattr(tool, "locations"):
-                try:
+                with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
                     start["locations"] = tool.locations(args, self.context)
-                except ToolFailed:
-                    pass
         self._open_calls[call_id] = start
         self.record("tool_call", start)
         try:
@@ -287,9 +286,17 @@ class TurnRunner:
         scope = scope_of(real)
         options = [
             {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": f"Allow {access}s under {scope} for this session", "kind": "allow_always"},
+            {
+                "optionId": "allow_always",
+                "name": f"Allow {access}s under {scope} for this session",
+                "kind": "allow_always",
+            },
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": f"Reject {access}s under {scope} for this session", "kind": "reject_always"},
+            {
+                "optionId": "reject_always",
+                "name": f"Reject {access}s under {scope} for this session",
+                "kind": "reject_always",
+            },
         ]
         visible = {k: v for k, v in shown.items() if not k.startswith("x-")}
         choice = await self.ask(visible, options)

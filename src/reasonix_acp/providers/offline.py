@@ -5,6 +5,7 @@ characters of it):
 - one thought, "Considering: T", streamed word by word;
 - if T contains lines starting with "- " (a list), a `todo_write` call with one pending entry per
   line, and after its result the reply "Planned N steps.";
+- after any other tool result, the reply "Tool result: <its first line>";
 - otherwise the reply "Offline reply: T", streamed word by word.
 Usage is reported as characters / 4 for prompt and completion tokens.
 
@@ -125,7 +126,11 @@ class OfflineProvider:
         for piece in _words(f"Considering: {first}"):
             yield ThoughtDelta(piece)
         if last.get("role") == "tool":
-            reply = f"Planned {len(json.loads(last['content']).get('todos', []))} steps."
+            try:
+                todos = json.loads(last["content"]).get("todos", [])
+                reply = f"Planned {len(todos)} steps."
+            except (ValueError, AttributeError):
+                reply = f"Tool result: {str(last.get('content', '')).splitlines()[0][:80] if last.get('content') else '(empty)'}"
         else:
             items = [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
             if items:

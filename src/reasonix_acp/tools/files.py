@@ -18,7 +18,9 @@ MAX_LIST = 500
 MAX_MATCHES = 200
 
 
-def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def _fn(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
@@ -91,14 +93,18 @@ class ReadFile:
         more = len(lines) - start - len(window)
         if more > 0:
             text += f"\n[... {more} more lines; read again with offset={start + len(window) + 1}]"
-        return ToolResult(text=text, content=_text(text), raw_output={"lines": len(window), "total": len(lines)})
+        return ToolResult(
+            text=text, content=_text(text), raw_output={"lines": len(window), "total": len(lines)}
+        )
 
 
 class ListDir:
     name = "list"
     kind = "read"
     access = "read"
-    schema = _fn("list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, [])
+    schema = _fn(
+        "list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, []
+    )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return ctx.workspace.resolve(_path_arg(args, default="."))
@@ -137,7 +143,9 @@ class Grep:
         return ctx.workspace.resolve(_path_arg(args, default="."))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Search {args.get('pattern', '')!r} in {ctx.workspace.display(self.target(args, ctx))}"
+        return (
+            f"Search {args.get('pattern', '')!r} in {ctx.workspace.display(self.target(args, ctx))}"
+        )
 
     def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
         return [{"path": self.target(args, ctx)}]
@@ -251,18 +259,26 @@ class EditFile:
         old = _read_text(real)
         new = old
         for i, edit in enumerate(edits):
-            if not isinstance(edit, dict) or not isinstance(edit.get("old_text"), str) or not isinstance(edit.get("new_text"), str):
+            if (
+                not isinstance(edit, dict)
+                or not isinstance(edit.get("old_text"), str)
+                or not isinstance(edit.get("new_text"), str)
+            ):
                 raise ToolFailed(f"edits[{i}] needs `old_text` and `new_text` strings")
             count = new.count(edit["old_text"]) if edit["old_text"] else 0
             if count != 1:
-                raise ToolFailed(f"edits[{i}]: `old_text` occurs {count} times; it must occur exactly once")
+                raise ToolFailed(
+                    f"edits[{i}]: `old_text` occurs {count} times; it must occur exactly once"
+                )
             new = new.replace(edit["old_text"], edit["new_text"], 1)
         try:
             _write(real, new)
         except OSError as exc:
             raise ToolFailed(f"{real}: {exc.strerror}") from None
         diff = {"type": "diff", "path": real, "oldText": old, "newText": new}
-        return ToolResult(text=f"edited {ctx.workspace.display(real)} ({len(edits)} replacements)", content=[diff])
+        return ToolResult(
+            text=f"edited {ctx.workspace.display(real)} ({len(edits)} replacements)", content=[diff]
+        )
 
 
 FILE_TOOLS: list[Any] = [ReadFile(), ListDir(), Grep(), WriteFile(), EditFile()]

@@ -36,7 +36,9 @@ class Workspace:
         return os.path.realpath(joined)
 
     def inside(self, real: str) -> bool:
-        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+        return any(
+            real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots
+        )
 
     def display(self, real: str) -> str:
         """A path as the user reads it: relative to the cwd when it is under it."""
