@@ -101,9 +101,10 @@ class Agent:
         if self._prompts is None:
             from reasonix_acp.prompts import Prompts
             from reasonix_acp.tools.files import FILE_TOOLS
+            from reasonix_acp.tools.shell import SHELL_TOOLS
             from reasonix_acp.tools.todo import TOOLS
 
-            self._prompts = Prompts(self.sessions, [*FILE_TOOLS, *TOOLS])
+            self._prompts = Prompts(self.sessions, [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS])
         return self._prompts
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:

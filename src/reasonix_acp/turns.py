@@ -278,23 +278,26 @@ class TurnRunner:
         access = tool.access
         if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
             return True
-        for granted_access, scope, allowed in reversed(self.grants):
-            if granted_access == access and in_scope(real, scope):
+        by_path = not hasattr(tool, "grant_scope")
+        scope = scope_of(real) if by_path else tool.grant_scope(args, self.context)
+        for granted_access, granted, allowed in reversed(self.grants):
+            if granted_access == access and (
+                in_scope(real, granted) if by_path else granted == scope
+            ):
                 return allowed
         if self.ask is None:
             return False
-        scope = scope_of(real)
         options = [
             {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
             {
                 "optionId": "allow_always",
-                "name": f"Allow {access}s under {scope} for this session",
+                "name": f"Allow {_what(access, scope)} for this session",
                 "kind": "allow_always",
             },
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
             {
                 "optionId": "reject_always",
-                "name": f"Reject {access}s under {scope} for this session",
+                "name": f"Reject {_what(access, scope)} for this session",
                 "kind": "reject_always",
             },
         ]
@@ -325,6 +328,12 @@ class TurnRunner:
                 "failed",
                 ToolResult(text="interrupted", content=_text("interrupted before it finished")),
             )
+
+
+def _what(access: str, scope: str) -> str:
+    if access == "execute":
+        return f"`{scope.removeprefix('command ')}` commands"
+    return f"{access}s under {scope}"
 
 
 def _text(text: str) -> list[dict[str, Any]]:

@@ -1,0 +1,143 @@
+"""bash: run a shell command in the session cwd, locally.
+
+- The command runs in its own process group; on timeout or cancel the whole group is killed
+  (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns.
+- Output (stdout and stderr together) past OUTPUT_CAP bytes is cut in what the client and the
+  model see; the full output is written to a file in the session's temp directory, which the
+  cut content names.
+- A non-zero exit status makes the call `failed`, with the output and the status.
+- Every command asks for permission unless the preset is danger-full-access; "always" answers
+  are remembered for commands with the same first word.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+from typing import Any
+
+from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+
+OUTPUT_CAP = 48 * 1024  # stays under the 60 KB frame budget with the frame's envelope
+DEFAULT_TIMEOUT_MS = 120_000
+KILL_GRACE = 2.0
+
+
+def first_word(command: str) -> str:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return os.path.basename(words[0]) if words else ""
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def clip_output(data: bytes, keep_file: str) -> tuple[str, bool]:
+    """(text to show, whether it was cut); a cut output is saved whole to `keep_file`."""
+    if len(data) <= OUTPUT_CAP:
+        return data.decode("utf-8", "replace"), False
+    os.makedirs(os.path.dirname(keep_file), exist_ok=True)
+    with open(keep_file, "wb") as fh:
+        fh.write(data)
+    head = data[:OUTPUT_CAP].decode("utf-8", "ignore")
+    return (
+        head
+        + f"\n[output cut at {OUTPUT_CAP} of {len(data)} bytes; the full output is in {keep_file}]",
+        True,
+    )
+
+
+class Bash:
+    name = "bash"
+    kind = "execute"
+    access = "execute"
+    schema: dict[str, Any] = {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": "Run a shell command in the workspace. Output is stdout and stderr together.",
+            "parameters": {
+                "type": "object",
+                "properties": {"command": {"type": "string"}, "timeout_ms": {"type": "integer"}},
+                "required": ["command"],
+            },
+        },
+    }
+
+    def _command(self, args: dict[str, Any]) -> str:
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolFailed("`command` must be a non-empty string")
+        return command
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(".")
+
+    def grant_scope(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"command {first_word(self._command(args))}"
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        command = self._command(args)
+        return f"Run {command if len(command) <= 60 else command[:57] + '...'}"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = self._command(args)
+        timeout_ms = args.get("timeout_ms")
+        timeout = (
+            timeout_ms if isinstance(timeout_ms, int) and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
+        ) / 1000
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            cwd=ctx.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        timed_out = False
+        try:
+            output, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            timed_out = True
+            output = b""
+            await self._stop(proc)
+        except asyncio.CancelledError:
+            await self._stop(proc)
+            raise
+        keep = os.path.join(ctx.workspace.temp, ctx.session_id, f"bash-{proc.pid}.log")
+        text, cut = clip_output(output, keep)
+        raw = {"exitCode": proc.returncode, "truncated": cut}
+        content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
+        if timed_out:
+            raise ToolFailed(
+                f"timed out after {timeout:g} s; the command and its children were killed"
+            )
+        if proc.returncode != 0:
+            status = (
+                f"exit status {proc.returncode}"
+                if proc.returncode and proc.returncode > 0
+                else f"terminated by signal {-(proc.returncode or 0)}"
+            )
+            raise ToolFailed(f"{text}\n[{status}]".lstrip())
+        return ToolResult(text=text, content=content, raw_output=raw)
+
+    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
+        _kill_group(proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+        except TimeoutError:
+            _kill_group(proc.pid, signal.SIGKILL)
+            await proc.wait()
+        _kill_group(proc.pid, signal.SIGKILL)  # children that ignored SIGTERM
+
+
+SHELL_TOOLS: list[Any] = [Bash()]

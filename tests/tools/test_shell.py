@@ -1,0 +1,86 @@
+"""bash with real processes: output, exit status, timeout and cancel kill the whole group,
+long output is cut and kept whole in a file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from reasonix_acp.tools.base import ToolContext, ToolFailed
+from reasonix_acp.tools.shell import OUTPUT_CAP, Bash
+from reasonix_acp.tools.workspace import Workspace
+
+
+def ctx(tmp: Path) -> ToolContext:
+    (tmp / "ws").mkdir(exist_ok=True)
+    return ToolContext(
+        cwd=str(tmp / "ws"),
+        session_id="s1",
+        workspace=Workspace(str(tmp / "ws"), temp=str(tmp / "t")),
+    )
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_output_and_cwd(tmp_path: Path) -> None:
+    result = await Bash().run({"command": "pwd; echo err >&2"}, ctx(tmp_path))
+    assert result.text == f"{tmp_path / 'ws'}\nerr\n"
+    assert result.raw_output == {"exitCode": 0, "truncated": False}
+
+
+async def test_non_zero_exit_fails_with_the_output(tmp_path: Path) -> None:
+    with pytest.raises(ToolFailed, match=r"(?s)nope.*\[exit status 3\]"):
+        await Bash().run({"command": "echo nope; exit 3"}, ctx(tmp_path))
+
+
+async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    command = f"sleep 30 & echo $! > {pidfile}; wait"
+    start = time.monotonic()
+    with pytest.raises(ToolFailed, match="timed out"):
+        await Bash().run({"command": command, "timeout_ms": 300}, ctx(tmp_path))
+    assert time.monotonic() - start < 5
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        if not alive(child):
+            break
+        await asyncio.sleep(0.05)
+    assert not alive(child)
+
+
+async def test_cancel_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    task = asyncio.create_task(
+        Bash().run({"command": f"sleep 30 & echo $! > {pidfile}; wait"}, ctx(tmp_path))
+    )
+    for _ in range(100):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        if not alive(child):
+            break
+        await asyncio.sleep(0.05)
+    assert not alive(child)
+
+
+async def test_long_output_is_cut_and_kept(tmp_path: Path) -> None:
+    result = await Bash().run({"command": "head -c 200000 /dev/zero | tr '\\0' x"}, ctx(tmp_path))
+    assert result.raw_output["truncated"] is True
+    assert len(result.text.encode()) < OUTPUT_CAP + 300
+    kept = result.text.rsplit("the full output is in ", 1)[1].rstrip("]")
+    assert Path(kept).read_text() == "x" * 200000
