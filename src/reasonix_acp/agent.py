@@ -104,7 +104,9 @@ class Agent:
             from reasonix_acp.tools.shell import SHELL_TOOLS
             from reasonix_acp.tools.todo import TOOLS
 
-            self._prompts = Prompts(self.sessions, [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS])
+            self._prompts = Prompts(
+                self.sessions, [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS], lambda: self.client
+            )
         return self._prompts
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -30,11 +31,13 @@ from reasonix_acp.protocol.errors import (
     InvalidRequest,
     RemoteError,
 )
+from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
 from reasonix_acp.sessions import Session, Sessions
 from reasonix_acp.store import StoreError
 from reasonix_acp.tools.base import Tool, ToolContext
+from reasonix_acp.tools.bridge import ClientFiles
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turns import TurnReport, TurnRunner
 
@@ -108,9 +111,22 @@ async def _settled(awaitable: Any, task: asyncio.Task[TurnReport] | None = None)
 
 
 class Prompts:
-    def __init__(self, sessions: Sessions, tools: list[Tool]) -> None:
+    def __init__(
+        self,
+        sessions: Sessions,
+        tools: list[Tool],
+        client: Callable[[], ClientFeatures | None] = lambda: None,
+    ) -> None:
         self.sessions = sessions
         self.tools = tools
+        self.client = client
+
+    def _client_files(self, session: Session) -> ClientFiles | None:
+        client = self.client()
+        request = self.sessions.request
+        if client is None or request is None or not (client.fs_read or client.fs_write):
+            return None
+        return ClientFiles(request, session.id, client.fs_read, client.fs_write)
 
     def _blocks(self, params: Any) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]] = [
@@ -209,6 +225,7 @@ class Prompts:
                 cwd=record.cwd,
                 session_id=session.id,
                 workspace=Workspace(record.cwd, list(record.additional_directories)),
+                files=self._client_files(session),
             ),
             emit=emit,
             persist=persist,

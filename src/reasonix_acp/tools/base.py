@@ -25,6 +25,7 @@ class ToolContext:
     cwd: str
     session_id: str
     workspace: Workspace = field(default_factory=lambda: Workspace("/"))
+    files: Any = None  # tools/bridge.ClientFiles when the client offers its file system
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

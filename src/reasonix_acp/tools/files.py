@@ -2,7 +2,8 @@
 
 Each declares the access it needs for the path it touches (`access`), which the turn runner
 checks against the session's preset before running it; the tools themselves only do the work.
-Writes and edits return `diff` content (`oldText: null` for a new file).
+Writes and edits return `diff` content (`oldText: null` for a new file). Reads and writes go
+through the client's file system when it offers one (tools/bridge.py).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class ReadFile:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         real = self.target(args, ctx)
-        lines = _read_text(real).splitlines(keepends=True)
+        lines = (await _load(ctx, real)).splitlines(keepends=True)
         raw_offset, raw_limit = args.get("offset"), args.get("limit")
         offset: int = raw_offset if isinstance(raw_offset, int) else 1
         limit: int = raw_limit if isinstance(raw_limit, int) else MAX_LINES
@@ -178,6 +179,27 @@ class Grep:
         return ToolResult(text=text, content=_text(text), raw_output={"matches": len(hits)})
 
 
+async def _load(ctx: ToolContext, real: str) -> str:
+    if ctx.files is not None:
+        text = await ctx.files.read(real)
+        if text is not None:
+            return str(text)
+    return _read_text(real)
+
+
+async def _exists(ctx: ToolContext, real: str) -> bool:
+    return os.path.isfile(real)
+
+
+async def _store(ctx: ToolContext, real: str, text: str) -> None:
+    if ctx.files is not None and await ctx.files.write(real, text):
+        return
+    try:
+        _write(real, text)
+    except OSError as exc:
+        raise ToolFailed(f"{real}: {exc.strerror}") from None
+
+
 def _write(real: str, text: str) -> None:
     os.makedirs(os.path.dirname(real), exist_ok=True)
     tmp = real + ".reasonix-tmp"
@@ -211,11 +233,8 @@ class WriteFile:
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolFailed("`content` must be a string")
-        old = _read_text(real) if os.path.isfile(real) else None
-        try:
-            _write(real, content)
-        except OSError as exc:
-            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        old = await _load(ctx, real) if await _exists(ctx, real) else None
+        await _store(ctx, real, content)
         diff = {"type": "diff", "path": real, "oldText": old, "newText": content}
         verb = "created" if old is None else "replaced"
         return ToolResult(text=f"{verb} {ctx.workspace.display(real)}", content=[diff])
@@ -256,7 +275,7 @@ class EditFile:
         edits = args.get("edits")
         if not isinstance(edits, list) or not edits:
             raise ToolFailed("`edits` must be a non-empty list")
-        old = _read_text(real)
+        old = await _load(ctx, real)
         new = old
         for i, edit in enumerate(edits):
             if (
@@ -271,10 +290,7 @@ class EditFile:
                     f"edits[{i}]: `old_text` occurs {count} times; it must occur exactly once"
                 )
             new = new.replace(edit["old_text"], edit["new_text"], 1)
-        try:
-            _write(real, new)
-        except OSError as exc:
-            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        await _store(ctx, real, new)
         diff = {"type": "diff", "path": real, "oldText": old, "newText": new}
         return ToolResult(
             text=f"edited {ctx.workspace.display(real)} ({len(edits)} replacements)", content=[diff]
