@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from reasonix_acp import commands
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
@@ -154,6 +155,9 @@ class Prompts:
             raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
         if not text:
             raise InvalidParams(f"{method}: empty prompt")
+        command = commands.parse(text)
+        if command is not None and command[0] == "continue-checks":
+            raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
         busy = session.machine.state is State.PROMPTING
         session.machine.fire(
             "begin_prompt",

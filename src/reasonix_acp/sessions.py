@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from reasonix_acp import controls
+from reasonix_acp import commands, controls
 from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
@@ -125,7 +125,11 @@ class Sessions:
     def _opened_hooks(self, call: Call, session: Session, plan: bool) -> None:
         def after() -> None:
             self.send(
-                session, {"sessionUpdate": "available_commands_update", "availableCommands": []}
+                session,
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": commands.available(),
+                },
             )
             if plan:
                 self.send(session, {"sessionUpdate": "plan", "entries": session.record.plan})
