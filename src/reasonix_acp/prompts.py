@@ -172,9 +172,41 @@ class Prompts:
                 session.machine.fire("end_prompt", f"{method}: session is {{state}}")
                 self.sessions.apply_queued(session)
 
+    def _command(self, session: Session, name: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        """A slash command: answered by the agent, recorded like a turn."""
+        record = session.record
+        if name == "help":
+            reply = commands.help_text()
+        elif name == "status":
+            reply = (
+                f"model {record.model} (effort {record.effort}), mode {record.mode}, "
+                f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}"
+            )
+        else:  # mcp
+            names = [str(s.get("name", "?")) for s in record.mcp_servers]
+            reply = (
+                f"MCP servers given to this session: {', '.join(names)} (not connected yet)"
+                if names
+                else "No MCP servers were given to this session."
+            )
+        turn = record.turn_count + 1
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("user_message", {"content": blocks}),
+            ("agent_message", {"text": reply}),
+        ]
+        for kind, body in events:
+            for update in updates(kind, body):
+                self.sessions.send(session, update)
+        self.sessions.store.append_events(session.id, turn, events)
+        record.turn_count = turn
+        return {"stopReason": "end_turn"}
+
     async def _run(
         self, session: Session, blocks: list[dict[str, Any]], text: str
     ) -> dict[str, Any]:
+        command = commands.parse(text)
+        if command is not None:
+            return self._command(session, command[0], blocks)
         sessions = self.sessions
         session.open_updates = True
         session.turn.fire("start", "turn is {state}")
