@@ -24,6 +24,7 @@ from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
+from reasonix_acp.projector import updates
 from reasonix_acp.protocol.errors import (
     AcpError,
     ConnectionClosed,
