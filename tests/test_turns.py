@@ -1,0 +1,90 @@
+"""The turn runner in-process: the end-of-turn sweep and the one-event-per-run transcript."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from reasonix_acp.machines.turn import Outcome
+from reasonix_acp.providers.offline import OfflineProvider
+from reasonix_acp.tools.base import ToolContext, ToolResult
+from reasonix_acp.turns import TurnRunner
+
+
+class NeverFinishes:
+    name = "hang"
+    kind = "other"
+    schema: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": "hang", "parameters": {"type": "object"}},
+    }
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return "Hang"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+def runner(
+    script: list[dict[str, Any]], emitted: list[dict[str, Any]], stored: list[Any], tools: list[Any]
+) -> TurnRunner:
+    return TurnRunner(
+        turn=1,
+        provider=OfflineProvider(script),
+        model="offline/default",
+        effort="auto",
+        tools=tools,
+        history=[],
+        context=ToolContext(cwd="/tmp", session_id="s"),
+        emit=emitted.append,
+        persist=stored.extend,
+        max_steps=5,
+    )
+
+
+async def test_the_sweep_fails_a_tool_that_never_finishes() -> None:
+    emitted: list[dict[str, Any]] = []
+    stored: list[Any] = []
+    turn = runner(
+        [{"steps": [{"tool_call": {"name": "hang", "arguments": {}}}]}],
+        emitted,
+        stored,
+        [NeverFinishes()],
+    )
+    task = asyncio.create_task(turn.run([{"type": "text", "text": "go"}], "go"))
+    while not any(u["sessionUpdate"] == "tool_call" for u in emitted):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    report = await task
+    assert report.outcome is Outcome.CANCELLED
+    last = emitted[-1]
+    assert (
+        last["sessionUpdate"] == "tool_call_update"
+        and last["status"] == "failed"
+        and last["toolCallId"] == "tc-1-1"
+    )
+    assert [k for k, _ in stored][-1] == "tool_call_update"  # the sweep is in the transcript too
+
+
+async def test_deltas_are_stored_as_one_event_per_run() -> None:
+    emitted: list[dict[str, Any]] = []
+    stored: list[Any] = []
+    script = [
+        {
+            "steps": [
+                {"thought": "abcdef", "chunk": 2},
+                {"text": "hello world", "chunk": 3},
+                {"thought": "zz"},
+            ]
+        }
+    ]
+    report = await runner(script, emitted, stored, []).run([{"type": "text", "text": "go"}], "go")
+    assert report.outcome is Outcome.END_TURN
+    assert sum(u["sessionUpdate"] == "agent_message_chunk" for u in emitted) == 4
+    assert stored[1:] == [
+        ("agent_thought", {"text": "abcdef"}),
+        ("agent_message", {"text": "hello world"}),
+        ("agent_thought", {"text": "zz"}),
+    ]
