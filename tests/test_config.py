@@ -66,3 +66,17 @@ def test_logout_removes_every_key_and_nothing_else(tmp_path: Path) -> None:
 def test_a_broken_file_is_ignored_with_a_warning(tmp_path: Path, caplog: object) -> None:
     cfg = config.load(env=write(tmp_path, "this is = = not toml"))
     assert cfg.providers == {}
+
+
+def test_prices_give_a_cost(tmp_path: Path) -> None:
+    cfg = config.load(
+        env=write(
+            tmp_path,
+            '[providers.openai]\nbase_url = "http://x"\nmodels = ["m"]\nprices = {input = 2.0, output = 8.0, cache_hit = 0.5, currency = "EUR"}\n[budgets]\ntask_cost = 0.01\n',
+        )
+    )
+    provider = cfg.providers["openai"]
+    assert provider.cost(1_000_000, 0, 500_000) == 0.5 * 0.5 + 0.5 * 2.0
+    assert provider.cost(0, 1_000, 0) == 0.008
+    assert provider.currency == "EUR" and cfg.budget_cost == 0.01
+    assert config.ProviderConfig("x", "openai").cost(10, 10, 0) is None

@@ -9,7 +9,9 @@ Model ids are `provider/model` everywhere; a bare `offline` means `offline/defau
 
 Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
-(past either, the turn pauses with a warning and answers `end_turn`).
+(past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
+same for cost, for providers with `prices = {input = ..., output = ..., cache_hit = ...,
+currency = "USD"}` (per million tokens) in their table, which also puts `cost` in `usage_update`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,19 @@ class ProviderConfig:
     base_url: str = ""
     api_key: str = ""
     models: list[str] = field(default_factory=list)
+    # Prices per million tokens, when configured: {"input", "output", "cache_hit"} and "currency".
+    prices: dict[str, float] = field(default_factory=dict)
+    currency: str = "USD"
+
+    def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
+        """What a call cost, or None when the provider has no prices."""
+        if "input" not in self.prices or "output" not in self.prices:
+            return None
+        hit_price = self.prices.get("cache_hit", self.prices["input"])
+        miss = max(prompt - cache_hit, 0)
+        return (
+            cache_hit * hit_price + miss * self.prices["input"] + completion * self.prices["output"]
+        ) / 1e6
 
     @property
     def efforts(self) -> list[str]:
@@ -62,6 +77,7 @@ class Config:
     max_steps: int = 25
     budget_seconds: float | None = None
     budget_tokens: int | None = None
+    budget_cost: float | None = None
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -108,17 +124,29 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
         config.budget_seconds = float(seconds)
     if isinstance(tokens, int) and tokens > 0:
         config.budget_tokens = tokens
+    cost = budgets.get("task_cost")
+    if isinstance(cost, int | float) and cost > 0:
+        config.budget_cost = float(cost)
     for name, table in (data.get("providers") or {}).items():
         if not isinstance(table, dict):
             continue
         kind = str(table.get("kind") or name)
         models = [str(m) for m in table.get("models") or []]
+        found = table.get("prices")
+        raw_prices: dict[str, Any] = found if isinstance(found, dict) else {}
+        prices = {
+            k: float(v)
+            for k, v in raw_prices.items()
+            if k in ("input", "output", "cache_hit") and isinstance(v, int | float)
+        }
         config.providers[name] = ProviderConfig(
             name=name,
             kind=kind,
             base_url=str(table.get("base_url") or (DEEPSEEK_URL if kind == "deepseek" else "")),
             api_key=str(table.get("api_key") or ""),
             models=models,
+            prices=prices,
+            currency=str(raw_prices.get("currency") or "USD"),
         )
     if env.get("DEEPSEEK_API_KEY"):
         p = config.providers.setdefault(

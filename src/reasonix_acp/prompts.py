@@ -123,6 +123,18 @@ class Prompts:
         self.tools = tools
         self.client = client
 
+    def _pricer(self, model: str) -> Callable[[Any], float | None]:
+        provider = self.sessions.config.provider_for(model)
+
+        def price(usage: Any) -> float | None:
+            if provider is None:
+                return None
+            return provider.cost(
+                usage.prompt_tokens, usage.completion_tokens, usage.cache_hit_tokens
+            )
+
+        return price
+
     def _client_files(self, session: Session) -> ClientFiles | None:
         client = self.client()
         request = self.sessions.request
@@ -270,6 +282,8 @@ class Prompts:
             mode=record.mode,
             budget_seconds=sessions.config.budget_seconds,
             budget_tokens=sessions.config.budget_tokens,
+            budget_cost=sessions.config.budget_cost,
+            price=self._pricer(record.model),
             ask=ask,
             preset=lambda: record.approval,
             grants=session.grants,
@@ -296,7 +310,7 @@ class Prompts:
             sessions.store.update_session(session.id, plan=record.plan)
         if outcome is not Outcome.CANCELLED:
             own_words = " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
-            self._after_turn(session, own_words or text, report)
+            self._after_turn(session, own_words or text, report, runner.cost)
         session.open_updates = False
         session.turn.release()
         stop = STOP_REASON[outcome]
@@ -304,14 +318,23 @@ class Prompts:
             raise InternalError(f"session/prompt: {redact(report.cause or 'the turn failed')}")
         return {"stopReason": stop}
 
-    def _after_turn(self, session: Session, text: str, report: TurnReport) -> None:
+    def _after_turn(
+        self, session: Session, text: str, report: TurnReport, cost: float | None = None
+    ) -> None:
         used = report.usage.prompt_tokens + report.usage.completion_tokens
         if (
             used == 0
         ):  # the provider reported no usage: estimate the context at 4 characters a token
             used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
         size = getattr(session.provider, "context_window", 0)
-        self.sessions.send(session, {"sessionUpdate": "usage_update", "used": used, "size": size})
+        usage_update: dict[str, Any] = {"sessionUpdate": "usage_update", "used": used, "size": size}
+        if cost is not None:
+            provider = self.sessions.config.provider_for(session.record.model)
+            usage_update["cost"] = {
+                "amount": round(cost, 9),
+                "currency": provider.currency if provider else "USD",
+            }
+        self.sessions.send(session, usage_update)
         title = self.sessions.touch_title(session, text)
         if title is not None:
             update = {

@@ -83,6 +83,8 @@ class TurnRunner:
         mode: str = "normal",
         budget_seconds: float | None = None,
         budget_tokens: int | None = None,
+        budget_cost: float | None = None,
+        price: Callable[[UsageReport], float | None] = lambda usage: None,
         ask: Ask | None = None,
         preset: Callable[[], str] = lambda: "workspace-write",
         grants: list[tuple[str, str, bool]] | None = None,
@@ -101,6 +103,9 @@ class TurnRunner:
         self.mode = mode
         self.budget_seconds = budget_seconds
         self.budget_tokens = budget_tokens
+        self.budget_cost = budget_cost
+        self.price = price
+        self.cost: float | None = None  # what this turn's model calls cost, when priced
         self.ask = ask
         self.preset = preset
         self.grants = grants if grants is not None else []  # (access, path scope, allowed)
@@ -186,6 +191,8 @@ class TurnRunner:
     def _over_budget(self, started: float) -> str | None:
         if self.budget_seconds is not None and time.monotonic() - started > self.budget_seconds:
             return f"paused after reaching this task's time budget ({self.budget_seconds:g} s); send a prompt to continue"
+        if self.budget_cost is not None and self.cost is not None and self.cost > self.budget_cost:
+            return f"paused after reaching this task's cost budget ({self.budget_cost:g}); send a prompt to continue"
         if self.budget_tokens is not None and self._tokens > self.budget_tokens:
             return f"paused after reaching this task's token budget ({self.budget_tokens} tokens); send a prompt to continue"
         return None
@@ -214,6 +221,9 @@ class TurnRunner:
                 elif isinstance(event, UsageReport):
                     usage = event
                     self._tokens += event.prompt_tokens + event.completion_tokens
+                    cost = self.price(event)
+                    if cost is not None:
+                        self.cost = (self.cost or 0.0) + cost
         finally:
             # The assistant message is kept even when the call failed or was cancelled midway.
             message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}

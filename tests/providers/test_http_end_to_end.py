@@ -85,3 +85,62 @@ def test_turn_two_starts_with_the_bytes_of_turn_one(tmp_path: Path) -> None:
     assert two.startswith(stable)
     assert json.loads(one)["tools"] == json.loads(two)["tools"] and json.loads(one)["tools"]
     assert json.loads(one)["messages"][0] == json.loads(two)["messages"][0]
+
+
+def test_priced_providers_report_cost_and_a_cost_budget_pauses(tmp_path: Path) -> None:
+    with Server() as server:
+        server.behaviours.extend(["ok", "tool", "ok"])
+        scenario = Scenario(tmp_path)
+        config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+        config_dir.mkdir(parents=True)
+        (config_dir / "config.toml").write_text(
+            f'[providers.priced]\nkind = "openai"\nbase_url = "{server.url}"\nmodels = ["m1"]\n'
+            'prices = {input = 1.0, output = 2.0, cache_hit = 0.5, currency = "EUR"}\n'
+            "[budgets]\ntask_cost = 0.00001\n",
+            encoding="utf-8",
+        )
+        c = Client(tmp_path, "--model", "priced/m1", scenario=scenario)
+        sid = c.start()
+        assert prompt(c, sid, "price me")["result"] == {"stopReason": "end_turn"}
+        usage = next(
+            u for u in updates_of(c.take_notes(), sid) if u["sessionUpdate"] == "usage_update"
+        )
+        assert usage["cost"] == {"amount": 3.8e-05, "currency": "EUR"}
+        assert c.close() == 0
+
+
+def test_a_cost_budget_pauses_the_turn(tmp_path: Path) -> None:
+    scenario = Scenario(tmp_path)
+    config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+    config_dir.mkdir(parents=True)
+    (config_dir / "config.toml").write_text(
+        "[providers.offline]\nprices = {input = 1.0, output = 1.0}\n[budgets]\ntask_cost = 0.001\n",
+        encoding="utf-8",
+    )
+    call = {"usage": {"prompt_tokens": 1000, "completion_tokens": 500}}
+    todo = {
+        "tool_call": {
+            "name": "todo_write",
+            "arguments": {"todos": [{"content": "x", "status": "pending"}]},
+        }
+    }
+    script = tmp_path / "cost.jsonl"
+    script.write_text(
+        json.dumps({"steps": [call, todo]})
+        + "\n"
+        + json.dumps({"steps": [{"text": "never"}]})
+        + "\n",
+        encoding="utf-8",
+    )
+    c = Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
+    sid = c.start()
+    assert prompt(c, sid, "spend")["result"] == {"stopReason": "end_turn"}
+    texts = [
+        u["content"]["text"]
+        for u in updates_of(c.take_notes(), sid)
+        if u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert texts == [
+        "\n\n[warning] paused after reaching this task's cost budget (0.001); send a prompt to continue"
+    ]
+    assert c.close() == 0
