@@ -1,7 +1,8 @@
 """`acp demo`: a whole session, played by a client against `acp` with the offline model.
 
 It spawns `acp --model offline --script demo_script.jsonl` on a private data directory, and
-drives initialize, session/new, a prompt whose turn calls a tool and updates the plan, a prompt
+drives initialize, session/new, a prompt whose turn updates the plan and runs a command after
+the user's permission (the demo answers "allow once"), a prompt
 that is cancelled midway, and session/load (the stored history replayed), printing each step.
 """
 
@@ -52,12 +53,32 @@ class Demo:
         frame: dict[str, Any] = json.loads(line)
         return frame
 
+    def answer(self, frame: dict[str, Any]) -> None:
+        assert self.proc.stdin
+        params = frame.get("params", {})
+        if frame["method"] == "session/request_permission":
+            sys.stdout.write(f"  asks     │ permission: {params['toolCall'].get('title')}\n")
+            result: dict[str, Any] = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+            sys.stdout.write("  answer   │ Allow (once)\n")
+        else:
+            result = {}
+        reply = {"jsonrpc": "2.0", "id": frame["id"], "result": result}
+        self.proc.stdin.write((json.dumps(reply) + "\n").encode())
+        self.proc.stdin.flush()
+
     def until(self, request_id: int, stop_after: int | None = None) -> dict[str, Any] | None:
         """Show notifications until the response to `request_id` (or `stop_after` updates)."""
         seen = 0
         text = ""
         while True:
             frame = self.read()
+            if (
+                "method" in frame and "id" in frame
+            ):  # the agent asks: answer like a user who allows once
+                flush(text)
+                text = ""
+                self.answer(frame)
+                continue
             if frame.get("id") == request_id and "method" not in frame:
                 flush(text)
                 say(f"← response #{request_id}", frame.get("result", frame.get("error")))
