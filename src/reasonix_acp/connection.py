@@ -138,10 +138,11 @@ class Connection:
     def notify(self, method: str, params: Any, *, trusted: bool = False) -> None:
         """Send a notification. `trusted` params (built by our own projector, whose shapes the
         golden transcripts validate) skip model validation unless REASONIX_ACP_DEBUG is set."""
-        spec = METHODS[method]
-        assert spec.side in ("client", "protocol") and spec.kind == "notification", method
-        data = params if trusted and not DEBUG else codec.encode_params(spec, params)
-        self._send({"jsonrpc": "2.0", "method": method, "params": data})
+        if not trusted or DEBUG:
+            spec = METHODS[method]
+            assert spec.side in ("client", "protocol") and spec.kind == "notification", method
+            params = codec.encode_params(spec, params)
+        self._writer.put(encode({"jsonrpc": "2.0", "method": method, "params": params}))
 
     async def request(self, method: str, params: Any) -> Any:
         """Ask the client; returns the decoded result model or raises RemoteError/ConnectionClosed."""

@@ -55,5 +55,10 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-# Kinds whose consecutive deltas form one stored event.
-RUNS = ("agent_thought", "agent_message")
+# Kinds whose consecutive deltas form one stored event, and the update each delta becomes.
+RUN_UPDATES = {"agent_thought": "agent_thought_chunk", "agent_message": "agent_message_chunk"}
+
+
+def chunk(kind: str, text: str) -> dict[str, Any]:
+    """The update for one delta (the streaming hot path calls this directly)."""
+    return {"sessionUpdate": RUN_UPDATES[kind], "content": {"type": "text", "text": text}}

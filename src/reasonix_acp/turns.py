@@ -121,9 +121,12 @@ class TurnRunner:
     # -- transcript ---------------------------------------------------------------------------
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
-        for update in projector.updates(kind, body):
-            self.emit(update)
-        if kind in projector.RUNS:
+        if kind in projector.RUN_UPDATES:
+            self.emit(projector.chunk(kind, body["text"]))
+        else:
+            for update in projector.updates(kind, body):
+                self.emit(update)
+        if kind in projector.RUN_UPDATES:
             # Consecutive deltas of one kind are stored as one event, joined once at the end
             # of the run (joining as they come would copy the text once per delta).
             if kind != self._run_kind:
