@@ -88,3 +88,44 @@ async def test_deltas_are_stored_as_one_event_per_run() -> None:
         ("agent_message", {"text": "hello world"}),
         ("agent_thought", {"text": "zz"}),
     ]
+
+
+class Loud:
+    name = "loud"
+    kind = "other"
+    schema: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": "loud", "parameters": {"type": "object"}},
+    }
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return "Loud"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        text = "é" * 40000  # 80,000 bytes
+        return ToolResult(
+            text=text, content=[{"type": "content", "content": {"type": "text", "text": text}}]
+        )
+
+
+async def test_output_past_the_budget_is_cut_and_kept(tmp_path: Any) -> None:
+    import json
+
+    from reasonix_acp.tools.workspace import Workspace
+
+    emitted: list[dict[str, Any]] = []
+    turn = runner(
+        [{"steps": [{"tool_call": {"name": "loud", "arguments": {}}}]}], emitted, [], [Loud()]
+    )
+    turn.context = ToolContext(
+        cwd=str(tmp_path),
+        session_id="s",
+        workspace=Workspace(str(tmp_path), temp=str(tmp_path / "t")),
+    )
+    await turn.run([{"type": "text", "text": "go"}], "go")
+    update = next(u for u in emitted if u["sessionUpdate"] == "tool_call_update")
+    shown = update["content"][0]["content"]["text"]
+    assert len(json.dumps(update, ensure_ascii=False).encode()) < 60 * 1024
+    kept = shown.rsplit("the full output is in ", 1)[1].rstrip("]")
+    with open(kept, encoding="utf-8") as fh:
+        assert fh.read() == "é" * 40000

@@ -7,7 +7,8 @@ config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
-Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
+Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
+a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
 same for cost, for providers with `prices = {input = ..., output = ..., cache_hit = ...,
@@ -78,6 +79,7 @@ class Config:
     budget_seconds: float | None = None
     budget_tokens: int | None = None
     budget_cost: float | None = None
+    output_cap: int = 48 * 1024
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -117,6 +119,9 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
     steps = data.get("max_steps")
     if isinstance(steps, int) and steps > 0:
         config.max_steps = steps
+    cap = data.get("output_cap_bytes")
+    if isinstance(cap, int) and cap >= 1024:
+        config.output_cap = cap
     raw_budgets = data.get("budgets")
     budgets: dict[str, Any] = raw_budgets if isinstance(raw_budgets, dict) else {}
     seconds, tokens = budgets.get("task_seconds"), budgets.get("task_tokens")

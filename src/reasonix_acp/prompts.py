@@ -285,6 +285,7 @@ class Prompts:
             budget_cost=sessions.config.budget_cost,
             price=self._pricer(record.model),
             ask=ask,
+            output_cap=sessions.config.output_cap,
             preset=lambda: record.approval,
             grants=session.grants,
         )

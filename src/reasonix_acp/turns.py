@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ Emit = Callable[[dict[str, Any]], None]
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
 Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
 REFUSED = "refused by the user"
+# Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
+# under a 60 KB frame budget.
+DEFAULT_OUTPUT_CAP = 48 * 1024
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 
 
@@ -86,6 +90,7 @@ class TurnRunner:
         budget_cost: float | None = None,
         price: Callable[[UsageReport], float | None] = lambda usage: None,
         ask: Ask | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
         preset: Callable[[], str] = lambda: "workspace-write",
         grants: list[tuple[str, str, bool]] | None = None,
     ) -> None:
@@ -107,6 +112,7 @@ class TurnRunner:
         self.price = price
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self.ask = ask
+        self.output_cap = output_cap
         self.preset = preset
         self.grants = grants if grants is not None else []  # (access, path scope, allowed)
         self._tokens = 0
@@ -327,12 +333,38 @@ class TurnRunner:
         body: dict[str, Any] = {
             "toolCallId": call_id,
             "status": status,
-            "content": result.content,
+            "content": self._budgeted(call_id, result.content),
             "x-model-text": result.text,
         }
         if result.raw_output is not None:
             body["rawOutput"] = result.raw_output
         self.record("tool_call_update", body)
+
+    def _budgeted(self, call_id: str, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Text content past the output budget is cut, and kept whole in a file the cut names, so
+        no frame grows past what clients accept (some stop at 64 KB)."""
+        out = []
+        for item in content:
+            inner = item.get("content") if item.get("type") == "content" else None
+            text = (
+                inner.get("text")
+                if isinstance(inner, dict) and inner.get("type") == "text"
+                else None
+            )
+            if isinstance(text, str) and len(text.encode()) > self.output_cap:
+                keep = os.path.join(
+                    self.context.workspace.temp, self.context.session_id, f"{call_id}.txt"
+                )
+                os.makedirs(os.path.dirname(keep), exist_ok=True)
+                with open(keep, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                head = text.encode()[: self.output_cap].decode("utf-8", "ignore")
+                text = (
+                    f"{head}\n[output cut at {self.output_cap} bytes; the full output is in {keep}]"
+                )
+                item = {"type": "content", "content": {"type": "text", "text": text}}
+            out.append(item)
+        return out
 
     def _sweep(self) -> None:
         for call_id in list(self._open_calls):
