@@ -39,7 +39,7 @@ from reasonix_acp.redact import redact
 from reasonix_acp.sessions import Session, Sessions
 from reasonix_acp.store import StoreError
 from reasonix_acp.tools.base import Tool, ToolContext
-from reasonix_acp.tools.bridge import ClientFiles
+from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turns import TurnReport, TurnRunner
 
@@ -134,6 +134,13 @@ class Prompts:
             )
 
         return price
+
+    def _client_terminal(self, session: Session) -> ClientTerminal | None:
+        client = self.client()
+        request = self.sessions.request
+        if client is None or request is None or not client.terminal:
+            return None
+        return ClientTerminal(request, session.id)
 
     def _client_files(self, session: Session) -> ClientFiles | None:
         client = self.client()
@@ -275,6 +282,7 @@ class Prompts:
                 session_id=session.id,
                 workspace=Workspace(record.cwd, list(record.additional_directories)),
                 files=self._client_files(session),
+                terminal=self._client_terminal(session),
             ),
             emit=emit,
             persist=persist,

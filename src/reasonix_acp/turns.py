@@ -280,6 +280,10 @@ class TurnRunner:
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
             if getattr(tool, "access", None) and not await self._permitted(tool, args, start):
                 raise ToolFailed(REFUSED)
+            self.context.progress = lambda content: self.record(
+                "tool_call_update",
+                {"toolCallId": call_id, "status": "in_progress", "content": content},
+            )
             result = await tool.run(args, self.context)
         except ToolFailed as exc:
             self._finish(call_id, "failed", ToolResult(text=str(exc), content=_text(str(exc))))

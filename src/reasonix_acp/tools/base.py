@@ -26,6 +26,8 @@ class ToolContext:
     session_id: str
     workspace: Workspace = field(default_factory=lambda: Workspace("/"))
     files: Any = None  # tools/bridge.ClientFiles when the client offers its file system
+    terminal: Any = None  # tools/bridge.ClientTerminal when the client offers terminals
+    progress: Any = None  # set per call by the turn runner: progress(content) → in_progress update
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

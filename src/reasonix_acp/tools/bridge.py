@@ -9,12 +9,21 @@ writes go through the editor. Each direction is used only when the client advert
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from reasonix_acp.generated.methods import FS_READ_TEXT_FILE, FS_WRITE_TEXT_FILE
+from reasonix_acp.generated.methods import (
+    FS_READ_TEXT_FILE,
+    FS_WRITE_TEXT_FILE,
+    TERMINAL_CREATE,
+    TERMINAL_KILL,
+    TERMINAL_OUTPUT,
+    TERMINAL_RELEASE,
+    TERMINAL_WAIT_FOR_EXIT,
+)
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 from reasonix_acp.tools.base import ToolFailed
 
@@ -67,3 +76,61 @@ class ClientFiles:
         except (RemoteError, ConnectionClosed, AcpError) as exc:
             raise ToolFailed(f"the editor could not write {path}: {exc}") from None
         return True
+
+
+class ClientTerminal:
+    """Commands run in the editor's terminal: create → wait_for_exit (kill on timeout or cancel)
+    → output → release, always. Once `terminal/create` has answered, there is no local
+    fallback: the command may already have run."""
+
+    def __init__(self, request: Request, session_id: str, shell: str = "/bin/sh") -> None:
+        self.request = request
+        self.session_id = session_id
+        self.shell = shell
+
+    async def create(self, command: str, cwd: str) -> str | None:
+        """The terminal id, or None when the client could not create one (run locally then)."""
+        params = {
+            "sessionId": self.session_id,
+            "command": self.shell,
+            "args": ["-c", command],
+            "cwd": cwd,
+            "outputByteLimit": 1024 * 1024,
+        }
+        try:
+            reply = await self.request(TERMINAL_CREATE, params)
+        except (RemoteError, ConnectionClosed, AcpError) as exc:
+            log.warning("terminal/create failed (%s); running the command locally", exc)
+            return None
+        return str(reply.terminal_id)
+
+    async def finish(
+        self, terminal_id: str, timeout: float
+    ) -> tuple[str, bool, int | None, str | None, bool]:
+        """(output, truncated, exit code, signal, timed out); the terminal is always released."""
+        ids = {"sessionId": self.session_id, "terminalId": terminal_id}
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(self.request(TERMINAL_WAIT_FOR_EXIT, ids), timeout)
+            except TimeoutError:
+                timed_out = True
+                await self.request(TERMINAL_KILL, ids)
+            except asyncio.CancelledError:
+                await asyncio.shield(self._quietly(TERMINAL_KILL, ids))
+                raise
+            out = await self.request(TERMINAL_OUTPUT, ids)
+        except (RemoteError, ConnectionClosed, AcpError) as exc:
+            raise ToolFailed(f"the editor's terminal failed: {exc}") from None
+        finally:
+            await asyncio.shield(self._quietly(TERMINAL_RELEASE, ids))
+        status = out.exit_status
+        code = status.exit_code if status is not None else None
+        sig = status.signal if status is not None else None
+        return str(out.output), bool(out.truncated), code, sig, timed_out
+
+    async def _quietly(self, method: str, params: dict[str, Any]) -> None:
+        try:
+            await self.request(method, params)
+        except (RemoteError, ConnectionClosed, AcpError) as exc:
+            log.warning("%s failed: %s", method, exc)

@@ -1,4 +1,6 @@
-"""bash: run a shell command in the session cwd, locally.
+"""bash: run a shell command in the session cwd: in the editor's terminal when the client
+offers terminals (tools/bridge.ClientTerminal; the call shows `{type: terminal}` content), else
+locally, as follows.
 
 - The command runs in its own process group; on timeout or cancel the whole group is killed
   (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns.
@@ -93,6 +95,10 @@ class Bash:
         timeout = (
             timeout_ms if isinstance(timeout_ms, int) and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
         ) / 1000
+        if ctx.terminal is not None:
+            terminal_id = await ctx.terminal.create(command, ctx.cwd)
+            if terminal_id is not None:
+                return await self._in_client(ctx, terminal_id, timeout)
         proc = await asyncio.create_subprocess_exec(
             "/bin/sh",
             "-c",
@@ -129,6 +135,23 @@ class Bash:
             )
             raise ToolFailed(f"{text}\n[{status}]".lstrip())
         return ToolResult(text=text, content=content, raw_output=raw)
+
+    async def _in_client(self, ctx: ToolContext, terminal_id: str, timeout: float) -> ToolResult:
+        shown = [{"type": "terminal", "terminalId": terminal_id}]
+        if ctx.progress is not None:
+            ctx.progress(shown)
+        output, truncated, code, sig, timed_out = await ctx.terminal.finish(terminal_id, timeout)
+        if truncated:
+            output += "\n[output truncated by the client terminal]"
+        if timed_out:
+            raise ToolFailed(f"timed out after {timeout:g} s; the editor's terminal was killed")
+        if sig:
+            raise ToolFailed(f"{output}\n[terminated by signal {sig}]".lstrip())
+        if code not in (0, None):
+            raise ToolFailed(f"{output}\n[exit status {code}]".lstrip())
+        return ToolResult(
+            text=output, content=shown, raw_output={"exitCode": code, "truncated": truncated}
+        )
 
     async def _stop(self, proc: asyncio.subprocess.Process) -> None:
         _kill_group(proc.pid, signal.SIGTERM)
