@@ -7,7 +7,8 @@ config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
-Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
+`[permissions] deny_commands = ["rm", ...]` (by first word) and `deny_paths = ["/etc/**", ...]`
+(globs) are refused under every preset, danger-full-access included. Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
@@ -80,6 +81,8 @@ class Config:
     budget_tokens: int | None = None
     budget_cost: float | None = None
     output_cap: int = 48 * 1024
+    deny_commands: list[str] = field(default_factory=list)
+    deny_paths: list[str] = field(default_factory=list)
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -119,6 +122,14 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
     steps = data.get("max_steps")
     if isinstance(steps, int) and steps > 0:
         config.max_steps = steps
+    rules = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
+    if rules is not None:
+        config.deny_commands = [
+            str(c) for c in rules.get("deny_commands") or [] if isinstance(c, str)
+        ]
+        config.deny_paths = [
+            os.path.expanduser(str(p)) for p in rules.get("deny_paths") or [] if isinstance(p, str)
+        ]
     cap = data.get("output_cap_bytes")
     if isinstance(cap, int) and cap >= 1024:
         config.output_cap = cap

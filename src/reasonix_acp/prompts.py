@@ -13,6 +13,7 @@ decided are dropped.
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import logging
 import os
 from collections.abc import Callable
@@ -122,6 +123,12 @@ class Prompts:
         self.sessions = sessions
         self.tools = tools
         self.client = client
+
+    def _denied(self, access: str, real: str, scope: str) -> bool:
+        config = self.sessions.config
+        if access == "execute":
+            return scope.removeprefix("command ") in config.deny_commands
+        return any(fnmatch.fnmatch(real, pattern) for pattern in config.deny_paths)
 
     def _pricer(self, model: str) -> Callable[[Any], float | None]:
         provider = self.sessions.config.provider_for(model)
@@ -294,6 +301,7 @@ class Prompts:
             price=self._pricer(record.model),
             ask=ask,
             output_cap=sessions.config.output_cap,
+            deny=self._denied,
             preset=lambda: record.approval,
             grants=session.grants,
         )

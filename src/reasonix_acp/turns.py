@@ -91,6 +91,7 @@ class TurnRunner:
         price: Callable[[UsageReport], float | None] = lambda usage: None,
         ask: Ask | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        deny: Callable[[str, str, str], bool] = lambda access, real, scope: False,
         preset: Callable[[], str] = lambda: "workspace-write",
         grants: list[tuple[str, str, bool]] | None = None,
     ) -> None:
@@ -113,6 +114,7 @@ class TurnRunner:
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self.ask = ask
         self.output_cap = output_cap
+        self.deny = deny
         self.preset = preset
         self.grants = grants if grants is not None else []  # (access, path scope, allowed)
         self._tokens = 0
@@ -300,9 +302,17 @@ class TurnRunner:
         real = tool.target(args, self.context)
         access = tool.access
         if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
+            if self.deny(
+                access,
+                real,
+                tool.grant_scope(args, self.context) if hasattr(tool, "grant_scope") else "",
+            ):
+                raise ToolFailed("denied by the permission rules in config.toml")
             return True
         by_path = not hasattr(tool, "grant_scope")
         scope = scope_of(real) if by_path else tool.grant_scope(args, self.context)
+        if self.deny(access, real, scope):
+            raise ToolFailed("denied by the permission rules in config.toml")
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
                 in_scope(real, granted) if by_path else granted == scope
