@@ -129,3 +129,18 @@ async def test_output_past_the_budget_is_cut_and_kept(tmp_path: Any) -> None:
     kept = shown.rsplit("the full output is in ", 1)[1].rstrip("]")
     with open(kept, encoding="utf-8") as fh:
         assert fh.read() == "é" * 40000
+
+
+def test_debug_mode_catches_an_update_for_an_unknown_call(monkeypatch: Any) -> None:
+    import pytest
+
+    from reasonix_acp import turns
+
+    monkeypatch.setattr(turns, "DEBUG", True)
+    turn = runner([], [], [], [])
+    with pytest.raises(AssertionError, match="unknown tool call"):
+        turn.record("tool_call_update", {"toolCallId": "tc-9-9", "status": "completed"})
+    turn.record("tool_call", {"toolCallId": "tc-1-1", "title": "x", "status": "pending"})
+    turn.record("tool_call_update", {"toolCallId": "tc-1-1", "status": "failed"})
+    with pytest.raises(AssertionError, match="after the end"):
+        turn.record("tool_call_update", {"toolCallId": "tc-1-1", "status": "completed"})

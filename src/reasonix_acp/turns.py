@@ -51,6 +51,7 @@ REFUSED = "refused by the user"
 # Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
 # under a 60 KB frame budget.
 DEFAULT_OUTPUT_CAP = 48 * 1024
+DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 
 
@@ -120,6 +121,8 @@ class TurnRunner:
         self._tokens = 0
         self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._started: set[str] = set()
+        self._ended: set[str] = set()
         self._run_kind: str | None = None
         self._run_parts: list[str] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
@@ -129,6 +132,19 @@ class TurnRunner:
     # -- transcript ---------------------------------------------------------------------------
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
+        if DEBUG and kind == "tool_call_update":
+            # The tool-call invariants: an update names a call this turn started, and a call
+            # that finished gets no further update.
+            assert body["toolCallId"] in self._started, (
+                f"update for unknown tool call {body['toolCallId']}"
+            )
+            assert body["toolCallId"] not in self._ended, (
+                f"update after the end of {body['toolCallId']}"
+            )
+            if body.get("status") in ("completed", "failed"):
+                self._ended.add(body["toolCallId"])
+        if kind == "tool_call":
+            self._started.add(body["toolCallId"])
         if kind in projector.RUN_UPDATES:
             self.emit(projector.chunk(kind, body["text"]))
         else:
