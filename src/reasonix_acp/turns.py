@@ -314,30 +314,33 @@ class TurnRunner:
         self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
 
     async def _permitted(self, tool: Any, args: dict[str, Any], shown: dict[str, Any]) -> bool:
-        """The preset, then the session's remembered answers, then the user (tools/workspace.py)."""
+        """Deny rules, then the preset, then the session's remembered answers, then the user."""
         real = tool.target(args, self.context)
         access = tool.access
-        if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
-            if self.deny(
-                access,
-                real,
-                tool.grant_scope(args, self.context) if hasattr(tool, "grant_scope") else "",
-            ):
-                raise ToolFailed("denied by the permission rules in config.toml")
-            return True
         by_path = not hasattr(tool, "grant_scope")
         scope = scope_of(real) if by_path else tool.grant_scope(args, self.context)
         if self.deny(access, real, scope):
             raise ToolFailed("denied by the permission rules in config.toml")
+        if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
+            return True
+        exact = f"exact {args.get('command', '')}" if not by_path else None
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
-                in_scope(real, granted) if by_path else granted == scope
+                in_scope(real, granted) if by_path else granted in (scope, exact)
             ):
                 return allowed
         if self.ask is None:
             return False
-        options = [
-            {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+        options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
+        if exact is not None:
+            options.append(
+                {
+                    "optionId": "allow_always_exact",
+                    "name": "Always allow this command in this session",
+                    "kind": "allow_always",
+                }
+            )
+        options += [
             {
                 "optionId": "allow_always",
                 "name": f"Allow {_what(access, scope)} for this session",
@@ -354,9 +357,11 @@ class TurnRunner:
         choice = await self.ask(visible, options)
         if choice is None:  # the client cancelled the request: the turn is cancelled
             raise asyncio.CancelledError
-        if choice in ("allow_always", "reject_always"):
+        if choice == "allow_always_exact" and exact is not None:
+            self.grants.append((access, exact, True))
+        elif choice in ("allow_always", "reject_always"):
             self.grants.append((access, scope, choice == "allow_always"))
-        return choice in ("allow_once", "allow_always")
+        return choice in ("allow_once", "allow_always", "allow_always_exact")
 
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
         self._open_calls.pop(call_id, None)
