@@ -84,3 +84,22 @@ async def test_long_output_is_cut_and_kept(tmp_path: Path) -> None:
     assert len(result.text.encode()) < OUTPUT_CAP + 300
     kept = result.text.rsplit("the full output is in ", 1)[1].rstrip("]")
     assert Path(kept).read_text() == "x" * 200000
+
+
+async def test_a_long_command_shows_bounded_partial_output(tmp_path: Path) -> None:
+    seen: list[str] = []
+    context = ctx(tmp_path)
+    context.progress = lambda content: seen.append(content[0]["content"]["text"])
+    command = "for i in 1 2 3 4; do head -c 3000 /dev/zero | tr '\\0' $i; echo; sleep 0.2; done"
+    result = await Bash().run({"command": command}, context)
+    assert result.raw_output["exitCode"] == 0 and len(result.text) == 4 * 3001
+    assert seen and all(len(t.encode()) <= 4096 for t in seen)
+    assert seen[-1].rstrip().endswith("3" * 10) or seen[-1].rstrip().endswith("4" * 10)
+
+
+async def test_a_quick_command_shows_no_partial_output(tmp_path: Path) -> None:
+    seen: list[object] = []
+    context = ctx(tmp_path)
+    context.progress = seen.append
+    await Bash().run({"command": "echo quick"}, context)
+    assert seen == []

@@ -7,6 +7,8 @@ locally, as follows.
 - Output (stdout and stderr together) past OUTPUT_CAP bytes is cut in what the client and the
   model see; the full output is written to a file in the session's temp directory, which the
   cut content names.
+- A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
+  `in_progress` updates.
 - A non-zero exit status makes the call `failed`, with the output and the status.
 - Every command asks for permission unless the preset is danger-full-access; "always" answers
   are remembered for commands with the same first word.
@@ -26,6 +28,8 @@ from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 OUTPUT_CAP = 48 * 1024  # stays under the 60 KB frame budget with the frame's envelope
 DEFAULT_TIMEOUT_MS = 120_000
 KILL_GRACE = 2.0
+PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
+PROGRESS_TAIL = 4096
 
 
 def first_word(command: str) -> str:
@@ -110,17 +114,17 @@ class Bash:
             start_new_session=True,
         )
         timed_out = False
+        chunks: list[bytes] = []
         try:
-            output, _ = await asyncio.wait_for(proc.communicate(), timeout)
+            await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
         except TimeoutError:
             timed_out = True
-            output = b""
             await self._stop(proc)
         except asyncio.CancelledError:
             await self._stop(proc)
             raise
         keep = os.path.join(ctx.workspace.temp, ctx.session_id, f"bash-{proc.pid}.log")
-        text, cut = clip_output(output, keep)
+        text, cut = clip_output(b"".join(chunks), keep)
         raw = {"exitCode": proc.returncode, "truncated": cut}
         content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
         if timed_out:
@@ -135,6 +139,27 @@ class Bash:
             )
             raise ToolFailed(f"{text}\n[{status}]".lstrip())
         return ToolResult(text=text, content=content, raw_output=raw)
+
+    async def _pump(
+        self, proc: asyncio.subprocess.Process, chunks: list[bytes], ctx: ToolContext
+    ) -> None:
+        """Collect output; a command that runs for a while shows its latest output as it goes
+        (in_progress updates, at most every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes)."""
+        assert proc.stdout is not None
+        loop = asyncio.get_running_loop()
+        started = shown = loop.time()
+        while data := await proc.stdout.read(1 << 16):
+            chunks.append(data)
+            now = loop.time()
+            if (
+                ctx.progress is not None
+                and now - started >= PROGRESS_EVERY
+                and now - shown >= PROGRESS_EVERY
+            ):
+                shown = now
+                tail = b"".join(chunks[-64:])[-PROGRESS_TAIL:].decode("utf-8", "ignore")
+                ctx.progress([{"type": "content", "content": {"type": "text", "text": tail}}])
+        await proc.wait()
 
     async def _in_client(self, ctx: ToolContext, terminal_id: str, timeout: float) -> ToolResult:
         shown = [{"type": "terminal", "terminalId": terminal_id}]
