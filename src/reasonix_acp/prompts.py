@@ -290,6 +290,7 @@ class Prompts:
                 workspace=Workspace(record.cwd, list(record.additional_directories)),
                 files=self._client_files(session),
                 terminal=self._client_terminal(session),
+                terminal_meta=bool(self.client() and self.client().terminal_meta),  # type: ignore[union-attr]
             ),
             emit=emit,
             persist=persist,

@@ -284,8 +284,11 @@ class TurnRunner:
             "status": "pending",
             "x-tool": call.name,
         }
+        self.context.call_id = call_id
         if isinstance(args, dict):
             start["rawInput"] = args
+            if tool is not None and hasattr(tool, "shown_at_start"):
+                start.update(tool.shown_at_start(args, self.context))
             if tool is not None and hasattr(tool, "locations"):
                 with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
                     start["locations"] = tool.locations(args, self.context)
@@ -304,7 +307,8 @@ class TurnRunner:
             )
             result = await tool.run(args, self.context)
         except ToolFailed as exc:
-            self._finish(call_id, "failed", ToolResult(text=str(exc), content=_text(str(exc))))
+            shown = None if exc.meta else _text(str(exc))
+            self._finish(call_id, "failed", ToolResult(text=str(exc), content=shown, meta=exc.meta))
             self.history.append({"role": "tool", "tool_call_id": call.id, "content": str(exc)})
             return
         if result.plan is not None:
@@ -365,12 +369,12 @@ class TurnRunner:
 
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
         self._open_calls.pop(call_id, None)
-        body: dict[str, Any] = {
-            "toolCallId": call_id,
-            "status": status,
-            "content": self._budgeted(call_id, result.content),
-            "x-model-text": result.text,
-        }
+        body: dict[str, Any] = {"toolCallId": call_id, "status": status}
+        if result.content is not None:
+            body["content"] = self._budgeted(call_id, result.content)
+        if result.meta:
+            body["_meta"] = result.meta
+        body["x-model-text"] = result.text
         if result.raw_output is not None:
             body["rawOutput"] = result.raw_output
         self.record("tool_call_update", body)

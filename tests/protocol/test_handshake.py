@@ -42,6 +42,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
         and mcp.get("schemaVersion") == 1,
         "protocol_version": model.protocol_version,
         "terminal": bool(caps and caps.terminal),
+        "terminal_meta": isinstance(meta, dict) and meta.get("terminal_output") is True,
     }
 
 
@@ -79,6 +80,7 @@ def corpus() -> list[dict[str, Any]]:
         ("clientCapabilities", "elicitation", "url"),
         ("clientCapabilities", "_meta"),
         ("clientCapabilities", "_meta", "reasonix.io"),
+        ("clientCapabilities", "_meta", "terminal_output"),
         ("clientCapabilities", "_meta", "reasonix.io", "extensionSurface"),
         ("clientCapabilities", "_meta", "reasonix.io", "extensionSurface", "supported"),
         ("clientCapabilities", "_meta", "reasonix.io", "mcpInteraction"),

@@ -9,6 +9,9 @@ the generated model and requires the same features from each.
 One deliberate difference: a legacy string `protocolVersion` ("2024-11-05", sent by some early
 clients) is read as version 0 instead of failing; the agent then answers with its own version.
 
+`clientCapabilities._meta.terminal_output: true` (Zed) asks for command output as display-only
+`_meta.terminal_info` / `terminal_output` / `terminal_exit` on tool calls.
+
 Vendor opt-ins under `clientCapabilities._meta["reasonix.io"]`:
 - `extensionSurface.supported` must be the JSON boolean true;
 - `mcpInteraction` must be `{"supported": true, "schemaVersion": 1}`; any other shape is "off".
@@ -43,6 +46,7 @@ class ClientFeatures:
         "mcp_interaction",
         "protocol_version",
         "terminal",
+        "terminal_meta",
     )
 
     def __init__(self, protocol_version: int = 0) -> None:
@@ -58,6 +62,7 @@ class ClientFeatures:
         self.elicitation_url = False
         self.extension_surface = False
         self.mcp_interaction = False
+        self.terminal_meta = False  # Zed's display-only `_meta.terminal_*` convention
 
     def facts(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__ if name != "capabilities"}
@@ -123,6 +128,7 @@ def _client_info(params: dict[str, Any]) -> dict[str, str] | None:
 
 def _vendor_opt_ins(features: ClientFeatures, caps: dict[str, Any]) -> None:
     meta = caps.get("_meta")
+    features.terminal_meta = isinstance(meta, dict) and meta.get("terminal_output") is True
     vendor = meta.get(VENDOR_KEY) if isinstance(meta, dict) else None
     if not isinstance(vendor, dict):
         return

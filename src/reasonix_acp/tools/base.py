@@ -9,15 +9,23 @@ from reasonix_acp.tools.workspace import Workspace
 
 
 class ToolFailed(Exception):
-    """The tool ran and failed; the message goes back to the model and to the client."""
+    """The tool ran and failed; the message goes back to the model and to the client (as text
+    content, or, with `meta`, as that `_meta` with the call's content left as it was)."""
+
+    def __init__(self, message: str, meta: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.meta = meta
 
 
 @dataclass
 class ToolResult:
     text: str  # what the model sees
-    content: list[dict[str, Any]] = field(default_factory=list)  # ToolCallContent for the client
+    content: list[dict[str, Any]] | None = field(
+        default_factory=list
+    )  # for the client; None: unchanged
     raw_output: Any = None
     plan: list[dict[str, Any]] | None = None  # a plan update to send before the result
+    meta: dict[str, Any] | None = None  # `_meta` of the final tool_call_update
 
 
 @dataclass
@@ -28,6 +36,8 @@ class ToolContext:
     files: Any = None  # tools/bridge.ClientFiles when the client offers its file system
     terminal: Any = None  # tools/bridge.ClientTerminal when the client offers terminals
     progress: Any = None  # set per call by the turn runner: progress(content) → in_progress update
+    call_id: str = ""  # set per call by the turn runner
+    terminal_meta: bool = False  # the client renders Zed's `_meta.terminal_*` display convention
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

@@ -89,6 +89,15 @@ class Bash:
     def grant_scope(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"command {first_word(self._command(args))}"
 
+    def shown_at_start(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """For clients with Zed's terminal display: a terminal card named by the call id."""
+        if not ctx.terminal_meta or ctx.terminal is not None:
+            return {}
+        return {
+            "content": [{"type": "terminal", "terminalId": ctx.call_id}],
+            "_meta": {"terminal_info": {"terminal_id": ctx.call_id, "cwd": ctx.cwd}},
+        }
+
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = self._command(args)
         return f"Run {command if len(command) <= 60 else command[:57] + '...'}"
@@ -127,6 +136,18 @@ class Bash:
         text, cut = clip_output(b"".join(chunks), keep)
         raw = {"exitCode": proc.returncode, "truncated": cut}
         content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
+        if ctx.terminal_meta and not timed_out:
+            # Zed's display: output and exit status in `_meta`, content left as the terminal card.
+            code = proc.returncode or 0
+            exit_info: dict[str, Any] = {"terminal_id": ctx.call_id}
+            exit_info.update({"exit_code": code} if code >= 0 else {"signal": f"signal {-code}"})
+            meta = {
+                "terminal_output": {"terminal_id": ctx.call_id, "data": text},
+                "terminal_exit": exit_info,
+            }
+            if code != 0:
+                raise ToolFailed(f"{text}\n[exit status {code}]".lstrip(), meta=meta)
+            return ToolResult(text=text, content=None, raw_output=raw, meta=meta)
         if timed_out:
             raise ToolFailed(
                 f"timed out after {timeout:g} s; the command and its children were killed"
@@ -153,6 +174,7 @@ class Bash:
             now = loop.time()
             if (
                 ctx.progress is not None
+                and not ctx.terminal_meta  # a content update would replace the terminal card
                 and now - started >= PROGRESS_EVERY
                 and now - shown >= PROGRESS_EVERY
             ):
