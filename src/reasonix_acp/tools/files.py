@@ -43,20 +43,36 @@ def _text(text: str) -> list[dict[str, Any]]:
     return [{"type": "content", "content": {"type": "text", "text": text}}]
 
 
-def _read_text(real: str) -> str:
+def encoding_of(data: bytes) -> str:
+    """UTF-8 when the bytes are UTF-8 (or start with its BOM), UTF-16 with a BOM, else latin-1,
+    which maps every byte to one character, so an edit leaves the bytes it does not touch as
+    they were (a GBK or Shift-JIS file keeps its encoding)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if data.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "latin-1"
+    return "utf-8"
+
+
+def _read_bytes(real: str) -> bytes:
     try:
         with open(real, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except FileNotFoundError:
         raise ToolFailed(f"{real}: no such file") from None
     except IsADirectoryError:
         raise ToolFailed(f"{real}: is a directory") from None
     except OSError as exc:
         raise ToolFailed(f"{real}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolFailed(f"{real}: not UTF-8 text") from None
+
+
+def _read_text(real: str) -> str:
+    data = _read_bytes(real)
+    return data.decode(encoding_of(data))
 
 
 class ReadFile:
@@ -201,10 +217,18 @@ async def _store(ctx: ToolContext, real: str, text: str) -> None:
 
 
 def _write(real: str, text: str) -> None:
+    """Write `text` in the file's present encoding (UTF-8 for a new file)."""
+    encoding = encoding_of(_read_bytes(real)) if os.path.isfile(real) else "utf-8"
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        raise ToolFailed(
+            f"{real}: the new text cannot be written in the file's encoding ({encoding})"
+        ) from None
     os.makedirs(os.path.dirname(real), exist_ok=True)
     tmp = real + ".reasonix-tmp"
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    with open(tmp, "wb") as fh:
+        fh.write(data)
     os.replace(tmp, real)
 
 
