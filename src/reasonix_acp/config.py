@@ -8,7 +8,8 @@ is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, o
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
 `[permissions] deny_commands = ["rm", ...]` (by first word) and `deny_paths = ["/etc/**", ...]`
-(globs) are refused under every preset, danger-full-access included. Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
+(globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
+editor's terminal. Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
@@ -81,6 +82,7 @@ class Config:
     budget_tokens: int | None = None
     budget_cost: float | None = None
     output_cap: int = 48 * 1024
+    shell: str = "/bin/sh"
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
 
@@ -130,6 +132,8 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
         config.deny_paths = [
             os.path.expanduser(str(p)) for p in rules.get("deny_paths") or [] if isinstance(p, str)
         ]
+    if isinstance(data.get("shell"), str) and data["shell"]:
+        config.shell = data["shell"]
     cap = data.get("output_cap_bytes")
     if isinstance(cap, int) and cap >= 1024:
         config.output_cap = cap

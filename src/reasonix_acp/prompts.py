@@ -147,7 +147,7 @@ class Prompts:
         request = self.sessions.request
         if client is None or request is None or not client.terminal:
             return None
-        return ClientTerminal(request, session.id)
+        return ClientTerminal(request, session.id, self.sessions.config.shell)
 
     def _client_files(self, session: Session) -> ClientFiles | None:
         client = self.client()
@@ -290,6 +290,7 @@ class Prompts:
                 workspace=Workspace(record.cwd, list(record.additional_directories)),
                 files=self._client_files(session),
                 terminal=self._client_terminal(session),
+                shell=self.sessions.config.shell,
                 terminal_meta=bool(self.client() and self.client().terminal_meta),  # type: ignore[union-attr]
             ),
             emit=emit,

@@ -47,3 +47,15 @@ async def test_write_creates_utf8_and_refuses_what_the_encoding_cannot_hold(tmp_
     with pytest.raises(ToolFailed, match="encoding"):
         await WriteFile().run({"path": "l1.txt", "content": "日本"}, ctx(tmp_path))
     assert (tmp_path / "l1.txt").read_bytes() == b"caf\xe9"
+
+
+async def test_glob_finds_files_below_the_workspace(tmp_path: Path) -> None:
+    from reasonix_acp.tools.files import Glob
+
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    for name in ("src/a.py", "src/pkg/b.py", "src/pkg/c.txt"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    result = await Glob().run({"pattern": "src/**/*.py"}, ctx(tmp_path))
+    assert result.text.splitlines() == ["src/a.py", "src/pkg/b.py"]
+    assert Glob().target({"pattern": "src/**/*.py"}, ctx(tmp_path)) == str(tmp_path / "src")
+    assert not ctx(tmp_path).workspace.inside(Glob().target({"pattern": "/etc/*.conf"}, ctx(tmp_path)))

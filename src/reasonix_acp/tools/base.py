@@ -37,6 +37,7 @@ class ToolContext:
     terminal: Any = None  # tools/bridge.ClientTerminal when the client offers terminals
     progress: Any = None  # set per call by the turn runner: progress(content) → in_progress update
     call_id: str = ""  # set per call by the turn runner
+    shell: str = "/bin/sh"
     terminal_meta: bool = False  # the client renders Zed's `_meta.terminal_*` display convention
 
     def __post_init__(self) -> None:

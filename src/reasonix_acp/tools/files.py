@@ -1,4 +1,4 @@
-"""File tools: read (line windows), list, grep, write, edit (exact replacements).
+"""File tools: read (line windows), list, glob, grep, write, edit (exact replacements).
 
 Each declares the access it needs for the path it touches (`access`), which the turn runner
 checks against the session's preset before running it; the tools themselves only do the work.
@@ -143,6 +143,43 @@ class ListDir:
             names.append(f"[... {len(entries) - MAX_LIST} more]")
         text = "\n".join(names) or "(empty)"
         return ToolResult(text=text, content=_text(text), raw_output={"entries": len(entries)})
+
+
+class Glob:
+    name = "glob"
+    kind = "search"
+    access = "read"
+    schema = _fn(
+        "glob",
+        "Find files by a glob pattern relative to the workspace, such as src/**/*.py.",
+        {"pattern": {"type": "string"}},
+        ["pattern"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        pattern = _path_arg(args, "pattern")
+        fixed = (
+            pattern.split("*", 1)[0].split("?", 1)[0].rsplit("/", 1)[0] if "/" in pattern else "."
+        )
+        return ctx.workspace.resolve(fixed or "/")
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Find {args.get('pattern', '')}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        import glob as globbing
+
+        pattern = _path_arg(args, "pattern")
+        root = pattern if os.path.isabs(pattern) else os.path.join(ctx.cwd, pattern)
+        found = sorted(globbing.glob(root, recursive=True))
+        names = [ctx.workspace.display(os.path.realpath(p)) for p in found[:MAX_LIST]]
+        if len(found) > MAX_LIST:
+            names.append(f"[... {len(found) - MAX_LIST} more]")
+        text = "\n".join(names) or "no matches"
+        return ToolResult(text=text, content=_text(text), raw_output={"matches": len(found)})
 
 
 class Grep:
@@ -321,4 +358,4 @@ class EditFile:
         )
 
 
-FILE_TOOLS: list[Any] = [ReadFile(), ListDir(), Grep(), WriteFile(), EditFile()]
+FILE_TOOLS: list[Any] = [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile()]

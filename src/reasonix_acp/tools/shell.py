@@ -113,7 +113,7 @@ class Bash:
             if terminal_id is not None:
                 return await self._in_client(ctx, terminal_id, timeout)
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
+            ctx.shell,
             "-c",
             command,
             cwd=ctx.cwd,
