@@ -58,4 +58,6 @@ async def test_glob_finds_files_below_the_workspace(tmp_path: Path) -> None:
     result = await Glob().run({"pattern": "src/**/*.py"}, ctx(tmp_path))
     assert result.text.splitlines() == ["src/a.py", "src/pkg/b.py"]
     assert Glob().target({"pattern": "src/**/*.py"}, ctx(tmp_path)) == str(tmp_path / "src")
-    assert not ctx(tmp_path).workspace.inside(Glob().target({"pattern": "/etc/*.conf"}, ctx(tmp_path)))
+    assert not ctx(tmp_path).workspace.inside(
+        Glob().target({"pattern": "/etc/*.conf"}, ctx(tmp_path))
+    )
