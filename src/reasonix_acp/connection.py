@@ -38,7 +38,7 @@ from reasonix_acp.protocol.errors import (
     RemoteError,
     RequestCancelled,
 )
-from reasonix_acp.protocol.framing import Event, Line, LineFramer, Overflow, encode
+from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, Overflow, encode
 from reasonix_acp.protocol.messages import (
     Invalid,
     Notification,
@@ -51,7 +51,6 @@ from reasonix_acp.protocol.router import Router
 
 log = logging.getLogger("reasonix_acp.connection")
 
-READ_CHUNK = 1 << 16
 WRITE_BATCH = 1 << 20
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")

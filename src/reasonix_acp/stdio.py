@@ -21,12 +21,10 @@ import sys
 from reasonix_acp.generated.methods import INITIALIZE
 from reasonix_acp.protocol import dispatch
 from reasonix_acp.protocol.errors import AcpError
-from reasonix_acp.protocol.framing import Event, Line, LineFramer, encode
+from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, encode
 from reasonix_acp.protocol.messages import Request, decode
 
 log = logging.getLogger("reasonix_acp.stdio")
-
-READ_CHUNK = 1 << 16
 
 
 def claim_stdio() -> tuple[int, int]:

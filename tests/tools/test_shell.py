@@ -32,6 +32,14 @@ def alive(pid: int) -> bool:
     return True
 
 
+async def gone(pid: int, seconds: float = 2.5) -> bool:
+    for _ in range(int(seconds / 0.05)):
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return not alive(pid)
+
+
 async def test_output_and_cwd(tmp_path: Path) -> None:
     result = await Bash().run({"command": "pwd; echo err >&2"}, ctx(tmp_path))
     assert result.text == f"{tmp_path / 'ws'}\nerr\n"
@@ -50,12 +58,7 @@ async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
     with pytest.raises(ToolFailed, match="timed out"):
         await Bash().run({"command": command, "timeout_ms": 300}, ctx(tmp_path))
     assert time.monotonic() - start < 5
-    child = int(pidfile.read_text())
-    for _ in range(50):
-        if not alive(child):
-            break
-        await asyncio.sleep(0.05)
-    assert not alive(child)
+    assert await gone(int(pidfile.read_text()))
 
 
 async def test_cancel_kills_the_process_group(tmp_path: Path) -> None:
@@ -70,12 +73,7 @@ async def test_cancel_kills_the_process_group(tmp_path: Path) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    child = int(pidfile.read_text())
-    for _ in range(50):
-        if not alive(child):
-            break
-        await asyncio.sleep(0.05)
-    assert not alive(child)
+    assert await gone(int(pidfile.read_text()))
 
 
 async def test_long_output_is_cut_and_kept(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import Any
 
 from transitions import Machine, MachineError
 
@@ -111,12 +110,3 @@ def mermaid(states: type[Enum], rows: Iterable[Row], initial: Enum) -> str:
         for s in _sources((trigger, src, dst)):
             lines.append(f"    {s.value} --> {dst.value}: {trigger}")
     return "\n".join(lines) + "\n"
-
-
-def describe(machine: type[StateMachine]) -> dict[str, Any]:
-    return {
-        "name": machine.NAME,
-        "states": machine.STATES,
-        "rows": machine.TRANSITIONS,
-        "initial": machine.INITIAL,
-    }

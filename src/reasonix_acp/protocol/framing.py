@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_LINE_LIMIT = 32 * 1024 * 1024
+READ_CHUNK = 1 << 16  # bytes asked of the input per read
 
 _WHITESPACE = b" \t\r\n\x0b\x0c"
 

@@ -240,10 +240,6 @@ async def _load(ctx: ToolContext, real: str) -> str:
     return _read_text(real)
 
 
-async def _exists(ctx: ToolContext, real: str) -> bool:
-    return os.path.isfile(real)
-
-
 async def _store(ctx: ToolContext, real: str, text: str) -> None:
     if ctx.files is not None and await ctx.files.write(real, text):
         return
@@ -294,7 +290,7 @@ class WriteFile:
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolFailed("`content` must be a string")
-        old = await _load(ctx, real) if await _exists(ctx, real) else None
+        old = await _load(ctx, real) if os.path.isfile(real) else None
         await _store(ctx, real, content)
         diff = {"type": "diff", "path": real, "oldText": old, "newText": content}
         verb = "created" if old is None else "replaced"
