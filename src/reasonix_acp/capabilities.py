@@ -21,7 +21,7 @@ def agent_capabilities() -> dict[str, Any]:
     return {
         "loadSession": True,
         "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-        "mcpCapabilities": {"http": False, "sse": False},
+        "mcpCapabilities": {"http": True, "sse": True},
         "sessionCapabilities": {
             "list": {},
             "resume": {},

@@ -15,6 +15,9 @@ the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_t
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
 same for cost, for providers with `prices = {input = ..., output = ..., cache_hit = ...,
 currency = "USD"}` (per million tokens) in their table, which also puts `cost` in `usage_update`.
+MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of an ACP
+`mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
+`headers` otherwise); a server the client sends under the same name replaces it.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class Config:
     shell: str = "/bin/sh"
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -137,6 +141,13 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
     cap = data.get("output_cap_bytes")
     if isinstance(cap, int) and cap >= 1024:
         config.output_cap = cap
+    if "mcp_servers" in data:
+        from reasonix_acp.mcp_servers.intake import from_config
+
+        try:
+            config.mcp_servers = from_config(data["mcp_servers"])
+        except ValueError as exc:
+            log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
     raw_budgets = data.get("budgets")
     budgets: dict[str, Any] = raw_budgets if isinstance(raw_budgets, dict) else {}
     seconds, tokens = budgets.get("task_seconds"), budgets.get("task_tokens")

@@ -16,6 +16,7 @@ import asyncio
 import fnmatch
 import logging
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -25,6 +26,7 @@ from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
+from reasonix_acp.mcp_servers.elicit import TurnInteractions
 from reasonix_acp.projector import updates
 from reasonix_acp.protocol.errors import (
     AcpError,
@@ -126,6 +128,8 @@ class Prompts:
 
     def _denied(self, access: str, real: str, scope: str) -> bool:
         config = self.sessions.config
+        if access == "mcp":
+            return False
         if access == "execute":
             return scope.removeprefix("command ") in config.deny_commands
         return any(fnmatch.fnmatch(real, pattern) for pattern in config.deny_paths)
@@ -199,7 +203,9 @@ class Prompts:
                 session.machine.fire("end_prompt", f"{method}: session is {{state}}")
                 self.sessions.apply_queued(session)
 
-    def _command(self, session: Session, name: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    async def _command(
+        self, session: Session, name: str, rest: str, blocks: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         """A slash command: answered by the agent, recorded like a turn."""
         record = session.record
         if name == "help":
@@ -210,12 +216,7 @@ class Prompts:
                 f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}"
             )
         else:  # mcp
-            names = [str(s.get("name", "?")) for s in record.mcp_servers]
-            reply = (
-                f"MCP servers given to this session: {', '.join(names)} (not connected yet)"
-                if names
-                else "No MCP servers were given to this session."
-            )
+            reply = await self._mcp_command(session, rest)
         turn = record.turn_count + 1
         events: list[tuple[str, dict[str, Any]]] = [
             ("user_message", {"content": blocks}),
@@ -228,12 +229,28 @@ class Prompts:
         record.turn_count = turn
         return {"stopReason": "end_turn"}
 
+    async def _mcp_command(self, session: Session, rest: str) -> str:
+        """`/mcp` shows the servers; `/mcp reconnect [name]` starts them (or one) again."""
+        servers = session.servers
+        word, _, name = rest.partition(" ")
+        if word == "reconnect" and servers:
+            name = name.strip()
+            if name and name not in servers.links:
+                return f"No MCP server named {name} in this session.\n\n{servers.status()}"
+            await servers.reconnect(name or None)
+        elif servers:
+            await servers.ready()
+        if not servers:
+            return "No MCP servers in this session (the client sent none and config.toml has none)."
+        text: str = servers.status()
+        return text
+
     async def _run(
         self, session: Session, blocks: list[dict[str, Any]], text: str
     ) -> dict[str, Any]:
         command = commands.parse(text)
         if command is not None:
-            return self._command(session, command[0], blocks)
+            return await self._command(session, command[0], command[1], blocks)
         sessions = self.sessions
         session.open_updates = True
         session.turn.fire("start", "turn is {state}")
@@ -277,6 +294,37 @@ class Prompts:
                 return "reject_once"
             return str(outcome.option_id)
 
+        def record_decision(decision: dict[str, Any]) -> None:
+            runner.record("mcp_interaction", decision)
+            runner.flush()  # committed before the server hears the answer
+
+        interactions: TurnInteractions | None = None
+        more_tools = None
+        servers = session.servers
+        if servers:
+            interactions = TurnInteractions(
+                sessions.request,
+                self.client(),
+                session.id,
+                prompt_id=str(uuid.uuid4()),
+                turn_id=str(turn_number),
+                record=record_decision,
+                call_id=lambda: runner.context.call_id,
+            )
+            servers.elicit = interactions
+
+            async def more_tools() -> list[Any]:
+                for link in await servers.ready():
+                    runner.record(
+                        "agent_message",
+                        {
+                            "text": f"\n\n[warning] MCP server {link.name} is not available "
+                            f"({link.error}); /mcp shows the servers, /mcp reconnect tries again\n\n"
+                        },
+                    )
+                tools: list[Any] = await servers.tools()
+                return tools
+
         runner = TurnRunner(
             turn=turn_number,
             provider=session.provider,
@@ -306,6 +354,7 @@ class Prompts:
             deny=self._denied,
             preset=lambda: record.approval,
             grants=session.grants,
+            more_tools=more_tools,
         )
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task
@@ -322,6 +371,10 @@ class Prompts:
             report = await _settled(task)
         finally:
             session.turn_task = None
+            if interactions is not None:
+                interactions.close()
+                if servers is not None and servers.elicit is interactions:
+                    servers.elicit = None
         record.turn_count = turn_number
         outcome = session.turn.settle(report.outcome)
         if runner.plan is not None:

@@ -78,6 +78,12 @@ class Session:
         self.grants: list[
             tuple[str, str, bool]
         ] = []  # "always" permission answers, this session only
+        self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
+
+    async def stop_servers(self) -> None:
+        servers, self.servers = self.servers, None
+        if servers:
+            await servers.stop()
 
     @property
     def id(self) -> str:
@@ -121,6 +127,16 @@ class Sessions:
         if session is None:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
+
+    def _start_servers(self, session: Session, client: list[dict[str, Any]]) -> None:
+        """The session's MCP servers (config's, the client's on top), connecting from now on."""
+        config_servers = self.config.mcp_servers
+        if not config_servers and not client:
+            return
+        from reasonix_acp.mcp_servers.hub import ServerSet, merged
+
+        session.servers = ServerSet(merged(config_servers, client), session.record.cwd)
+        session.servers.start()
 
     def _opened_hooks(self, call: Call, session: Session, plan: bool) -> None:
         def after() -> None:
@@ -182,6 +198,7 @@ class Sessions:
         session = Session(record, provider, [])
         session.machine.fire("opened", "session is {state}")
         self.live[record.id] = session
+        self._start_servers(session, record.mcp_servers)
         self._opened_hooks(call, session, plan=False)
         return {"sessionId": record.id, **session.opening_result(self.config)}
 
@@ -193,7 +210,7 @@ class Sessions:
 
     # -- session/load and session/resume ------------------------------------------------------
 
-    def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
+    async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
         method = "session/load" if replay else "session/resume"
         session_id = check_session_id(method, params.session_id)
         live = self.live.get(session_id)
@@ -205,6 +222,13 @@ class Sessions:
             if cwd != record.cwd:
                 raise InvalidParams(f"{method}: cwd {cwd} is not the session's cwd {record.cwd}")
         events = [(e.kind, e.body) for e in self.store.events(session_id)]
+        given = params.mcp_servers
+        servers = (
+            [x.model_dump(mode="json", by_alias=True, exclude_unset=True) for x in given]
+            if given is not None
+            else None
+        )
+        restart = live is None or (servers is not None and servers != live.record.mcp_servers)
         if live is None:
             self._store_call(method, lambda: self.store.acquire_lease(session_id))
             from reasonix_acp.prompts import flatten_for_history
@@ -228,6 +252,15 @@ class Sessions:
             )
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
+        if servers is not None and servers != live.record.mcp_servers:
+            live.record.mcp_servers = servers
+            self.store.update_session(
+                session_id, mcp_servers=servers, updated_at=live.record.updated_at
+            )
+        if restart:
+            # The client's list for this opening is the session's set from now on.
+            await live.stop_servers()
+            self._start_servers(live, live.record.mcp_servers)
         if replay:
             for kind, body in events:
                 if kind in REPLAYED:
@@ -305,6 +338,7 @@ class Sessions:
         session.machine.fire("close", "session/close: session is {state}")
         await self._stop_turn(session)
         session.open_updates = False
+        await session.stop_servers()
         self.store.release_lease(session_id)
         session.machine.fire("closed", "session/close: session is {state}")
         self.live.pop(session_id, None)
@@ -317,6 +351,7 @@ class Sessions:
             session.machine.fire("delete", "session/delete: session is {state}")
             await self._stop_turn(session)
             session.open_updates = False
+            await session.stop_servers()
             self.live.pop(session_id, None)
         try:
             self.store.delete_session(session_id)
@@ -327,11 +362,14 @@ class Sessions:
         return {}
 
     async def close_all(self) -> None:
-        for session_id in list(self.live):
+        async def close_one(session_id: str) -> None:
             try:
                 await self.close(None, _Id(session_id))
             except (TransitionRefused, StoreError):
                 log.exception("closing %s at shutdown", session_id)
+
+        # Together, so every session's MCP servers stop within one grace period.
+        await asyncio.gather(*(close_one(i) for i in list(self.live)))
 
     # -- controls ------------------------------------------------------------------------------
 

@@ -95,11 +95,14 @@ class TurnRunner:
         deny: Callable[[str, str, str], bool] = lambda access, real, scope: False,
         preset: Callable[[], str] = lambda: "workspace-write",
         grants: list[tuple[str, str, bool]] | None = None,
+        more_tools: Callable[[], Awaitable[list[Any]]] | None = None,
     ) -> None:
         self.turn = turn
         self.provider = provider
         self.model = model
         self.effort = effort
+        self.base_tools = list(tools)
+        self.more_tools = more_tools  # MCP tools: asked again before every model call
         self.tools = {t.name: t for t in tools}
         self.tool_schemas = [t.schema for t in tools]
         self.history = history
@@ -225,6 +228,12 @@ class TurnRunner:
         return None
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
+        if self.more_tools is not None:
+            # Built-in tools first, then the servers' in a stable order, so the request prefix
+            # stays the same from call to call unless a server's list really changed.
+            every = [*self.base_tools, *await self.more_tools()]
+            self.tools = {t.name: t for t in every}
+            self.tool_schemas = [t.schema for t in every]
         request = ModelRequest(
             model=self.model,
             messages=[system_message(self.mode), *self.history],
@@ -327,7 +336,7 @@ class TurnRunner:
             raise ToolFailed("denied by the permission rules in config.toml")
         if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
             return True
-        exact = f"exact {args.get('command', '')}" if not by_path else None
+        exact = f"exact {args.get('command', '')}" if access == "execute" else None
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
                 in_scope(real, granted) if by_path else granted in (scope, exact)
@@ -415,6 +424,8 @@ class TurnRunner:
 
 
 def _what(access: str, scope: str) -> str:
+    if access == "mcp":
+        return f"calls of {scope.removeprefix('mcp ')}"
     if access == "execute":
         return f"`{scope.removeprefix('command ')}` commands"
     return f"{access}s under {scope}"

@@ -28,10 +28,9 @@ def test_present_but_invalid_field_in_a_tagged_member() -> None:
 
 
 def test_several_errors_are_counted() -> None:
-    servers = [{"name": 1, "command": 2, "args": 3, "env": 4}]
     with pytest.raises(InvalidParams) as info:
         codec.decode_params(
-            METHODS[SESSION_NEW], {"cwd": 5, "mcpServers": servers, "additionalDirectories": 5}
+            METHODS[SESSION_NEW], {"cwd": 5, "mcpServers": [], "additionalDirectories": [1, 2, 3]}
         )
     assert info.value.message.startswith("session/new: invalid params at ")
     assert "(and " in info.value.message and info.value.message.endswith("more)")

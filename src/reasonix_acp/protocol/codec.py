@@ -15,7 +15,13 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from reasonix_acp.generated.methods import INITIALIZE, MethodSpec
+from reasonix_acp.generated.methods import (
+    INITIALIZE,
+    SESSION_LOAD,
+    SESSION_NEW,
+    SESSION_RESUME,
+    MethodSpec,
+)
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
 from reasonix_acp.protocol.handshake import decode_initialize
 
@@ -27,6 +33,10 @@ if TYPE_CHECKING:
 LIGHT_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {INITIALIZE: decode_initialize}
 
 MAX_ERRORS_NAMED = 3
+
+# Methods whose params are made regular before validation: `mcpServers` entries arrive in shapes
+# older than the schema (an env map, a missing `type`, transport aliases) and are accepted.
+NORMALISED = (SESSION_NEW, SESSION_LOAD, SESSION_RESUME)
 
 
 def model_class(name: str) -> type[BaseModel]:
@@ -75,6 +85,10 @@ def decode_params(spec: MethodSpec, params: dict[str, Any] | None) -> Any:
         return light(params or {})
     from pydantic import ValidationError
 
+    if spec.method in NORMALISED and params:
+        from reasonix_acp.mcp_servers.intake import normalise_params
+
+        params = normalise_params(spec.method, params)
     try:
         return model_class(spec.params).model_validate(params or {})
     except ValidationError as exc:

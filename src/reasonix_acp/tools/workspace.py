@@ -4,8 +4,8 @@ A path resolves against the session cwd, then through `realpath` (so `..` and sy
 followed before judging), and is inside when it lies under the cwd, an additional directory,
 or the session's temp directory. What needs the user's permission depends on the preset:
 
-  read-only           reads inside: allowed; writes, commands and everything outside: ask
-  workspace-write     reads and writes inside: allowed; commands and anything outside: ask
+  read-only           reads inside: allowed; writes, commands, MCP tools, anything outside: ask
+  workspace-write     reads and writes inside: allowed; commands, MCP tools, anything outside: ask
   danger-full-access  nothing asks
 """
 
@@ -51,10 +51,11 @@ class Workspace:
 
 
 def needs_permission(preset: str, access: str, inside: bool) -> bool:
-    """`access` is "read", "write" or "execute" (commands ask unless the preset is full access)."""
+    """`access` is "read", "write", "execute" or "mcp" (commands and MCP tool calls ask unless
+    the preset is full access)."""
     if preset == "danger-full-access":
         return False
-    if access == "execute":
+    if access in ("execute", "mcp"):
         return True
     if not inside:
         return True

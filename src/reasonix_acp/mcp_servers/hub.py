@@ -1,0 +1,97 @@
+"""The MCP servers of one session: started when it opens, stopped when it closes.
+
+- The set is config.toml's `[mcp_servers.*]` with the client's `mcpServers` on top: a client
+  server replaces a config server of the same name, for this session only. A session that
+  sends none gets only config's; nothing is shared between sessions.
+- Servers connect in the background from the moment the session opens; a prompt waits for
+  them (bounded) before its first model call, so a slow server delays a turn, never an opening.
+- A server that fails is reported once to the user (a warning chunk in the next turn), with
+  the detail on stderr and in `/mcp`; `/mcp reconnect [name]` tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from reasonix_acp.mcp_servers.link import Elicit, Link
+from reasonix_acp.mcp_servers.tools import McpTool, model_name
+
+
+def merged(
+    config_servers: list[dict[str, Any]], client: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    names = {s["name"] for s in client}
+    return [s for s in config_servers if s["name"] not in names] + list(client)
+
+
+class ServerSet:
+    def __init__(self, specs: list[dict[str, Any]], cwd: str) -> None:
+        self.cwd = cwd
+        self.elicit: Elicit | None = None  # set by the running turn; None: elicitations cancel
+        self.links = {s["name"]: Link(s, cwd, self._elicit) for s in specs}
+
+    async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.elicit is None:
+            return {"action": "cancel"}
+        return await self.elicit(server, params)
+
+    def __bool__(self) -> bool:
+        return bool(self.links)
+
+    def start(self) -> None:
+        for link in self.links.values():
+            link.start()
+
+    async def ready(self) -> list[Link]:
+        """Wait for every link to connect or fail; the failures not yet reported."""
+        await asyncio.gather(*(link.ready() for link in self.links.values()))
+        fresh = [k for k in self.links.values() if k.state == "failed" and not k.reported]
+        for link in fresh:
+            link.reported = True
+        return fresh
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(link.stop() for link in self.links.values()))
+
+    async def reconnect(self, name: str | None = None) -> list[Link]:
+        chosen = [k for n, k in self.links.items() if name in (None, n)]
+        await asyncio.gather(*(link.stop() for link in chosen))
+        for link in chosen:
+            link.start()
+        await asyncio.gather(*(link.ready() for link in chosen))
+        for link in chosen:
+            link.reported = True
+        return chosen
+
+    async def tools(self) -> list[McpTool]:
+        """The connected servers' tools, re-read where a server said its list changed."""
+        links = [k for k in self.links.values() if k.state == "connected"]
+        await asyncio.gather(*(link.refresh() for link in links))
+        out: list[McpTool] = []
+        taken: set[str] = set()
+        for link in links:
+            for tool in link.tools:
+                name = model_name(link.name, tool.name)
+                while name in taken:
+                    name = name[:60] + f"_{len(taken)}"
+                taken.add(name)
+                out.append(McpTool(link, tool, name))
+        return out
+
+    def status(self) -> str:
+        if not self.links:
+            return "No MCP servers in this session (the client sent none and config.toml has none)."
+        lines = ["MCP servers of this session:"]
+        for link in self.links.values():
+            where = link.spec.get("url") or link.spec.get("command")
+            line = f"- {link.name} ({link.transport}, {where}): {link.state}"
+            if link.state == "connected":
+                names = ", ".join(t.name for t in link.tools) or "none"
+                line += f"; tools: {names}"
+            elif link.error:
+                line += f"; {link.error}"
+            lines.append(line)
+        if any(k.state == "failed" for k in self.links.values()):
+            lines.append("Run /mcp reconnect [name] to try again.")
+        return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""`mcpServers` entries as clients send them, made into one shape, or refused precisely.
+
+Accepted, per entry:
+- stdio: no `type` (the spec's default) or `type: "stdio"`; `command` required; `args` and
+  `env` optional (absent means empty).
+- `type: "http"` (also `streamable-http`, `streamable_http`) and `type: "sse"`; `url` required
+  (http or https); `headers` optional.
+- `env` and `headers` as the official `[{name, value}]` list or the older `{"NAME": "value"}`
+  map (both seen from real clients).
+`type` is compared trimmed and lowercased. Anything else is an `InvalidParams` naming the method,
+the entry (index and name) and the field; no entry is ever dropped silently. Names must be
+unique within one list, since tools are namespaced by server name.
+
+The result is the official shape (stdio without `type`, lists for env and headers), which is
+what the session stores and what the generated models validate afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlparse
+
+from reasonix_acp.protocol.errors import InvalidParams
+
+HTTP_ALIASES = {"http": "http", "streamable-http": "http", "streamable_http": "http", "sse": "sse"}
+PAIR_SHAPE = 'an array of {"name", "value"} objects or a {"NAME": "value"} map'
+
+
+def _pairs(where: str, field: str, value: Any) -> list[dict[str, str]]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        out = []
+        for key, item in value.items():
+            if not isinstance(item, str):
+                raise InvalidParams(f"{where}: {field}.{key} must be a string")
+            out.append({"name": str(key), "value": item})
+        return out
+    if not isinstance(value, list):
+        raise InvalidParams(f"{where}: {field} must be {PAIR_SHAPE}")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InvalidParams(f"{where}: {field}[{i}] must be a {{name, value}} object")
+        name, val = item.get("name"), item.get("value", "")
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidParams(f"{where}: {field}[{i}].name is required")
+        if not isinstance(val, str):
+            raise InvalidParams(f"{where}: {field}[{i}].value must be a string")
+        out.append({"name": name, "value": val})
+    return out
+
+
+def normalise_entry(method: str, index: int, entry: Any) -> dict[str, Any]:
+    at = f"{method}: mcpServers[{index}]"
+    if not isinstance(entry, dict):
+        raise InvalidParams(f"{at} must be an object")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParams(f"{at}.name: MCP server name is required")
+    name = name.strip()
+    where = f'{at} ("{name}")'
+    raw_type = entry.get("type")
+    if raw_type is not None and not isinstance(raw_type, str):
+        raise InvalidParams(f"{where}.type must be a string")
+    kind = (raw_type or "").strip().lower() or "stdio"
+    extra = {k: v for k, v in entry.items() if k == "_meta"}
+    if kind == "stdio":
+        command = entry.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise InvalidParams(f'{where}.command: MCP server "{name}" command is required')
+        args = entry.get("args")
+        if args is None:
+            args = []
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise InvalidParams(f"{where}.args must be an array of strings")
+        env = _pairs(where, "env", entry.get("env"))
+        return {"name": name, "command": command, "args": args, "env": env, **extra}
+    transport = HTTP_ALIASES.get(kind)
+    if transport is None:
+        raise InvalidParams(
+            f'{where}.type: MCP server "{name}" uses unsupported transport "{raw_type}" '
+            "(accepted: stdio, http, streamable-http, sse)"
+        )
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise InvalidParams(f'{where}.url: MCP server "{name}" url is required')
+    parsed = urlparse(url.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise InvalidParams(f"{where}.url must be an http:// or https:// URL")
+    headers = _pairs(where, "headers", entry.get("headers"))
+    return {"type": transport, "name": name, "url": url.strip(), "headers": headers, **extra}
+
+
+def normalise(method: str, entries: Any) -> list[dict[str, Any]]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise InvalidParams(f"{method}: mcpServers must be an array")
+    out = [normalise_entry(method, i, e) for i, e in enumerate(entries)]
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(out):
+        if spec["name"] in seen:
+            raise InvalidParams(
+                f'{method}: mcpServers[{i}].name: "{spec["name"]}" is also the name of '
+                f"mcpServers[{seen[spec['name']]}]; server names must be unique"
+            )
+        seen[spec["name"]] = i
+    return out
+
+
+def normalise_params(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The codec's hook for session/new, load and resume: params with `mcpServers` made
+    official, before the generated model validates them."""
+    if not isinstance(params, dict) or "mcpServers" not in params:
+        return params
+    return {**params, "mcpServers": normalise(method, params["mcpServers"])}
+
+
+def from_config(table: Any) -> list[dict[str, Any]]:
+    """`[mcp_servers.<name>]` tables of config.toml, in the same shape (ValueError on a bad one)."""
+    if not isinstance(table, dict):
+        raise ValueError("mcp_servers must be a table of [mcp_servers.<name>] tables")
+    entries = []
+    for name, body in table.items():
+        if not isinstance(body, dict):
+            raise ValueError(f"mcp_servers.{name} must be a table")
+        entries.append({**body, "name": name})
+    try:
+        return normalise("config.toml", entries)
+    except InvalidParams as exc:
+        raise ValueError(str(exc)) from None

@@ -1,0 +1,220 @@
+"""One connection to one MCP server, through the official `mcp` SDK.
+
+Invariants:
+- The SDK's transports and session are async context managers whose cancel scopes must be
+  entered and left by the same task, so each link owns one task (`_serve`) that opens them,
+  reports ready (or failed), then waits for `stop`. Calls from turns go through the open
+  session; `stop` sets an event and waits for that task to unwind, so a stdio child is stopped
+  and reaped by the SDK before `stop` returns (stdin closed, then SIGTERM/SIGKILL of its process
+  group; the grace period is lowered to 1 s here so a stuck server is gone within 2 s).
+- A link that fails to start, or whose server dies, is `failed` with the reason; it never
+  raises into the session. `/mcp reconnect` starts a fresh link from the same spec.
+- Servers run with the session cwd as their working directory; their stderr is ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger("reasonix_acp.mcp")
+
+CONNECT_TIMEOUT = 20.0
+STOP_TIMEOUT = 5.0
+# (server name, elicitation params as a dict) → the MCP ElicitResult as a dict
+Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class Link:
+    def __init__(self, spec: dict[str, Any], cwd: str, elicit: Elicit | None = None) -> None:
+        self.spec = spec
+        self.name: str = spec["name"]
+        self.cwd = cwd
+        self.elicit = elicit
+        self.state = "stopped"  # connecting | connected | failed | stopped
+        self.error: str | None = None
+        self.tools: list[Any] = []  # mcp.types.Tool
+        self.server_info: str = ""
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._stale = False  # the server said its tool list changed
+        self.reported = False  # the failure was shown to the user
+
+    @property
+    def transport(self) -> str:
+        return str(self.spec.get("type") or "stdio")
+
+    def start(self) -> None:
+        self.state, self.error = "connecting", None
+        self._ready.clear()
+        self._stop.clear()
+        self._task = asyncio.get_running_loop().create_task(self._serve())
+
+    async def ready(self, timeout: float = CONNECT_TIMEOUT) -> None:
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except TimeoutError:
+            self._fail(f"did not finish connecting within {timeout:g} s")
+            await self.stop()
+            self.state = "failed"
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        self._stop.set()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT)
+            except TimeoutError:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if self.state != "failed":
+            self.state = "stopped"
+        self._session = None
+
+    def _fail(self, reason: str) -> None:
+        self.state, self.error = "failed", reason
+        self.reported = False
+        log.warning("MCP server %r: %s", self.name, reason)
+
+    # -- the serving task -----------------------------------------------------------------
+
+    def _transport(self) -> Any:
+        spec = self.spec
+        if self.transport == "stdio":
+            from mcp.client import stdio
+
+            stdio.PROCESS_TERMINATION_TIMEOUT = 1.0
+            params = stdio.StdioServerParameters(
+                command=spec["command"],
+                args=list(spec.get("args") or []),
+                env={e["name"]: e["value"] for e in spec.get("env") or []},
+                cwd=self.cwd,
+            )
+            return stdio.stdio_client(params, errlog=sys.stderr)
+        headers = {h["name"]: h["value"] for h in spec.get("headers") or []}
+        if self.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(spec["url"], headers=headers)
+        return _streamable_http(spec["url"], headers)
+
+    async def _serve(self) -> None:
+        from mcp.client.session import ClientSession
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                streams = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        streams[0],
+                        streams[1],
+                        elicitation_callback=self._on_elicit if self.elicit else None,
+                        message_handler=self._on_message,
+                    )
+                )
+                init = await session.initialize()
+                info = getattr(init, "server_info", None)
+                self.server_info = f"{info.name} {info.version}" if info else ""
+                self._session = session
+                self.tools = await self._list_tools()
+                self.state = "connected"
+                self._ready.set()
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the SDK raises exception groups from its task groups
+            if self.state != "stopped" and not self._stop.is_set():
+                self._fail(_reason(exc))
+        finally:
+            self._session = None
+            self._ready.set()
+            if self.state == "connected":
+                self.state = "stopped" if self._stop.is_set() else "failed"
+                if self.state == "failed":
+                    self._fail("the server closed the connection")
+
+    async def _list_tools(self) -> list[Any]:
+        from mcp import types
+
+        tools: list[Any] = []
+        cursor: str | None = None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed":
+            self._stale = True
+        elif isinstance(message, Exception):
+            log.warning("MCP server %r sent something unreadable: %s", self.name, message)
+
+    async def _on_elicit(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        assert self.elicit is not None
+        data = params.model_dump(mode="json", by_alias=True, exclude_none=True)
+        answer = await self.elicit(self.name, data)
+        return types.ElicitResult.model_validate(answer)
+
+    # -- what turns use -------------------------------------------------------------------
+
+    async def refresh(self) -> bool:
+        """Re-read the tool list if the server said it changed; True when it did."""
+        if not self._stale or self._session is None:
+            return False
+        self._stale = False
+        try:
+            self.tools = await self._list_tools()
+        except Exception as exc:
+            log.warning("MCP server %r: tool list refresh failed: %s", self.name, exc)
+            return False
+        return True
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        session = self._session
+        if session is None:
+            raise ConnectionError(f"MCP server {self.name} is {self.state}")
+        try:
+            return await session.call_tool(tool, arguments)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if self._task is None or self._task.done():
+                self._fail(_reason(exc))
+            raise
+
+
+def _streamable_http(url: str, headers: dict[str, str]) -> Any:
+    import httpx2  # the HTTP client the SDK's transports take
+    from mcp.client.streamable_http import streamable_http_client
+
+    @contextlib.asynccontextmanager
+    async def connect() -> Any:
+        # The SDK's own defaults: 30 s to connect or write, 300 s for a held-open stream.
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=timeout) as client,
+            streamable_http_client(url, http_client=client) as streams,
+        ):
+            yield streams
+
+    return connect()
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost useful message of an exception (group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,80 @@
+"""An MCP server for the tests, on the official SDK: `python tools_server.py stdio|http|sse [port]`.
+
+Tools: `echo` (its text back), `cwd` (the server's working directory), `env` (one variable),
+`add_tool` (registers `late` and sends tools/list_changed), `ask` (an elicitation: a form, or a
+URL with `url=`), and `pid` (the server's process id, for the reaping tests).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer(os.environ.get("TEST_MCP_NAME", "tools"))
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool()
+def cwd() -> str:
+    """The server's working directory."""
+    return os.getcwd()
+
+
+@server.tool()
+def env(name: str) -> str:
+    """One environment variable of the server, or an empty string."""
+    return os.environ.get(name, "")
+
+
+@server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+class Answer(BaseModel):
+    colour: str
+
+
+@server.tool()
+async def ask(ctx: Context, url: str = "") -> str:
+    """Ask the user for a colour (a form), or to visit a URL."""
+    if url:
+        result = await ctx.elicit_url("Visit this page", url, "el-1")
+        return f"url:{result.action}"
+    answer = await ctx.elicit("Which colour?", Answer)
+    if answer.action == "accept":
+        return f"accept:{answer.data.colour}"
+    return answer.action
+
+
+@server.tool()
+async def add_tool(ctx: Context) -> str:
+    """Register the `late` tool and tell the client the tool list changed."""
+
+    def late() -> str:
+        """A tool that appears at run time."""
+        return "late"
+
+    server.add_tool(late)
+    await ctx.session.send_tool_list_changed()
+    return "added"
+
+
+if __name__ == "__main__":
+    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        port = int(sys.argv[2])
+        kind = "streamable-http" if transport == "http" else "sse"
+        server.run(kind, host="127.0.0.1", port=port)  # type: ignore[call-overload]
