@@ -101,7 +101,8 @@ ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 
 
 class Scenario:
-    """Variables a scenario can use (`${CWD}`, `${CWD2}`, `${DATA}`, `${GOLDEN}`, `${SESSION1}` ...)
+    """Variables a scenario can use (`${CWD}`, `${CWD2}`, `${DATA}`, `${GOLDEN}`, `${MCP}` (the
+    test MCP servers), `${PYTHON}` (this interpreter), `${SESSION1}` ...)
     and the environment its agents run in: a private data dir and config dir, debug validation on,
     no provider credentials from the machine."""
 
@@ -111,6 +112,8 @@ class Scenario:
             "CWD2": str(tmp / "ws2"),
             "DATA": str(tmp / "data"),
             "GOLDEN": str(Path(__file__).parent / "golden"),
+            "MCP": str(Path(__file__).parent / "mcp_servers"),
+            "PYTHON": sys.executable,
             "TMP": str(tmp),
         }
         for key in ("CWD", "CWD2"):
@@ -152,7 +155,7 @@ class Scenario:
         if isinstance(node, str):
             for i, sid in enumerate(self.sessions, 1):
                 node = node.replace(sid, f"<session-{i}>")
-            for key in ("CWD2", "CWD", "DATA", "GOLDEN", "TMP"):
+            for key in ("PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "TMP"):
                 node = node.replace(self.vars[key], f"<{key.lower()}>")
             return ISO_TIME.sub("<time>", node)
         if isinstance(node, dict):
