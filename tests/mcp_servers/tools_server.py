@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 server = MCPServer(os.environ.get("TEST_MCP_NAME", "tools"))
 
