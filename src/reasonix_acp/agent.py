@@ -63,6 +63,7 @@ class Agent:
         r.add(m.SESSION_SET_MODEL, lambda c, p: self.sessions.set_model(c, p))
         r.add(m.SESSION_PROMPT, lambda c, p: self.prompts.prompt(c, p))
         r.add(m.SESSION_CANCEL, lambda c, p: self.prompts.cancel(c, p))
+        r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.sessions.status(c, p))
 
     def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:

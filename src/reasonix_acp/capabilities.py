@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_acp import __version__
+from reasonix_acp.generated import methods as m
 from reasonix_acp.generated.methods import PROTOCOL_VERSION
 from reasonix_acp.protocol.handshake import ClientFeatures
 
@@ -30,6 +31,22 @@ def agent_capabilities() -> dict[str, Any]:
             "additionalDirectories": {},
         },
         "auth": {"logout": {}},
+        "_meta": vendor_meta(),
+    }
+
+
+def vendor_meta() -> dict[str, Any]:
+    """The `_reasonix.io` entries that work; method names come from the generated table."""
+    return {
+        m.REASONIX_SESSION_STATUS: {"schemaVersion": 1},
+        m.REASONIX_SESSION_STATUS_UPDATE: {"schemaVersion": 1},
+        "reasonix.io": {
+            "mcpInteraction": {
+                "supported": True,
+                "schemaVersion": 1,
+                "method": m.REASONIX_MCP_REQUEST_INTERACTION,
+            },
+        },
     }
 
 

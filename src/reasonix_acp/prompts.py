@@ -27,6 +27,7 @@ from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
+from reasonix_acp.pricing import DEEPSEEK_DEFAULTS, Prices
 from reasonix_acp.projector import updates
 from reasonix_acp.protocol.errors import (
     AcpError,
@@ -115,6 +116,13 @@ async def _settled(awaitable: Any, task: asyncio.Task[TurnReport] | None = None)
         raise
 
 
+def _last_reply(history: list[dict[str, Any]]) -> str:
+    for message in reversed(history):
+        if message.get("role") == "assistant" and message.get("content"):
+            return str(message["content"])
+    return ""
+
+
 class Prompts:
     def __init__(
         self,
@@ -145,6 +153,14 @@ class Prompts:
             )
 
         return price
+
+    def _prices(self, model: str) -> Prices | None:
+        provider = self.sessions.config.provider_for(model)
+        if provider is None:
+            return None
+        if provider.prices:
+            return Prices.from_table({**provider.prices, "currency": provider.currency})
+        return Prices.from_table(DEEPSEEK_DEFAULTS) if provider.kind == "deepseek" else None
 
     def _client_terminal(self, session: Session) -> ClientTerminal | None:
         client = self.client()
@@ -271,6 +287,7 @@ class Prompts:
             if sessions.request is None:
                 return "reject_once"
             session.turn.fire("ask_permission", "turn is {state}")
+            session.status.set_phase("waiting_permission")
             try:
                 reply = await sessions.request(
                     SESSION_REQUEST_PERMISSION,
@@ -282,6 +299,7 @@ class Prompts:
             finally:
                 if session.turn.state is TurnState.AWAITING_PERMISSION:
                     session.turn.fire("permission_answered", "turn is {state}")
+                session.status.set_phase("working")
             outcome = reply.outcome
             if outcome.outcome == "cancelled":
                 return None
@@ -297,6 +315,12 @@ class Prompts:
         def record_decision(decision: dict[str, Any]) -> None:
             runner.record("mcp_interaction", decision)
             runner.flush()  # committed before the server hears the answer
+
+        pricer, prices = self._pricer(record.model), self._prices(record.model)
+
+        def priced(usage: Any) -> float | None:
+            session.status.usage(usage, prices)
+            return pricer(usage)
 
         interactions: TurnInteractions | None = None
         more_tools = None
@@ -348,7 +372,7 @@ class Prompts:
             budget_seconds=sessions.config.budget_seconds,
             budget_tokens=sessions.config.budget_tokens,
             budget_cost=sessions.config.budget_cost,
-            price=self._pricer(record.model),
+            price=priced,
             ask=ask,
             output_cap=sessions.config.output_cap,
             deny=self._denied,
@@ -356,6 +380,8 @@ class Prompts:
             grants=session.grants,
             more_tools=more_tools,
         )
+        session.status.controls(record.model, record.effort, record.mode)
+        session.status.begin_turn()
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task
         try:
@@ -377,6 +403,11 @@ class Prompts:
                     servers.elicit = None
         record.turn_count = turn_number
         outcome = session.turn.settle(report.outcome)
+        session.status.finish_turn(
+            outcome.value,
+            reason=report.cause if outcome is Outcome.FAILED else report.warning,
+            summary=_last_reply(session.history),
+        )
         if runner.plan is not None:
             record.plan = runner.plan
             sessions.store.update_session(session.id, plan=record.plan)

@@ -79,6 +79,7 @@ class Session:
             tuple[str, str, bool]
         ] = []  # "always" permission answers, this session only
         self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
+        self.status: Any = None  # status.StatusTracker, set when the session opens
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None
@@ -127,6 +128,28 @@ class Sessions:
         if session is None:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
+
+    def _track(self, session: Session) -> None:
+        from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
+        from reasonix_acp.status import StatusTracker
+
+        record = session.record
+        session.status = StatusTracker(
+            record.id,
+            lambda params: self.notify(REASONIX_SESSION_STATUS_UPDATE, params),
+            model=record.model,
+            effort=record.effort,
+            mode=record.mode,
+            roots=[record.cwd, *record.additional_directories],
+        )
+
+    def status(self, call: Call, params: Any) -> dict[str, Any]:
+        """`_reasonix.io/session/status`: the session's status object, as of now."""
+        session = self.lookup("_reasonix.io/session/status", params.session_id)
+        record = session.record
+        session.status.controls(record.model, record.effort, record.mode)
+        snapshot: dict[str, Any] = session.status.snapshot()
+        return snapshot
 
     def _start_servers(self, session: Session, client: list[dict[str, Any]]) -> None:
         """The session's MCP servers (config's, the client's on top), connecting from now on."""
@@ -198,6 +221,7 @@ class Sessions:
         session = Session(record, provider, [])
         session.machine.fire("opened", "session is {state}")
         self.live[record.id] = session
+        self._track(session)
         self._start_servers(session, record.mcp_servers)
         self._opened_hooks(call, session, plan=False)
         return {"sessionId": record.id, **session.opening_result(self.config)}
@@ -252,6 +276,7 @@ class Sessions:
             )
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
+            self._track(live)
         if servers is not None and servers != live.record.mcp_servers:
             live.record.mcp_servers = servers
             self.store.update_session(

@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 fc1ddb3295e9c170456d7b93a2fa2cc7a31cb2dea7b4b08c1a309c6de5dce22a) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 from __future__ import annotations
@@ -775,21 +775,21 @@ class ReasonixAgentCapabilitiesMeta(LenientModel):
         populate_by_name=True,
     )
     extension_surface: Annotated[
-        ReasonixExtensionSurfaceAgentCapability, Field(alias="extensionSurface")
-    ]
+        ReasonixExtensionSurfaceAgentCapability | None, Field(alias="extensionSurface")
+    ] = None
     mcp_interaction: Annotated[
-        ReasonixMcpInteractionAgentCapability, Field(alias="mcpInteraction")
-    ]
+        ReasonixMcpInteractionAgentCapability | None, Field(alias="mcpInteraction")
+    ] = None
     session_inbox: Annotated[
-        ReasonixSessionInboxCapability, Field(alias="sessionInbox")
-    ]
+        ReasonixSessionInboxCapability | None, Field(alias="sessionInbox")
+    ] = None
     session_reload_extensions: Annotated[
-        ReasonixSessionReloadExtensionsCapability,
+        ReasonixSessionReloadExtensionsCapability | None,
         Field(alias="sessionReloadExtensions"),
-    ]
+    ] = None
     session_steer: Annotated[
-        ReasonixSessionSteerCapability, Field(alias="sessionSteer")
-    ]
+        ReasonixSessionSteerCapability | None, Field(alias="sessionSteer")
+    ] = None
 
 
 class ReasonixAgentCapabilitiesMetaEnvelope(LenientModel):
@@ -798,12 +798,15 @@ class ReasonixAgentCapabilitiesMetaEnvelope(LenientModel):
         populate_by_name=True,
     )
     field_reasonix_io_session_status: Annotated[
-        ReasonixSchemaVersionMarker, Field(alias="_reasonix.io/session/status")
-    ]
+        ReasonixSchemaVersionMarker | None, Field(alias="_reasonix.io/session/status")
+    ] = None
     field_reasonix_io_session_status_update: Annotated[
-        ReasonixSchemaVersionMarker, Field(alias="_reasonix.io/session/status_update")
-    ]
-    reasonix_io: Annotated[ReasonixAgentCapabilitiesMeta, Field(alias="reasonix.io")]
+        ReasonixSchemaVersionMarker | None,
+        Field(alias="_reasonix.io/session/status_update"),
+    ] = None
+    reasonix_io: Annotated[
+        ReasonixAgentCapabilitiesMeta | None, Field(alias="reasonix.io")
+    ] = None
 
 
 class ReasonixExtensionSurface(LenientModel):

@@ -1,0 +1,206 @@
+"""The vendor status of one session: `_reasonix.io/session/status` answers it, and every change
+is published as `_reasonix.io/session/status_update` (a notification of its own, not a
+`session/update` variant).
+
+Rules:
+- Every change increments `sequence`; a published update carries the status after the change
+  and `params.sequence == status.sequence`.
+- `begin_turn`: state running, phase `starting`, outcome reset, turn usage zeroed; event `phase`.
+- While running: permission asks move the phase to `waiting_permission` and back to `working`
+  (event `phase`); each model call's usage updates turn and cumulative usage (event `usage`).
+- `finish_turn(outcome)`, state back to idle:
+
+    turn outcome        phase               turnOutcome.kind   event
+    end_turn            completed           completed          completion
+    cancelled           cancelled           cancelled          completion
+    max_turn_requests   paused              paused             pause
+    budget_paused       paused              paused             pause
+    readiness_paused    readiness_paused    paused             pause
+    failed              error               error              error
+
+- Reasons and risks are credential-redacted and cut to 2048 bytes, the summary to 16384, on a
+  UTF-8 boundary. `risks` is always a list.
+- What is reported about the runtime is what is true of this agent: no planner (`plannerMode`
+  "off"), and no process sandbox (`sandbox.engine` "none", `available` false); the workspace
+  roots are where file tools write without asking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from reasonix_acp.pricing import Ledger, Prices
+from reasonix_acp.redact import redact
+
+REASON_LIMIT = 2048
+SUMMARY_LIMIT = 16384
+FINISH: dict[str, tuple[str, str, str]] = {
+    "end_turn": ("completed", "completed", "completion"),
+    "cancelled": ("cancelled", "cancelled", "completion"),
+    "max_turn_requests": ("paused", "paused", "pause"),
+    "budget_paused": ("paused", "paused", "pause"),
+    "readiness_paused": ("readiness_paused", "paused", "pause"),
+    "failed": ("error", "error", "error"),
+}
+
+
+def clip(text: str, limit: int) -> str:
+    data = redact(text).strip().encode("utf-8", "replace")
+    return data[:limit].decode("utf-8", "ignore")
+
+
+def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
+    prompt, completion = totals["prompt"], totals["completion"]
+    hit = totals["cache_hit"]
+    quote = ledger.quote()
+    out: dict[str, Any] = {
+        "totalTokens": prompt + completion,
+        "promptTokens": prompt,
+        "completionTokens": completion,
+        "reasoningTokens": totals["reasoning"],
+        "cacheHitTokens": hit,
+        "cacheMissTokens": max(prompt - hit, 0),
+        "cacheHitRatio": round(hit / prompt, 6) if prompt else None,
+        "estimatedCost": ledger.estimated_cost(),
+        "currency": ledger.currency if ledger.complete else None,
+    }
+    if quote is not None:
+        out["costComplete"] = quote["costComplete"]
+        out["displayComplete"] = quote["displayComplete"]
+        out["displayStatus"] = quote["displayStatus"]
+        out["aggregateMode"] = quote["aggregateMode"]
+        out["costQuote"] = quote
+    out["usageSource"] = "executor"
+    return out
+
+
+def _zero() -> dict[str, int]:
+    return {"prompt": 0, "completion": 0, "reasoning": 0, "cache_hit": 0}
+
+
+class StatusTracker:
+    def __init__(
+        self,
+        session_id: str,
+        publish: Callable[[dict[str, Any]], None],
+        *,
+        model: str,
+        effort: str,
+        mode: str,
+        roots: list[str],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.session_id = session_id
+        self.publish = publish
+        self.model, self.effort, self.mode = model, effort, mode
+        self.roots = roots
+        self.clock = clock
+        self.sequence = 0
+        self.state = "idle"
+        self.phase = "idle"
+        self.outcome: dict[str, Any] = {"kind": "none"}
+        self.readiness: dict[str, Any] = {"readyForReview": False, "summary": "", "risks": []}
+        self.turn_totals, self.all_totals = _zero(), _zero()
+        self.turn_ledger, self.all_ledger = Ledger(), Ledger()
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "schemaVersion": 1,
+            "sequence": self.sequence,
+            "sessionId": self.session_id,
+            "state": self.state,
+            "model": self.model,
+            "effort": self.effort,
+            "mode": self.mode,
+            "workMode": "standard",
+            "plannerMode": "off",
+            "goal": {"status": "none"},
+            "phase": self.phase,
+            "turnOutcome": dict(self.outcome),
+            "finalReadiness": {**self.readiness, "risks": list(self.readiness["risks"])},
+            "sandbox": {
+                "mode": "off",
+                "engine": "none",
+                "available": False,
+                "workspaceRoot": self.roots[0],
+                "writeRoots": list(self.roots),
+                "networkEnabled": True,
+            },
+            "usage": {
+                "turn": usage_object(self.turn_totals, self.turn_ledger),
+                "cumulative": usage_object(self.all_totals, self.all_ledger),
+            },
+        }
+
+    def _changed(self, event: str) -> None:
+        self.sequence += 1
+        self.publish(
+            {
+                "schemaVersion": 1,
+                "sequence": self.sequence,
+                "sessionId": self.session_id,
+                "event": event,
+                "status": self.snapshot(),
+            }
+        )
+
+    def controls(self, model: str, effort: str, mode: str) -> None:
+        """Model, effort or mode changed: seen by the next status read or update."""
+        self.model, self.effort, self.mode = model, effort, mode
+
+    def begin_turn(self) -> None:
+        self.state, self.phase = "running", "starting"
+        self.outcome = {"kind": "none"}
+        self.readiness = {"readyForReview": False, "summary": "", "risks": []}
+        self.turn_totals, self.turn_ledger = _zero(), Ledger()
+        self._changed("phase")
+
+    def set_phase(self, phase: str) -> None:
+        if self.state != "running" or phase == self.phase:
+            return
+        self.phase = phase
+        self._changed("phase")
+
+    def usage(self, report: Any, prices: Prices | None) -> None:
+        at = self.clock()
+        for totals, ledger in (
+            (self.turn_totals, self.turn_ledger),
+            (self.all_totals, self.all_ledger),
+        ):
+            totals["prompt"] += report.prompt_tokens
+            totals["completion"] += report.completion_tokens
+            totals["reasoning"] += getattr(report, "reasoning_tokens", 0) or 0
+            totals["cache_hit"] += report.cache_hit_tokens
+            ledger.add(
+                prices,
+                report.prompt_tokens,
+                report.completion_tokens,
+                report.cache_hit_tokens,
+                self.model,
+                at,
+            )
+        self._changed("usage")
+
+    def finish_turn(
+        self,
+        outcome: str,
+        *,
+        reason: str | None = None,
+        summary: str = "",
+        risks: list[str] | None = None,
+    ) -> None:
+        phase, kind, event = FINISH[outcome]
+        self.state, self.phase = "idle", phase
+        self.outcome = {"kind": kind}
+        if reason:
+            self.outcome["reason"] = clip(reason, REASON_LIMIT)
+        if outcome == "failed" and reason:
+            self.outcome["diagnostic"] = {"kind": "unknown"}
+        self.readiness = {
+            "readyForReview": outcome == "end_turn",
+            "summary": clip(summary, SUMMARY_LIMIT),
+            "risks": [clip(r, REASON_LIMIT) for r in risks or []],
+        }
+        self._changed(event)

@@ -1,0 +1,142 @@
+"""Status telemetry and priced usage, checked against the vendor schemas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from reasonix_acp import capabilities
+from reasonix_acp.pricing import DEEPSEEK_DEFAULTS, Ledger, Prices, amount, rate_band
+from reasonix_acp.protocol.handshake import ClientFeatures
+from reasonix_acp.status import StatusTracker
+from tests import wire
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    cache_hit_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+NOON_UTC = datetime(2026, 12, 2, 4, 0, tzinfo=UTC)  # 12:00 in Beijing
+
+
+def tracker(published: list[dict[str, Any]]) -> StatusTracker:
+    return StatusTracker(
+        "s1",
+        published.append,
+        model="deepseek/deepseek-chat",
+        effort="auto",
+        mode="normal",
+        roots=["/w"],
+        clock=lambda: NOON_UTC,
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [("65", "65"), ("0.0123000", "0.0123"), ("0", "0"), ("1.0000000004", "1"), ("2.5", "2.5")],
+)
+def test_amounts_are_trimmed_fixed_point(value: str, text: str) -> None:
+    assert amount(Decimal(value)) == text
+
+
+@pytest.mark.parametrize(
+    ("hour", "minute", "band"),
+    [
+        (8, 59, "off_peak"),
+        (9, 0, "peak"),
+        (11, 59, "peak"),
+        (12, 0, "off_peak"),
+        (14, 0, "peak"),
+        (17, 59, "peak"),
+        (18, 0, "off_peak"),
+    ],
+)
+def test_peak_windows_are_beijing_time(hour: int, minute: int, band: str) -> None:
+    at = datetime(2026, 12, 2, (hour - 8) % 24, minute, tzinfo=UTC)
+    assert rate_band(at) == band
+
+
+def test_sixty_five_unit_quotes_total_sixty_five() -> None:
+    unit = Prices(Decimal(1_000_000), Decimal(0), Decimal(1_000_000), "CNY")
+    ledger = Ledger()
+    for _ in range(65):
+        ledger.add(unit, 1, 0, 0, "m", NOON_UTC)
+    quote = ledger.quote()
+    assert quote is not None and quote["selected"] == {"amount": "65", "currency": "CNY"}
+    assert ledger.estimated_cost() == 65
+    assert wire.errors(quote, "ReasonixCostQuote") == []
+
+
+def test_cache_hits_are_not_counted_twice() -> None:
+    prices = Prices.from_table(DEEPSEEK_DEFAULTS)
+    ledger = Ledger()
+    ledger.add(prices, 1_000_000, 0, 400_000, "m", NOON_UTC)
+    # 400k hits at 0.2 + 600k misses at 2 per million
+    assert ledger.total == Decimal("1.28")
+
+
+def test_an_unpriced_call_makes_the_total_incomplete() -> None:
+    ledger = Ledger()
+    ledger.add(Prices.from_table(DEEPSEEK_DEFAULTS), 100, 10, 0, "m", NOON_UTC)
+    ledger.add(None, 100, 10, 0, "m", NOON_UTC)
+    quote = ledger.quote()
+    assert quote is not None and quote["costComplete"] is False
+    assert quote["incompleteReason"] == "no_price" and ledger.estimated_cost() is None
+
+
+def test_a_turn_publishes_each_change_with_its_sequence() -> None:
+    published: list[dict[str, Any]] = []
+    status = tracker(published)
+    status.begin_turn()
+    status.usage(Usage(1000, 50, 800), Prices.from_table(DEEPSEEK_DEFAULTS))
+    status.set_phase("waiting_permission")
+    status.set_phase("working")
+    status.finish_turn("end_turn", summary="done")
+    assert [p["event"] for p in published] == ["phase", "usage", "phase", "phase", "completion"]
+    assert [p["sequence"] for p in published] == [1, 2, 3, 4, 5]
+    for params in published:
+        assert params["sequence"] == params["status"]["sequence"]
+        assert wire.errors(params, "ReasonixSessionStatusUpdateNotification") == []
+    usage = published[-1]["status"]["usage"]["turn"]
+    assert usage["cacheHitRatio"] == 0.8 and usage["currency"] == "CNY"
+    assert usage["costQuote"]["rateBand"] == "off_peak"
+    assert usage["estimatedCost"] == float(Decimal(usage["costQuote"]["selected"]["amount"]))
+
+
+@pytest.mark.parametrize(
+    ("outcome", "phase", "kind", "event"),
+    [
+        ("end_turn", "completed", "completed", "completion"),
+        ("cancelled", "cancelled", "cancelled", "completion"),
+        ("max_turn_requests", "paused", "paused", "pause"),
+        ("budget_paused", "paused", "paused", "pause"),
+        ("readiness_paused", "readiness_paused", "paused", "pause"),
+        ("failed", "error", "error", "error"),
+    ],
+)
+def test_every_outcome_row(outcome: str, phase: str, kind: str, event: str) -> None:
+    published: list[dict[str, Any]] = []
+    status = tracker(published)
+    status.begin_turn()
+    status.finish_turn(outcome, reason="Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123")
+    last = published[-1]
+    assert (last["event"], last["status"]["phase"], last["status"]["turnOutcome"]["kind"]) == (
+        phase and event,
+        phase,
+        kind,
+    )
+    assert "ghp_" not in str(last) and last["status"]["finalReadiness"]["risks"] == []
+    assert wire.errors(last["status"], "ReasonixSessionStatus") == []
+
+
+def test_the_advertised_vendor_meta_validates() -> None:
+    meta = capabilities.initialize_result(ClientFeatures(1))["agentCapabilities"]["_meta"]
+    assert wire.errors(meta, "ReasonixAgentCapabilitiesMetaEnvelope") == []
