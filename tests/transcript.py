@@ -129,6 +129,8 @@ class Scenario:
             "ACP_MODEL": "",
         }
         self.sessions: list[str] = []
+        self.items: list[str] = []
+        self.runs: list[str] = []
 
     def substitute(self, node: Any) -> Any:
         if isinstance(node, str):
@@ -150,11 +152,24 @@ class Scenario:
         ):
             self.sessions.append(result["sessionId"])
             self.vars[f"SESSION{len(self.sessions)}"] = result["sessionId"]
+        if isinstance(result, dict):
+            # Inbox item ids (`${ITEM1}` ...) and process run ids are random: named by order.
+            item = result.get("itemId")
+            if isinstance(item, str) and item not in self.items:
+                self.items.append(item)
+                self.vars[f"ITEM{len(self.items)}"] = item
+            run = result.get("runId")
+            if isinstance(run, str) and run not in self.runs:
+                self.runs.append(run)
 
     def normalise(self, node: Any) -> Any:
         if isinstance(node, str):
             for i, sid in enumerate(self.sessions, 1):
                 node = node.replace(sid, f"<session-{i}>")
+            for i, item in enumerate(self.items, 1):
+                node = node.replace(item, f"<item-{i}>")
+            for i, run in enumerate(self.runs, 1):
+                node = node.replace(run, f"<run-{i}>")
             for key in ("PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "TMP"):
                 node = node.replace(self.vars[key], f"<{key.lower()}>")
             return ISO_TIME.sub("<time>", node)

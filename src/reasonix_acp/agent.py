@@ -64,6 +64,9 @@ class Agent:
         r.add(m.SESSION_PROMPT, lambda c, p: self.prompts.prompt(c, p))
         r.add(m.SESSION_CANCEL, lambda c, p: self.prompts.cancel(c, p))
         r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.sessions.status(c, p))
+        from reasonix_acp.steering import Steering
+
+        Steering(lambda: self.sessions).register(r)
 
     def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:
@@ -151,3 +154,5 @@ class Agent:
         if self._sessions is not None:
             await self._sessions.close_all()
             self._sessions.store.close()
+            if self._sessions._inboxes is not None:
+                self._sessions._inboxes.close()

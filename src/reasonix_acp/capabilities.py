@@ -46,6 +46,21 @@ def vendor_meta() -> dict[str, Any]:
                 "schemaVersion": 1,
                 "method": m.REASONIX_MCP_REQUEST_INTERACTION,
             },
+            "sessionSteer": {"method": m.REASONIX_SESSION_STEER},
+            "sessionInbox": {
+                "schemaVersion": 1,
+                "methods": {
+                    "delete": m.REASONIX_SESSION_INBOX_DELETE,
+                    "enqueue": m.REASONIX_SESSION_INBOX_ENQUEUE,
+                    "get": m.REASONIX_SESSION_INBOX_GET,
+                    "list": m.REASONIX_SESSION_INBOX_LIST,
+                    "move": m.REASONIX_SESSION_INBOX_MOVE,
+                    "refresh": m.REASONIX_SESSION_INBOX_REFRESH,
+                    "retry": m.REASONIX_SESSION_INBOX_RETRY,
+                    "setPaused": m.REASONIX_SESSION_INBOX_SET_PAUSED,
+                    "update": m.REASONIX_SESSION_INBOX_UPDATE,
+                },
+            },
         },
     }
 

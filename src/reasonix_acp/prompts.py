@@ -213,7 +213,8 @@ class Prompts:
             else f"{method}: session is {{state}}",
         )
         try:
-            return await self._run(session, blocks, text)
+            result = await self._run(session, blocks, text)
+            return await self._drain(session, result)
         finally:
             if session.machine.state is State.PROMPTING:  # not when a close or delete took over
                 session.machine.fire("end_prompt", f"{method}: session is {{state}}")
@@ -244,6 +245,27 @@ class Prompts:
         self.sessions.store.append_events(session.id, turn, events)
         record.turn_count = turn
         return {"stopReason": "end_turn"}
+
+    async def _drain(self, session: Session, result: dict[str, Any]) -> dict[str, Any]:
+        """Queued follow-ups run after the prompt's own turn, inside the same request, one
+        turn each, while the turns end normally and the inbox is not paused."""
+        inbox = session.inbox
+        while result.get("stopReason") == "end_turn" and session.machine.state is State.PROMPTING:
+            item = inbox.first_queued()
+            if item is None:
+                break
+            envelope = inbox.claim(item["id"])
+            text = str(envelope["submitText"])
+            try:
+                result = await self._run(session, [{"type": "text", "text": text}], text)
+            except BaseException:
+                inbox.mark_uncertain(item["id"], "the follow-up's turn failed")
+                raise
+            if result.get("stopReason") == "cancelled":
+                inbox.mark_uncertain(item["id"], "the follow-up's turn was cancelled")
+                break
+            inbox.ack(item["id"])
+        return result
 
     async def _mcp_command(self, session: Session, rest: str) -> str:
         """`/mcp` shows the servers; `/mcp reconnect [name]` starts them (or one) again."""
@@ -379,9 +401,11 @@ class Prompts:
             preset=lambda: record.approval,
             grants=session.grants,
             more_tools=more_tools,
+            steers=lambda final: session.desk.take(session.inbox, final),
         )
         session.status.controls(record.model, record.effort, record.mode)
         session.status.begin_turn()
+        session.desk.open = True
         task = asyncio.get_running_loop().create_task(runner.run(blocks, text))
         session.turn_task = task
         try:
@@ -397,6 +421,7 @@ class Prompts:
             report = await _settled(task)
         finally:
             session.turn_task = None
+            session.desk.settle(session.inbox)
             if interactions is not None:
                 interactions.close()
                 if servers is not None and servers.elicit is interactions:

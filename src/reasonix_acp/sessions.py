@@ -80,6 +80,10 @@ class Session:
         ] = []  # "always" permission answers, this session only
         self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
         self.status: Any = None  # status.StatusTracker, set when the session opens
+        self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
+        from reasonix_acp.steering import SteerDesk
+
+        self.desk = SteerDesk()
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None
@@ -117,6 +121,7 @@ class Sessions:
         self.notify = notify
         self.request = request
         self.live: dict[str, Session] = {}
+        self._inboxes: Any = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -129,7 +134,16 @@ class Sessions:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
 
+    @property
+    def inboxes(self) -> Any:
+        if self._inboxes is None:
+            from reasonix_acp.inbox import InboxStore
+
+            self._inboxes = InboxStore(self.store.path.parent)
+        return self._inboxes
+
     def _track(self, session: Session) -> None:
+        session.inbox = self.inboxes.open(session.id)
         from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
         from reasonix_acp.status import StatusTracker
 
@@ -380,6 +394,7 @@ class Sessions:
             self.live.pop(session_id, None)
         try:
             self.store.delete_session(session_id)
+            self.inboxes.drop(session_id)
         except StoreError as exc:
             raise InternalError(f"session/delete: {exc}") from None
         if session is not None:

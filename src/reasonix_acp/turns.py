@@ -53,6 +53,10 @@ REFUSED = "refused by the user"
 DEFAULT_OUTPUT_CAP = 48 * 1024
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
+STEER_NOTE = (
+    "[The user added this while you were working. It is guidance for the current task, "
+    "not a new task; apply it after the step you are on.]\n"
+)
 
 
 @dataclass
@@ -96,6 +100,7 @@ class TurnRunner:
         preset: Callable[[], str] = lambda: "workspace-write",
         grants: list[tuple[str, str, bool]] | None = None,
         more_tools: Callable[[], Awaitable[list[Any]]] | None = None,
+        steers: Callable[[bool], list[str]] | None = None,
     ) -> None:
         self.turn = turn
         self.provider = provider
@@ -103,6 +108,7 @@ class TurnRunner:
         self.effort = effort
         self.base_tools = list(tools)
         self.more_tools = more_tools  # MCP tools: asked again before every model call
+        self.steers = steers  # (final) → steer texts admitted since the last step boundary
         self.tools = {t.name: t for t in tools}
         self.tool_schemas = [t.schema for t in tools]
         self.history = history
@@ -185,11 +191,15 @@ class TurnRunner:
             self.history.append({"role": "user", "content": user_text})
             self.flush()
             retried_empty = False
-            for _step in range(self.max_steps):
+            for step in range(self.max_steps):
+                if step:
+                    self._apply_steers(final=False)
                 calls, usage = await self._model_call(usage)
                 if not calls and not self._produced and not retried_empty:
                     retried_empty = True  # a truly empty reply is retried once
                     continue
+                if not calls and self._apply_steers(final=True):
+                    continue  # steered while finishing: one more step reads it
                 if not calls:
                     if not self._produced:
                         self.record(
@@ -217,6 +227,17 @@ class TurnRunner:
         finally:
             self._sweep()
             self.flush()
+
+    def _apply_steers(self, final: bool) -> bool:
+        """Steers become user messages after the history; the transcript keeps their words."""
+        if self.steers is None:
+            return False
+        taken = self.steers(final)
+        for text in taken:
+            self.record("user_message", {"content": [{"type": "text", "text": text}]})
+            self.history.append({"role": "user", "content": STEER_NOTE + text})
+        self.flush()
+        return bool(taken)
 
     def _over_budget(self, started: float) -> str | None:
         if self.budget_seconds is not None and time.monotonic() - started > self.budget_seconds:

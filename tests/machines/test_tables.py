@@ -8,10 +8,16 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.machines import session, turn
+from reasonix_acp.machines import inbox, session, steer, turn
 from reasonix_acp.machines._base import StateMachine, check_table, mermaid
 
-MACHINES: list[type[StateMachine]] = [session.SessionMachine, turn.TurnMachine]
+MACHINES: list[type[StateMachine]] = [
+    session.SessionMachine,
+    turn.TurnMachine,
+    inbox.InboxMachine,
+    inbox.ItemMachine,
+    steer.SteerMachine,
+]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "machines.md"
 
 

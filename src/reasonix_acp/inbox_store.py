@@ -1,0 +1,424 @@
+"""The inbox sidecar file: errors, schema, durable transactions and the primitives one inbox
+mutation is made of (`Tx`). `reasonix_acp.inbox` builds the inbox and its rules on top.
+
+Invariants:
+- `inbox.sqlite3` is a file of its own, versioned apart from the session store with its own
+  `PRAGMA user_version` and `MIGRATIONS`. A file of a newer version is opened read-only; every
+  write then raises `InboxReadOnly`.
+- WAL journal, a busy timeout and `synchronous = FULL`: a transaction that returned from COMMIT
+  is on disk (the WAL is synced at every commit), so a reply sent after it is never lost.
+- Every write is one `BEGIN IMMEDIATE` transaction under the process lock; the checks that
+  decide a mutation read inside that transaction, so two processes cannot interleave them.
+- Receipts: a key whose item left the queue stays known for `RECEIPT_TTL`, at most
+  `MAX_RECEIPTS` per session (the oldest go first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from reasonix_acp.machines._base import TransitionRefused
+from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
+from reasonix_acp.protocol.errors import PeerError
+
+log = logging.getLogger("reasonix_acp.inbox")
+
+DB_NAME = "inbox.sqlite3"
+# The schemaVersion an InboxSnapshot reports (the wire's, not the file's user_version).
+SNAPSHOT_SCHEMA_VERSION = 2
+RECEIPT_TTL = timedelta(days=7)
+MAX_RECEIPTS = 512
+
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE inboxes (
+        session_id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL DEFAULT 0,
+        run_id TEXT,
+        paused INTEGER NOT NULL DEFAULT 0,
+        recovered INTEGER NOT NULL DEFAULT 0,
+        recovered_count INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE items (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        intent TEXT NOT NULL,
+        state TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        source TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        preview TEXT NOT NULL,
+        byte_size INTEGER NOT NULL,
+        checksum TEXT NOT NULL,          -- sha256 hex of `envelope`
+        idempotency_key TEXT,
+        request_hash TEXT NOT NULL,      -- what an idempotent retry must match
+        block_reason TEXT,
+        run_id TEXT,
+        envelope TEXT NOT NULL           -- the PromptEnvelope, compact JSON
+    );
+    CREATE INDEX items_by_position ON items (session_id, position);
+    CREATE UNIQUE INDEX items_by_key ON items (session_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+    CREATE TABLE receipts (
+        session_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        disposition TEXT NOT NULL,
+        completed_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, idempotency_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX receipts_by_age ON receipts (session_id, completed_at);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+ITEM_COLUMNS = (
+    "id, session_id, position, intent, state, revision, source, created_at, updated_at, preview, "
+    "byte_size, checksum, idempotency_key, request_hash, block_reason, run_id"
+)
+
+
+# -- errors: the message of each is the wire sentinel, answered as-is -------------------------
+
+
+class InboxError(PeerError):
+    """-32600 with the raw message; every inbox failure but InboxEmptyText."""
+
+    CODE = -32600
+    MESSAGE = "inbox error"
+
+
+class InboxEmptyText(InboxError):
+    """-32602: enqueue got no text. The caller answers `<method>: empty text`."""
+
+    CODE = -32602
+    MESSAGE = "empty text"
+
+
+class InboxItemLimit(InboxError):
+    MESSAGE = "session inbox item limit reached"
+
+
+class InboxByteLimit(InboxError):
+    MESSAGE = "session inbox byte limit reached"
+
+
+class InboxItemTooLarge(InboxError):
+    MESSAGE = "inbox item exceeds single-item size limit"
+
+
+class InboxNotFound(InboxError):
+    MESSAGE = "inbox item not found"
+
+
+class InboxInvalidState(InboxError):
+    MESSAGE = "inbox item state does not allow this operation"
+
+
+class InboxReadOnly(InboxError):
+    MESSAGE = "inbox schema is newer and is read-only"
+
+
+class InboxClosed(InboxError):
+    MESSAGE = "inbox is closed"
+
+
+class InboxBodyEmpty(InboxError):
+    MESSAGE = "inbox item body is empty"
+
+
+class InboxPaused(InboxError):
+    MESSAGE = "inbox is paused"
+
+
+class InboxIdempotencyConflict(InboxError):
+    MESSAGE = "idempotency key was already used for different input"
+
+
+class InboxInvalidKey(InboxError):
+    MESSAGE = "sessioninbox: invalid idempotency key"
+
+
+# -- the file -----------------------------------------------------------------------------------
+
+
+class Sidecar:
+    """One connection to `inbox.sqlite3`, shared by the threads of this process."""
+
+    def __init__(self, directory: Path, clock: Callable[[], datetime]) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / DB_NAME
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.readonly = False
+        self.closed = False
+        self._db = self._connect(readonly=False)
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self._db.close()
+            self.readonly = True
+            log.warning("inbox %s: schema %d is newer; opened read-only", self.path, version)
+            self._db = self._connect(readonly=True)
+        elif version < SCHEMA_VERSION:
+            self._migrate()
+
+    def _connect(self, readonly: bool) -> sqlite3.Connection:
+        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        db = sqlite3.connect(
+            uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
+        )
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA busy_timeout = 5000")
+        if not readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            # FULL: the WAL is fsynced at every COMMIT, so a returned commit survives power loss.
+            db.execute("PRAGMA synchronous = FULL")
+        return db
+
+    def _migrate(self) -> None:
+        with self.write() as db:
+            current = db.execute("PRAGMA user_version").fetchone()[0]
+            for index in range(current, SCHEMA_VERSION):
+                for statement in MIGRATIONS[index].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One durable transaction; it has committed when the block exits without error."""
+        with self.lock:
+            if self.closed:
+                raise InboxClosed()
+            if self.readonly:
+                raise InboxReadOnly()
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot across several SELECTs."""
+        with self.lock:
+            if self.closed:
+                raise InboxClosed()
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                if db.in_transaction:
+                    db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self.lock:
+            if not self.closed:
+                self.closed = True
+                self._db.close()
+
+    @contextmanager
+    def session(self, session_id: str, run_id: str) -> Iterator[Tx]:
+        """One durable mutation of one session's inbox; stamped unless `tx.changed` is False."""
+        with self.write() as db:
+            tx = Tx(db, session_id, run_id, self.clock())
+            yield tx
+            if tx.changed:
+                tx.stamp()
+
+
+class Tx:
+    """The primitives of one inbox mutation, inside an open write transaction. Item and inbox
+    states move only by `fire` and `machine.fire` (machines.inbox, Rule 1)."""
+
+    def __init__(self, db: sqlite3.Connection, session_id: str, run_id: str, at: datetime) -> None:
+        self.db, self.session_id, self.run_id = db, session_id, run_id
+        self.at, self.now = at, timestamp(at)
+        db.execute(
+            "INSERT OR IGNORE INTO inboxes (session_id, updated_at) VALUES (?, ?)",
+            (session_id, self.now),
+        )
+        row = db.execute("SELECT * FROM inboxes WHERE session_id = ?", (session_id,)).fetchone()
+        self.stored_run_id: str | None = row["run_id"]
+        self.revision: int = row["revision"] + 1  # the revision this commit will have
+        self.recovered_count: int = row["recovered_count"]
+        self.machine = InboxMachine.at(paused=bool(row["paused"]), recovered=bool(row["recovered"]))
+        self.changed = True
+
+    def items(self, where: str = "", args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        return self.db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? {where} ORDER BY position",
+            (self.session_id, *args),
+        ).fetchall()
+
+    def item(self, item_id: str) -> sqlite3.Row:
+        rows = self.items("AND id = ?", (item_id,))
+        if not rows:
+            raise InboxNotFound()
+        return rows[0]
+
+    def envelope(self, item_id: str) -> dict[str, Any]:
+        return body(
+            self.db.execute(
+                "SELECT id, checksum, envelope FROM items WHERE id = ?", (item_id,)
+            ).fetchone()
+        )
+
+    def usage(self) -> tuple[int, int, int]:
+        """(item count, total bytes, last position) of the session's items."""
+        count, total, last = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(byte_size), 0), COALESCE(MAX(position), -1) "
+            "FROM items WHERE session_id = ?",
+            (self.session_id,),
+        ).fetchone()
+        return count, total, last
+
+    def fire(self, row: sqlite3.Row, trigger: str) -> State:
+        machine = ItemMachine.at(row["state"])
+        try:
+            machine.fire(trigger, InboxInvalidState.MESSAGE)
+        except TransitionRefused:
+            raise InboxInvalidState() from None
+        assert isinstance(machine.state, State)
+        return machine.state
+
+    def dispatch(self) -> None:
+        """Only a running inbox hands out work."""
+        try:
+            self.machine.fire("dispatch", InboxPaused.MESSAGE)
+        except TransitionRefused:
+            raise InboxPaused() from None
+
+    def insert(self, **columns: Any) -> None:
+        columns |= {"session_id": self.session_id, "revision": self.revision, "run_id": self.run_id}
+        columns |= {"created_at": self.now, "updated_at": self.now}
+        names = ", ".join(columns)
+        marks = ", ".join("?" * len(columns))
+        self.db.execute(f"INSERT INTO items ({names}) VALUES ({marks})", tuple(columns.values()))
+
+    def save(self, item_id: str, **columns: Any) -> None:
+        """Change an item; it takes this commit's revision, run id and time."""
+        columns |= {"revision": self.revision, "updated_at": self.now, "run_id": self.run_id}
+        sets = ", ".join(f"{name} = ?" for name in columns)
+        self.db.execute(f"UPDATE items SET {sets} WHERE id = ?", (*columns.values(), item_id))
+
+    def reorder(self, order: list[str]) -> None:
+        self.db.executemany("UPDATE items SET position = ? WHERE id = ?", list(enumerate(order)))
+
+    def idempotent(self, key: str, hashed: str) -> tuple[str, int] | None:
+        """(item id, position) of an earlier request with this key and input: a live item at
+        its index + 1, or a receipt younger than RECEIPT_TTL at 0. Other input is a conflict."""
+        live = self.items("AND idempotency_key = ?", (key,))
+        if live:
+            if live[0]["request_hash"] != hashed:
+                raise InboxIdempotencyConflict()
+            (index,) = self.db.execute(
+                "SELECT COUNT(*) FROM items WHERE session_id = ? AND position < ?",
+                (self.session_id, live[0]["position"]),
+            ).fetchone()
+            return live[0]["id"], index + 1
+        receipt = self.db.execute(
+            "SELECT item_id, request_hash FROM receipts WHERE session_id = ? "
+            "AND idempotency_key = ? AND completed_at >= ?",
+            (self.session_id, key, timestamp(self.at - RECEIPT_TTL)),
+        ).fetchone()
+        if receipt is None:
+            return None
+        if receipt["request_hash"] != hashed:
+            raise InboxIdempotencyConflict()
+        return receipt["item_id"], 0
+
+    def remove(self, row: sqlite3.Row, disposition: str) -> None:
+        """Take an item out of the queue, keeping a receipt for its key; an emptied inbox
+        drains (its pause and recovered flags clear)."""
+        if row["idempotency_key"]:
+            self.db.execute(
+                "INSERT OR REPLACE INTO receipts SELECT session_id, idempotency_key, id, "
+                "request_hash, ?, ? FROM items WHERE id = ?",
+                (disposition, self.now, row["id"]),
+            )
+            self.db.execute(
+                "DELETE FROM receipts WHERE session_id = ? AND (completed_at < ? OR "
+                "idempotency_key NOT IN (SELECT idempotency_key FROM receipts "
+                "WHERE session_id = ? ORDER BY completed_at DESC LIMIT ?))",
+                (self.session_id, timestamp(self.at - RECEIPT_TTL), self.session_id, MAX_RECEIPTS),
+            )
+        self.db.execute("DELETE FROM items WHERE id = ?", (row["id"],))
+        if self.usage()[0] == 0:
+            self.machine.fire("drain", "inbox is {state}")
+
+    def stamp(self) -> None:
+        recovered = self.machine.recovered
+        flags = (self.machine.paused, recovered, self.recovered_count if recovered else 0)
+        self.db.execute(
+            "UPDATE inboxes SET revision = ?, run_id = ?, updated_at = ?, paused = ?, "
+            "recovered = ?, recovered_count = ? WHERE session_id = ?",
+            (self.revision, self.run_id, self.now, *flags, self.session_id),
+        )
+
+
+# -- rows -----------------------------------------------------------------------------------
+
+
+def timestamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def compact(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def checksum(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def body(row: sqlite3.Row) -> dict[str, Any]:
+    """The stored envelope of an item, checked against its checksum."""
+    raw = row["envelope"].encode("utf-8")
+    if checksum(raw) != row["checksum"]:
+        raise InboxError(f"inbox item {row['id']} is corrupt (checksum mismatch)")
+    value: dict[str, Any] = json.loads(raw)
+    return value
+
+
+def meta(row: sqlite3.Row) -> dict[str, Any]:
+    """InboxItemMeta of a stored item; never the body."""
+    out: dict[str, Any] = {
+        "id": row["id"],
+        "sessionId": row["session_id"],
+        "intent": row["intent"],
+        "state": row["state"],
+        "revision": row["revision"],
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
+        "preview": row["preview"],
+        "byteSize": row["byte_size"],
+        "checksum": row["checksum"],
+    }
+    for column, name in (
+        ("source", "source"),
+        ("idempotency_key", "idempotencyKey"),
+        ("block_reason", "blockReason"),
+        ("run_id", "runId"),
+    ):
+        if row[column]:
+            out[name] = row[column]
+    return out
