@@ -62,5 +62,10 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: start-up and streaming against agents on the official ACP Python SDK, and the
     session store; each prints its figures, ratios and targets."""
     session.install("-e", ".[test]")
-    for script in ("bench/startup.py", "bench/sessions.py", "bench/streaming.py"):
+    for script in (
+        "bench/startup.py",
+        "bench/sessions.py",
+        "bench/streaming.py",
+        "bench/inbox.py",
+    ):
         session.run("python", script, *session.posargs)
