@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from reasonix_acp.machines.turn import Outcome
@@ -144,3 +145,81 @@ def test_debug_mode_catches_an_update_for_an_unknown_call(monkeypatch: Any) -> N
     turn.record("tool_call_update", {"toolCallId": "tc-1-1", "status": "failed"})
     with pytest.raises(AssertionError, match="after the end"):
         turn.record("tool_call_update", {"toolCallId": "tc-1-1", "status": "completed"})
+
+
+class Recording(OfflineProvider):
+    """The offline model, keeping every request it was sent."""
+
+    def __init__(self, script: list[dict[str, Any]]) -> None:
+        super().__init__(script)
+        self.requests: list[Any] = []
+
+    def stream(self, request: Any) -> Any:
+        self.requests.append(json.loads(json.dumps(request.__dict__, default=str)))
+        return super().stream(request)
+
+
+async def test_a_steer_is_appended_and_leaves_the_request_prefix_alone() -> None:
+    from reasonix_acp.tools.todo import TOOLS
+    from reasonix_acp.turns import STEER_NOTE
+
+    provider = Recording(
+        [
+            {"steps": [{"tool_call": {"name": "todo_write", "arguments": {"todos": []}}}]},
+            {"steps": [{"text": "ok"}]},
+        ]
+    )
+    pending = ["use email instead of username"]
+    stored: list[Any] = []
+    turn = TurnRunner(
+        turn=1,
+        provider=provider,
+        model="offline/default",
+        effort="auto",
+        tools=list(TOOLS),
+        history=[],
+        context=ToolContext(cwd="/tmp", session_id="s"),
+        emit=lambda update: None,
+        persist=stored.extend,
+        max_steps=5,
+        steers=lambda final: [pending.pop()] if pending else [],
+    )
+    report = await turn.run([{"type": "text", "text": "build it"}], "build it")
+    assert report.outcome is Outcome.END_TURN
+    first, second = provider.requests
+    assert second["tools"] == first["tools"] and second["model"] == first["model"]
+    # Everything the first request sent is sent again, byte for byte, before anything new.
+    encoded = [json.dumps(m, sort_keys=True) for m in first["messages"]]
+    assert [json.dumps(m, sort_keys=True) for m in second["messages"][: len(encoded)]] == encoded
+    assert second["messages"][-1] == {
+        "role": "user",
+        "content": STEER_NOTE + "use email instead of username",
+    }
+    users = [b for k, b in stored if k == "user_message"]
+    assert users[-1] == {"content": [{"type": "text", "text": "use email instead of username"}]}
+
+
+async def test_a_steer_admitted_while_finishing_gets_one_more_step() -> None:
+    provider = Recording([{"steps": [{"text": "done"}]}, {"steps": [{"text": "and steered"}]}])
+    calls: list[bool] = []
+
+    def steers(final: bool) -> list[str]:
+        calls.append(final)
+        return ["one more thing"] if final and len(calls) == 1 else []
+
+    turn = TurnRunner(
+        turn=1,
+        provider=provider,
+        model="offline/default",
+        effort="auto",
+        tools=[],
+        history=[],
+        context=ToolContext(cwd="/tmp", session_id="s"),
+        emit=lambda update: None,
+        persist=lambda batch: None,
+        max_steps=5,
+        steers=steers,
+    )
+    report = await turn.run([{"type": "text", "text": "go"}], "go")
+    assert report.outcome is Outcome.END_TURN
+    assert len(provider.requests) == 2 and calls[0] is True
