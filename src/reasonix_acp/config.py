@@ -18,6 +18,7 @@ currency = "USD"}` (per million tokens) in their table, which also puts `cost` i
 MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of an ACP
 `mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
 `headers` otherwise); a server the client sends under the same name replaces it.
+`[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class Config:
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    require_checks: bool = False
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -148,6 +150,9 @@ def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Con
             config.mcp_servers = from_config(data["mcp_servers"])
         except ValueError as exc:
             log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
+    readiness = data.get("readiness")
+    if isinstance(readiness, dict) and isinstance(readiness.get("require_checks"), bool):
+        config.require_checks = readiness["require_checks"]
     raw_budgets = data.get("budgets")
     budgets: dict[str, Any] = raw_budgets if isinstance(raw_budgets, dict) else {}
     seconds, tokens = budgets.get("task_seconds"), budgets.get("task_tokens")

@@ -39,6 +39,7 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.readiness import DEFAULT_GUIDANCE, Obligations
 from reasonix_acp.redact import redact
 from reasonix_acp.sessions import Session, Sessions
 from reasonix_acp.store import StoreError
@@ -194,16 +195,24 @@ class Prompts:
         blocks = self._blocks(params)
         roots = [session.record.cwd, *session.record.additional_directories]
         text = flatten(blocks, roots)
-        if params.action is not None:
-            if params.action == "protocol_recovery" and not params.recovery_id:
-                raise InvalidParams(f"{method}: missing recoveryId")
-            if params.action == "protocol_recovery":
-                raise InvalidRequest(f"{method}: protocol recovery is unavailable or stale")
-            raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
-        if not text:
+        action = params.action
+        if not text and action != "protocol_recovery":
             raise InvalidParams(f"{method}: empty prompt")
+        if action == "protocol_recovery":
+            if not params.recovery_id:
+                raise InvalidParams(f"{method}: missing recoveryId")
+            raise InvalidRequest(f"{method}: protocol recovery is unavailable or stale")
+        if action is not None and action != "final_readiness_recovery":
+            raise InvalidParams(f"{method}: unsupported action {action}")
         command = commands.parse(text)
-        if command is not None and command[0] == "continue-checks":
+        sole = len(blocks) == 1 and blocks[0].get("type") == "text"
+        recovering = action == "final_readiness_recovery" or (
+            sole and command is not None and command[0] == "continue-checks"
+        )
+        if command is not None and command[0] == "continue-checks" and not recovering:
+            raise InvalidRequest(f"{method}: /continue-checks must be the prompt's only content")
+        if recovering and session.checkpoint is None:
+            # Nothing is published or stored: the check this names is gone or never was.
             raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
         busy = session.machine.state is State.PROMPTING
         session.machine.fire(
@@ -212,8 +221,19 @@ class Prompts:
             if busy
             else f"{method}: session is {{state}}",
         )
+        owed: list[str] | None = None
+        if recovering:
+            owed, guidance = session.checkpoint, text
+            if command is not None and command[0] == "continue-checks":
+                guidance = command[1] or DEFAULT_GUIDANCE
+            blocks, text = [{"type": "text", "text": guidance}], guidance
+        if session.checkpoint is not None:  # one-shot: resumed now, or given up by this prompt
+            session.checkpoint = None
+            self.sessions.store.append_events(
+                session.id, session.record.turn_count, [("readiness_cleared", {})]
+            )
         try:
-            result = await self._run(session, blocks, text)
+            result = await self._run(session, blocks, text, owed)
             return await self._drain(session, result)
         finally:
             if session.machine.state is State.PROMPTING:  # not when a close or delete took over
@@ -284,7 +304,11 @@ class Prompts:
         return text
 
     async def _run(
-        self, session: Session, blocks: list[dict[str, Any]], text: str
+        self,
+        session: Session,
+        blocks: list[dict[str, Any]],
+        text: str,
+        owed: list[str] | None = None,
     ) -> dict[str, Any]:
         command = commands.parse(text)
         if command is not None:
@@ -344,6 +368,7 @@ class Prompts:
             session.status.usage(usage, prices)
             return pricer(usage)
 
+        obligations = Obligations(self.sessions.config.require_checks, owed)
         interactions: TurnInteractions | None = None
         more_tools = None
         servers = session.servers
@@ -402,6 +427,7 @@ class Prompts:
             grants=session.grants,
             more_tools=more_tools,
             steers=lambda final: session.desk.take(session.inbox, final),
+            readiness=obligations,
         )
         session.status.controls(record.model, record.effort, record.mode)
         session.status.begin_turn()
@@ -428,10 +454,16 @@ class Prompts:
                     servers.elicit = None
         record.turn_count = turn_number
         outcome = session.turn.settle(report.outcome)
+        if outcome is Outcome.READINESS_PAUSED:
+            session.checkpoint = list(obligations.changed)
+            persist([("readiness_checkpoint", {"changed": session.checkpoint})])
         session.status.finish_turn(
             outcome.value,
             reason=report.cause if outcome is Outcome.FAILED else report.warning,
             summary=_last_reply(session.history),
+            risks=[f"no passing check after changing {path}" for path in obligations.changed]
+            if outcome is Outcome.READINESS_PAUSED
+            else None,
         )
         if runner.plan is not None:
             record.plan = runner.plan

@@ -81,6 +81,7 @@ class Session:
         self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
         self.status: Any = None  # status.StatusTracker, set when the session opens
         self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
+        self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
         from reasonix_acp.steering import SteerDesk
 
         self.desk = SteerDesk()
@@ -291,6 +292,9 @@ class Sessions:
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
             self._track(live)
+            from reasonix_acp.readiness import checkpoint_from
+
+            live.checkpoint = checkpoint_from(events)
         if servers is not None and servers != live.record.mcp_servers:
             live.record.mcp_servers = servers
             self.store.update_session(

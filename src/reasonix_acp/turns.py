@@ -101,6 +101,7 @@ class TurnRunner:
         grants: list[tuple[str, str, bool]] | None = None,
         more_tools: Callable[[], Awaitable[list[Any]]] | None = None,
         steers: Callable[[bool], list[str]] | None = None,
+        readiness: Any = None,
     ) -> None:
         self.turn = turn
         self.provider = provider
@@ -109,6 +110,7 @@ class TurnRunner:
         self.base_tools = list(tools)
         self.more_tools = more_tools  # MCP tools: asked again before every model call
         self.steers = steers  # (final) → steer texts admitted since the last step boundary
+        self.readiness = readiness  # readiness.Obligations: what the turn still owes
         self.tools = {t.name: t for t in tools}
         self.tool_schemas = [t.schema for t in tools]
         self.history = history
@@ -200,6 +202,10 @@ class TurnRunner:
                     continue
                 if not calls and self._apply_steers(final=True):
                     continue  # steered while finishing: one more step reads it
+                if not calls and self.readiness is not None and self.readiness.unmet():
+                    warning = self.readiness.unmet()
+                    self.record("agent_message", {"text": f"\n\n[warning] {warning}"})
+                    return TurnReport(Outcome.READINESS_PAUSED, warning=warning, usage=usage)
                 if not calls:
                     if not self._produced:
                         self.record(
@@ -341,6 +347,8 @@ class TurnRunner:
             self._finish(call_id, "failed", ToolResult(text=str(exc), content=shown, meta=exc.meta))
             self.history.append({"role": "tool", "tool_call_id": call.id, "content": str(exc)})
             return
+        if self.readiness is not None:
+            self.readiness.observe(call.name, "completed", args)
         if result.plan is not None:
             self.plan = result.plan
             self.record("plan", {"entries": result.plan})
