@@ -67,6 +67,7 @@ class Agent:
         from reasonix_acp.steering import Steering
 
         Steering(lambda: self.sessions).register(r)
+        r.add(m.REASONIX_SESSION_RELOAD_EXTENSIONS, lambda c, p: self.sessions.reload(c, p))
 
     def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:
@@ -82,6 +83,8 @@ class Agent:
 
     @property
     def config(self) -> Config:
+        if self._sessions is not None:
+            return self._sessions.config  # a runtime reload replaces it there
         if self._config is None:
             from reasonix_acp import config
 
@@ -98,6 +101,7 @@ class Agent:
             self._sessions = Sessions(
                 store, self.config, self._make_provider, self._notify, self._request
             )
+            self._sessions.reload_config = self._reload_config
         return self._sessions
 
     @property
@@ -123,6 +127,14 @@ class Agent:
         if self.connection is None:
             raise ConnectionClosed(f"{method}: no client connection")
         return await self.connection.request(method, params)
+
+    def _reload_config(self) -> tuple[Config, Any]:
+        """config.toml read again, and a provider factory over it; nothing is swapped here."""
+        from reasonix_acp import config
+        from reasonix_acp.providers import registry
+
+        fresh = config.load(cli_model=self.options.model, strict=True)
+        return fresh, lambda model: registry.make(fresh, model, self.options.script)
 
     def _make_provider(self, model: str) -> Any:
         from reasonix_acp.providers import registry

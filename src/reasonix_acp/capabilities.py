@@ -61,6 +61,7 @@ def vendor_meta() -> dict[str, Any]:
                     "update": m.REASONIX_SESSION_INBOX_UPDATE,
                 },
             },
+            "sessionReloadExtensions": {"method": m.REASONIX_SESSION_RELOAD_EXTENSIONS},
         },
     }
 

@@ -112,20 +112,25 @@ def normalise_model(model_id: str) -> str:
     return OFFLINE_MODEL if model_id == "offline" else model_id
 
 
-def _from_file(path: Path) -> dict[str, Any]:
+def _from_file(path: Path, strict: bool = False) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
+        if strict:  # a runtime reload keeps the configuration it has instead
+            raise ValueError(f"{path}: {exc}") from None
         log.warning("ignoring %s: %s", path, exc)
         return {}
 
 
-def load(cli_model: str | None = None, env: dict[str, str] | None = None) -> Config:
+def load(
+    cli_model: str | None = None, env: dict[str, str] | None = None, strict: bool = False
+) -> Config:
+    """`strict`: an unreadable config.toml raises ValueError instead of being ignored."""
     env = dict(os.environ if env is None else env)
     path = config_dir(env) / "config.toml"
-    data = _from_file(path)
+    data = _from_file(path, strict)
     config = Config(config_file=path)
     steps = data.get("max_steps")
     if isinstance(steps, int) and steps > 0:

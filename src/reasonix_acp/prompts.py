@@ -239,6 +239,7 @@ class Prompts:
             if session.machine.state is State.PROMPTING:  # not when a close or delete took over
                 session.machine.fire("end_prompt", f"{method}: session is {{state}}")
                 self.sessions.apply_queued(session)
+                await self.sessions.drain_reload(session)
 
     async def _command(
         self, session: Session, name: str, rest: str, blocks: list[dict[str, Any]]

@@ -82,6 +82,7 @@ class Session:
         self.status: Any = None  # status.StatusTracker, set when the session opens
         self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
+        self.reload_queued = False  # a runtime reload asked for while a turn ran
         from reasonix_acp.steering import SteerDesk
 
         self.desk = SteerDesk()
@@ -123,6 +124,8 @@ class Sessions:
         self.request = request
         self.live: dict[str, Session] = {}
         self._inboxes: Any = None
+        # Reads config.toml again (strictly) and makes it the agent's; set by the agent.
+        self.reload_config: Callable[[], tuple[Config, Callable[[str], Provider]]] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -165,6 +168,73 @@ class Sessions:
         session.status.controls(record.model, record.effort, record.mode)
         snapshot: dict[str, Any] = session.status.snapshot()
         return snapshot
+
+    async def reload(self, call: Call | None, params: Any) -> dict[str, Any]:
+        """`_reasonix.io/session/reloadExtensions`: rebuild the session's runtime from
+        config.toml (providers, MCP servers, permissions, limits), all or nothing. While a turn
+        runs one reload is queued (`{"queued": true}`) and runs when the prompt ends."""
+        method = "_reasonix.io/session/reloadExtensions"
+        session = self.lookup(method, params.session_id)
+        if session.machine.state in (State.PROMPTING, State.REBUILDING):
+            session.reload_queued = True
+            return {"queued": True}
+        if session.machine.state is not State.IDLE:
+            raise InvalidRequest(f"{method}: session is {session.machine.state.value}")
+        if self.reload_config is None:
+            raise InvalidRequest(f"{method}: runtime reload is unavailable in this session")
+        try:
+            config, make_provider = self.reload_config()
+            model = session.record.model
+            if config.provider_for(model) is None and config.default_model:
+                model = config.default_model
+            provider = make_provider(model)
+        except ValueError as exc:
+            raise InternalError(f"{method}: {exc}") from None
+        # Built: swap it in. Nothing above changed the session.
+        session.machine.fire("begin_rebuild", f"{method}: session is {{state}}")
+        try:
+            self.config = config
+            self.make_provider = make_provider
+            session.provider = provider
+            if model != session.record.model:
+                session.record.model, session.record.effort = model, "auto"
+                self.store.update_session(session.id, model=model, effort="auto")
+            await session.stop_servers()
+            self._start_servers(session, session.record.mcp_servers)
+        finally:
+            session.machine.fire("end_rebuild", f"{method}: session is {{state}}")
+        self._commands_after(call, session)
+        return {}
+
+    async def drain_reload(self, session: Session) -> None:
+        if not session.reload_queued or session.machine.state is not State.IDLE:
+            return
+        session.reload_queued = False
+        try:
+            await self.reload(None, _Id(session.id))
+        except (InternalError, InvalidRequest) as exc:
+            self.send(
+                session,
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": f"\n\n[warning] {exc.message}"},
+                },
+            )
+
+    def _commands_after(self, call: Call | None, session: Session) -> None:
+        def send() -> None:
+            self.send(
+                session,
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": commands.available(),
+                },
+            )
+
+        if call is None:
+            send()
+        else:
+            call.after_response(send)
 
     def _start_servers(self, session: Session, client: list[dict[str, Any]]) -> None:
         """The session's MCP servers (config's, the client's on top), connecting from now on."""
