@@ -123,7 +123,7 @@ class SessionInbox:
             if not tx.changed:
                 return
             for row in items:
-                if ItemMachine.at(row["state"]).can("mark_uncertain"):
+                if tx.can(row, "mark_uncertain"):
                     state = tx.fire(row, "mark_uncertain")
                     tx.save(row["id"], state=state.value, block_reason=RECOVERY_REASON)
             tx.machine.fire("recover", "inbox is {state}")
@@ -174,7 +174,7 @@ class SessionInbox:
                 request_hash=hashed,
                 envelope=raw.decode("utf-8"),
             )
-        return _receipt("queued_followup", item_id, tx.machine.paused, count + 1)
+            return _receipt("queued_followup", item_id, tx.machine.paused, count + 1)
 
     def list(self) -> dict[str, Any]:
         """The InboxSnapshot: state and item metadata in queue order, never a body."""
@@ -271,7 +271,7 @@ class SessionInbox:
             before = tx.machine.state
             tx.machine.fire("pause" if paused else "resume", "inbox is {state}")
             tx.changed = tx.machine.state is not before
-        paused_now: bool = tx.machine.paused
+            paused_now: bool = tx.machine.paused
         return paused_now
 
     def retry(self, item_id: str) -> dict[str, Any]:

@@ -24,11 +24,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from reasonix_acp.machines._base import TransitionRefused
+from reasonix_acp.machines._base import StateMachine, TransitionRefused
 from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
 from reasonix_acp.protocol.errors import PeerError
+from reasonix_acp.store import connect
 
 log = logging.getLogger("reasonix_acp.inbox")
 
@@ -176,17 +177,8 @@ class Sidecar:
             self._migrate()
 
     def _connect(self, readonly: bool) -> sqlite3.Connection:
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
-        db = sqlite3.connect(
-            uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
-        )
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA busy_timeout = 5000")
-        if not readonly:
-            db.execute("PRAGMA journal_mode = WAL")
-            # FULL: the WAL is fsynced at every COMMIT, so a returned commit survives power loss.
-            db.execute("PRAGMA synchronous = FULL")
-        return db
+        # FULL: the WAL is fsynced at every COMMIT, so a returned commit survives power loss.
+        return connect(self.path, readonly, synchronous="FULL")
 
     def _migrate(self) -> None:
         with self.write() as db:
@@ -245,6 +237,21 @@ class Sidecar:
                 tx.stamp()
 
 
+_M = TypeVar("_M", bound=StateMachine)
+_machines = threading.local()
+
+
+def _reused(kind: type[_M]) -> _M:
+    """This thread's one machine of `kind`. Building a transitions.Machine costs more than the
+    rest of a commit's bookkeeping; a machine holds nothing but `state`, which every use sets
+    before firing, and one Tx runs start to end in one thread (the sidecar lock is held)."""
+    machine: _M | None = getattr(_machines, kind.NAME, None)
+    if machine is None:
+        machine = kind()
+        setattr(_machines, kind.NAME, machine)
+    return machine
+
+
 class Tx:
     """The primitives of one inbox mutation, inside an open write transaction. Item and inbox
     states move only by `fire` and `machine.fire` (machines.inbox, Rule 1)."""
@@ -260,7 +267,10 @@ class Tx:
         self.stored_run_id: str | None = row["run_id"]
         self.revision: int = row["revision"] + 1  # the revision this commit will have
         self.recovered_count: int = row["recovered_count"]
-        self.machine = InboxMachine.at(paused=bool(row["paused"]), recovered=bool(row["recovered"]))
+        self.machine = _reused(InboxMachine)
+        self.machine.state = InboxMachine.state_for(
+            paused=bool(row["paused"]), recovered=bool(row["recovered"])
+        )
         self.changed = True
 
     def items(self, where: str = "", args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
@@ -291,8 +301,14 @@ class Tx:
         ).fetchone()
         return count, total, last
 
+    def can(self, row: sqlite3.Row, trigger: str) -> bool:
+        machine = _reused(ItemMachine)
+        machine.state = State(row["state"])
+        return machine.can(trigger)
+
     def fire(self, row: sqlite3.Row, trigger: str) -> State:
-        machine = ItemMachine.at(row["state"])
+        machine = _reused(ItemMachine)
+        machine.state = State(row["state"])
         try:
             machine.fire(trigger, InboxInvalidState.MESSAGE)
         except TransitionRefused:

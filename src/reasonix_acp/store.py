@@ -88,6 +88,19 @@ class LeaseHeld(StoreError):
         self.holder = holder
 
 
+def connect(path: Path, readonly: bool, synchronous: str) -> sqlite3.Connection:
+    """A connection as every store here uses it: autocommit (transactions are explicit), a busy
+    timeout for other processes, WAL when writing, rows by name."""
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA busy_timeout = 5000")
+    if not readonly:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute(f"PRAGMA synchronous = {synchronous}")
+    return db
+
+
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -167,16 +180,8 @@ class Store:
         self.pid = os.getpid()
 
     def _connect(self, readonly: bool) -> sqlite3.Connection:
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
-        db = sqlite3.connect(
-            uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
-        )
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA busy_timeout = 5000")
+        db = connect(self.path, readonly, synchronous="NORMAL")
         db.execute("PRAGMA foreign_keys = ON")
-        if not readonly:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
         return db
 
     def _migrate(self, version: int) -> None:

@@ -119,13 +119,16 @@ class InboxMachine(StateMachine):
     def at(cls, *, paused: bool, recovered: bool, readonly: bool = False) -> Self:
         """A machine standing at the state the stored flags describe."""
         machine = cls()
-        if readonly:
-            machine.state = InboxState.READ_ONLY
-        elif recovered:
-            machine.state = InboxState.RECOVERED_PAUSED
-        elif paused:
-            machine.state = InboxState.PAUSED
+        machine.state = cls.state_for(paused=paused, recovered=recovered, readonly=readonly)
         return machine
+
+    @staticmethod
+    def state_for(*, paused: bool, recovered: bool, readonly: bool = False) -> InboxState:
+        if readonly:
+            return InboxState.READ_ONLY
+        if recovered:
+            return InboxState.RECOVERED_PAUSED
+        return InboxState.PAUSED if paused else InboxState.RUNNING
 
     @property
     def paused(self) -> bool:
