@@ -29,6 +29,7 @@ from reasonix_acp.projector import REPLAYED, updates
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.base import Provider
+from reasonix_acp.session_runtime import SessionRuntime
 from reasonix_acp.store import LeaseHeld, SessionRecord, Store, StoreError, now
 
 log = logging.getLogger("reasonix_acp.sessions")
@@ -108,7 +109,7 @@ class Session:
         }
 
 
-class Sessions:
+class Sessions(SessionRuntime):
     def __init__(
         self,
         store: Store,
@@ -137,114 +138,6 @@ class Sessions:
         if session is None:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
-
-    @property
-    def inboxes(self) -> Any:
-        if self._inboxes is None:
-            from reasonix_acp.inbox import InboxStore
-
-            self._inboxes = InboxStore(self.store.path.parent)
-        return self._inboxes
-
-    def _track(self, session: Session) -> None:
-        session.inbox = self.inboxes.open(session.id)
-        from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
-        from reasonix_acp.status import StatusTracker
-
-        record = session.record
-        session.status = StatusTracker(
-            record.id,
-            lambda params: self.notify(REASONIX_SESSION_STATUS_UPDATE, params),
-            model=record.model,
-            effort=record.effort,
-            mode=record.mode,
-            roots=[record.cwd, *record.additional_directories],
-        )
-
-    def status(self, call: Call, params: Any) -> dict[str, Any]:
-        """`_reasonix.io/session/status`: the session's status object, as of now."""
-        session = self.lookup("_reasonix.io/session/status", params.session_id)
-        record = session.record
-        session.status.controls(record.model, record.effort, record.mode)
-        snapshot: dict[str, Any] = session.status.snapshot()
-        return snapshot
-
-    async def reload(self, call: Call | None, params: Any) -> dict[str, Any]:
-        """`_reasonix.io/session/reloadExtensions`: rebuild the session's runtime from
-        config.toml (providers, MCP servers, permissions, limits), all or nothing. While a turn
-        runs one reload is queued (`{"queued": true}`) and runs when the prompt ends."""
-        method = "_reasonix.io/session/reloadExtensions"
-        session = self.lookup(method, params.session_id)
-        if session.machine.state in (State.PROMPTING, State.REBUILDING):
-            session.reload_queued = True
-            return {"queued": True}
-        if session.machine.state is not State.IDLE:
-            raise InvalidRequest(f"{method}: session is {session.machine.state.value}")
-        if self.reload_config is None:
-            raise InvalidRequest(f"{method}: runtime reload is unavailable in this session")
-        try:
-            config, make_provider = self.reload_config()
-            model = session.record.model
-            if config.provider_for(model) is None and config.default_model:
-                model = config.default_model
-            provider = make_provider(model)
-        except ValueError as exc:
-            raise InternalError(f"{method}: {exc}") from None
-        # Built: swap it in. Nothing above changed the session.
-        session.machine.fire("begin_rebuild", f"{method}: session is {{state}}")
-        try:
-            self.config = config
-            self.make_provider = make_provider
-            session.provider = provider
-            if model != session.record.model:
-                session.record.model, session.record.effort = model, "auto"
-                self.store.update_session(session.id, model=model, effort="auto")
-            await session.stop_servers()
-            self._start_servers(session, session.record.mcp_servers)
-        finally:
-            session.machine.fire("end_rebuild", f"{method}: session is {{state}}")
-        self._commands_after(call, session)
-        return {}
-
-    async def drain_reload(self, session: Session) -> None:
-        if not session.reload_queued or session.machine.state is not State.IDLE:
-            return
-        session.reload_queued = False
-        try:
-            await self.reload(None, _Id(session.id))
-        except (InternalError, InvalidRequest) as exc:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": f"\n\n[warning] {exc.message}"},
-                },
-            )
-
-    def _commands_after(self, call: Call | None, session: Session) -> None:
-        def send() -> None:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(),
-                },
-            )
-
-        if call is None:
-            send()
-        else:
-            call.after_response(send)
-
-    def _start_servers(self, session: Session, client: list[dict[str, Any]]) -> None:
-        """The session's MCP servers (config's, the client's on top), connecting from now on."""
-        config_servers = self.config.mcp_servers
-        if not config_servers and not client:
-            return
-        from reasonix_acp.mcp_servers.hub import ServerSet, merged
-
-        session.servers = ServerSet(merged(config_servers, client), session.record.cwd)
-        session.servers.start()
 
     def _opened_hooks(self, call: Call, session: Session, plan: bool) -> None:
         def after() -> None:
