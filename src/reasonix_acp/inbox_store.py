@@ -341,26 +341,20 @@ class Tx:
 
     def idempotent(self, key: str, hashed: str) -> tuple[str, int] | None:
         """(item id, position) of an earlier request with this key and input: a live item at
-        its index + 1, or a receipt younger than RECEIPT_TTL at 0. Other input is a conflict."""
-        live = self.items("AND idempotency_key = ?", (key,))
-        if live:
-            if live[0]["request_hash"] != hashed:
-                raise InboxIdempotencyConflict()
-            (index,) = self.db.execute(
-                "SELECT COUNT(*) FROM items WHERE session_id = ? AND position < ?",
-                (self.session_id, live[0]["position"]),
-            ).fetchone()
-            return live[0]["id"], index + 1
-        receipt = self.db.execute(
-            "SELECT item_id, request_hash FROM receipts WHERE session_id = ? "
-            "AND idempotency_key = ? AND completed_at >= ?",
-            (self.session_id, key, timestamp(self.at - RECEIPT_TTL)),
+        its index + 1, else a receipt younger than RECEIPT_TTL at 0. Other input is a conflict."""
+        row = self.db.execute(
+            "SELECT id, request_hash, 1 + (SELECT COUNT(*) FROM items AS ahead WHERE "
+            "ahead.session_id = items.session_id AND ahead.position < items.position) AS position "
+            "FROM items WHERE session_id = ? AND idempotency_key = ? UNION ALL "
+            "SELECT item_id, request_hash, 0 FROM receipts WHERE session_id = ? "
+            "AND idempotency_key = ? AND completed_at >= ? ORDER BY position DESC LIMIT 1",
+            (self.session_id, key, self.session_id, key, timestamp(self.at - RECEIPT_TTL)),
         ).fetchone()
-        if receipt is None:
+        if row is None:
             return None
-        if receipt["request_hash"] != hashed:
+        if row["request_hash"] != hashed:
             raise InboxIdempotencyConflict()
-        return receipt["item_id"], 0
+        return row["id"], row["position"]
 
     def remove(self, row: sqlite3.Row, disposition: str) -> None:
         """Take an item out of the queue, keeping a receipt for its key; an emptied inbox
