@@ -212,7 +212,10 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> N
     )
     assert client.close() == 0
     db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
-    db.execute("UPDATE events SET body = '{not json' WHERE session_id = ? AND seq = 0", (sid,))
+    db.execute(
+        "UPDATE events SET body = '{not json' WHERE session_id = ? AND kind = 'user_message'",
+        (sid,),
+    )
     db.commit()
     db.close()
     again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
@@ -223,7 +226,7 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> N
     kinds = [u["sessionUpdate"] for u in updates_of(again.take_notes(), sid)]
     assert "user_message_chunk" not in kinds and "agent_message_chunk" in kinds
     assert again.close() == 0
-    assert b"transcript row 0 is corrupt" in again.agent.stderr
+    assert b"transcript row 1 is corrupt" in again.agent.stderr
 
 
 def test_concurrent_writers_share_the_store(tmp_path: Path) -> None:

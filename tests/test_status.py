@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -140,3 +141,61 @@ def test_every_outcome_row(outcome: str, phase: str, kind: str, event: str) -> N
 def test_the_advertised_vendor_meta_validates() -> None:
     meta = capabilities.initialize_result(ClientFeatures(1))["agentCapabilities"]["_meta"]
     assert wire.errors(meta, "ReasonixAgentCapabilitiesMetaEnvelope") == []
+
+
+def test_a_restored_running_status_resumes_paused() -> None:
+    saved: list[dict[str, Any]] = []
+    first = StatusTracker(
+        "s1",
+        lambda p: None,
+        model="m",
+        effort="auto",
+        mode="normal",
+        roots=["/w"],
+        clock=lambda: NOON_UTC,
+        save=saved.append,
+    )
+    first.begin_turn()
+    first.usage(Usage(100, 10), Prices.from_table(DEEPSEEK_DEFAULTS))
+    second = StatusTracker(
+        "s1",
+        lambda p: None,
+        model="m",
+        effort="auto",
+        mode="normal",
+        roots=["/w"],
+        clock=lambda: NOON_UTC,
+    )
+    second.restore(json.loads(json.dumps(saved[-1])))  # as stored: through JSON
+    status = second.snapshot()
+    assert status["state"] == "idle" and status["phase"] == "recovery_paused"
+    assert status["sequence"] == saved[-1]["sequence"] + 1
+    assert status["turnOutcome"] == {"kind": "paused", "reason": "previous turn interrupted"}
+    assert wire.errors(status, "ReasonixSessionStatus") == []
+
+
+def test_status_survives_a_killed_agent(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from tests.client import Client
+
+    script = Path(__file__).parent / "golden" / "scripts" / "slow.jsonl"
+    client = Client(tmp_path, "--model", "offline", "--script", str(script))
+    sid = client.start()
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "long job"}]},
+        }
+    )
+    while client.agent.receive().get("method") != "_reasonix.io/session/status_update":
+        pass
+    client.kill()
+    again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
+    again.result("initialize", {"protocolVersion": 1})
+    again.result("session/resume", {"sessionId": sid, "cwd": client.scenario.vars["CWD"]})
+    status = again.result("_reasonix.io/session/status", {"sessionId": sid})
+    assert (status["state"], status["phase"], status["sequence"]) == ("idle", "recovery_paused", 2)
+    assert again.close() == 0

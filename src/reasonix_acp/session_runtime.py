@@ -44,7 +44,10 @@ class SessionRuntime:
             self._inboxes = InboxStore(self.store.path.parent)
         return self._inboxes
 
-    def _track(self, session: Session) -> None:
+    def _track(
+        self, session: Session, events: list[tuple[str, dict[str, Any]]] | None = None
+    ) -> None:
+        """The session's inbox (recovered) and status (restored from its last saved form)."""
         session.inbox = self.inboxes.open(session.id)
         from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
         from reasonix_acp.status import StatusTracker
@@ -57,7 +60,13 @@ class SessionRuntime:
             effort=record.effort,
             mode=record.mode,
             roots=[record.cwd, *record.additional_directories],
+            save=lambda saved: self.store.append_events(
+                record.id, record.turn_count, [("status", saved)]
+            ),
         )
+        saved = next((body for kind, body in reversed(events or []) if kind == "status"), None)
+        if saved is not None:
+            session.status.restore(saved)
 
     def status(self, call: Call, params: Any) -> dict[str, Any]:
         """`_reasonix.io/session/status`: the session's status object, as of now."""

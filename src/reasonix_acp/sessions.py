@@ -254,7 +254,7 @@ class Sessions(SessionRuntime):
             )
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
-            self._track(live)
+            self._track(live, events)
             from reasonix_acp.readiness import checkpoint_from
 
             live.checkpoint = checkpoint_from(events)

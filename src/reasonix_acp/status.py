@@ -20,6 +20,9 @@ Rules:
 
 - Reasons and risks are credential-redacted and cut to 2048 bytes, the summary to 16384, on a
   UTF-8 boundary. `risks` is always a list.
+- Kept across restarts: the status is saved (`save`, a `status` transcript event) at each
+  turn's start and end, before that update is published; `restore` brings it back idle, and a
+  turn that was running when the process died shows as `recovery_paused`, one sequence later.
 - What is reported about the runtime is what is true of this agent: no planner (`plannerMode`
   "off"), and no process sandbox (`sandbox.engine` "none", `available` false); the workspace
   roots are where file tools write without asking.
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from reasonix_acp.pricing import Ledger, Prices
@@ -91,12 +95,14 @@ class StatusTracker:
         mode: str,
         roots: list[str],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        save: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.publish = publish
         self.model, self.effort, self.mode = model, effort, mode
         self.roots = roots
         self.clock = clock
+        self.save = save  # keeps the status across restarts: at each turn's start and end
         self.sequence = 0
         self.state = "idle"
         self.phase = "idle"
@@ -136,6 +142,8 @@ class StatusTracker:
 
     def _changed(self, event: str) -> None:
         self.sequence += 1
+        if event != "usage" and (event != "phase" or self.phase == "starting"):
+            self._save()  # a turn's start and end are saved before anyone hears of them
         self.publish(
             {
                 "schemaVersion": 1,
@@ -204,3 +212,60 @@ class StatusTracker:
             "risks": [clip(r, REASON_LIMIT) for r in risks or []],
         }
         self._changed(event)
+
+    # -- across restarts ----------------------------------------------------------------------
+
+    def _save(self) -> None:
+        if self.save is None:
+            return
+        ledger = self.all_ledger
+        self.save(
+            {
+                "sequence": self.sequence,
+                "state": self.state,
+                "phase": self.phase,
+                "turnOutcome": self.outcome,
+                "finalReadiness": self.readiness,
+                "cumulative": dict(self.all_totals),
+                "ledger": {
+                    "calls": ledger.calls,
+                    "priced": ledger.priced,
+                    "total": str(ledger.total),
+                    "currency": ledger.currency,
+                    "bands": sorted(ledger.bands),
+                    "fingerprints": sorted(ledger.fingerprints),
+                    "model": ledger.model,
+                    "last": ledger.last.isoformat() if ledger.last else None,
+                },
+            }
+        )
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        """The saved status, idle. A turn that was running when the process went away shows
+        as `recovery_paused` (the next sequence), not ready for review."""
+        try:
+            self.sequence = int(saved["sequence"])
+            self.phase = str(saved["phase"])
+            self.outcome = dict(saved["turnOutcome"])
+            self.readiness = dict(saved["finalReadiness"])
+            self.all_totals = {k: int(saved["cumulative"].get(k, 0)) for k in _zero()}
+            raw = saved["ledger"]
+            last = raw.get("last")
+            self.all_ledger = Ledger(
+                calls=int(raw["calls"]),
+                priced=int(raw["priced"]),
+                total=Decimal(raw["total"]),
+                currency=raw.get("currency"),
+                bands=set(raw.get("bands", [])),
+                fingerprints=set(raw.get("fingerprints", [])),
+                model=str(raw.get("model", "")),
+                last=datetime.fromisoformat(last) if last else None,
+            )
+        except (KeyError, TypeError, ValueError, ArithmeticError):
+            return  # an unreadable saved status: start fresh
+        self.state = "idle"
+        if saved.get("state") == "running":
+            self.sequence += 1
+            self.phase = "recovery_paused"
+            self.outcome = {"kind": "paused", "reason": "previous turn interrupted"}
+            self.readiness = {**self.readiness, "readyForReview": False}
