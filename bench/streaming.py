@@ -53,7 +53,8 @@ class Peer:
     def until(self, request_id: int, on_note: Any = None) -> dict[str, Any]:
         assert self.p.stdout
         for line in self.p.stdout:
-            if b'"id":' in line[:40] and b'"method"' not in line:
+            # A response has "id" and no "method" in its head (a result may name methods).
+            if b'"id":' in line[:40] and b'"method"' not in line[:40]:
                 frame: dict[str, Any] = json.loads(line)
                 if frame.get("id") == request_id:
                     return frame
@@ -108,7 +109,7 @@ def first_chunk_ms(env: dict[str, str], cwd: str) -> float:
         for line in peer.p.stdout:
             if first is None and (b"agent_thought_chunk" in line or b"agent_message_chunk" in line):
                 first = (time.perf_counter() - start) * 1000
-            if b'"method"' not in line and json.loads(line).get("id") == rid:
+            if b'"method"' not in line[:40] and json.loads(line).get("id") == rid:
                 break
         if i >= 10:  # the first prompts pay for imports
             assert first is not None
