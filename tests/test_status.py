@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 
 from reasonix_acp import capabilities
-from reasonix_acp.pricing import DEEPSEEK_DEFAULTS, Ledger, Prices, amount, rate_band
+from reasonix_acp.pricing import (
+    DEEPSEEK_SCHEDULE,
+    CostQuote,
+    Ledger,
+    ModelPrice,
+    PricingTable,
+    Rates,
+    format_amount,
+    unpriced,
+)
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.status import StatusTracker
 from tests import wire
@@ -26,6 +35,11 @@ class Usage:
 
 
 NOON_UTC = datetime(2026, 12, 2, 4, 0, tzinfo=UTC)  # 12:00 in Beijing
+DEEPSEEK = PricingTable.defaults().models["deepseek-chat"]
+
+
+def deepseek(usage: Usage, at: datetime = NOON_UTC) -> CostQuote:
+    return DEEPSEEK.quote(usage, "deepseek/deepseek-chat", at)
 
 
 def tracker(published: list[dict[str, Any]]) -> StatusTracker:
@@ -45,7 +59,7 @@ def tracker(published: list[dict[str, Any]]) -> StatusTracker:
     [("65", "65"), ("0.0123000", "0.0123"), ("0", "0"), ("1.0000000004", "1"), ("2.5", "2.5")],
 )
 def test_amounts_are_trimmed_fixed_point(value: str, text: str) -> None:
-    assert amount(Decimal(value)) == text
+    assert format_amount(Decimal(value)) == text
 
 
 @pytest.mark.parametrize(
@@ -62,42 +76,60 @@ def test_amounts_are_trimmed_fixed_point(value: str, text: str) -> None:
 )
 def test_peak_windows_are_beijing_time(hour: int, minute: int, band: str) -> None:
     at = datetime(2026, 12, 2, (hour - 8) % 24, minute, tzinfo=UTC)
-    assert rate_band(at) == band
+    assert DEEPSEEK_SCHEDULE.band(at) == band
+    assert deepseek(Usage(1, 1), at).rate_band == band
 
 
 def test_sixty_five_unit_quotes_total_sixty_five() -> None:
-    unit = Prices(Decimal(1_000_000), Decimal(0), Decimal(1_000_000), "CNY")
+    unit = ModelPrice(Rates(Decimal(1_000_000), Decimal(0), Decimal(1_000_000)), "CNY")
     ledger = Ledger()
     for _ in range(65):
-        ledger.add(unit, 1, 0, 0, "m", NOON_UTC)
-    quote = ledger.quote()
-    assert quote is not None and quote["selected"] == {"amount": "65", "currency": "CNY"}
-    assert ledger.estimated_cost() == 65
+        ledger.add(unit.quote(Usage(1, 0), "m", NOON_UTC))
+    total = ledger.total()
+    assert total is not None
+    quote = total.to_json()
+    assert quote["selected"] == {"amount": "65", "currency": "CNY"}
+    assert total.cost("CNY") == 65 and total.cost("USD") is None
     assert wire.errors(quote, "ReasonixCostQuote") == []
 
 
 def test_cache_hits_are_not_counted_twice() -> None:
-    prices = Prices.from_table(DEEPSEEK_DEFAULTS)
     ledger = Ledger()
-    ledger.add(prices, 1_000_000, 0, 400_000, "m", NOON_UTC)
+    ledger.add(deepseek(Usage(1_000_000, 0, 400_000)))
     # 400k hits at 0.2 + 600k misses at 2 per million
-    assert ledger.total == Decimal("1.28")
+    assert ledger.totals == {"CNY": Decimal("1.28")}
 
 
 def test_an_unpriced_call_makes_the_total_incomplete() -> None:
     ledger = Ledger()
-    ledger.add(Prices.from_table(DEEPSEEK_DEFAULTS), 100, 10, 0, "m", NOON_UTC)
-    ledger.add(None, 100, 10, 0, "m", NOON_UTC)
-    quote = ledger.quote()
-    assert quote is not None and quote["costComplete"] is False
-    assert quote["incompleteReason"] == "no_price" and ledger.estimated_cost() is None
+    ledger.add(deepseek(Usage(100, 10)))
+    ledger.add(unpriced("m", NOON_UTC))
+    total = ledger.total()
+    assert total is not None
+    quote = total.to_json()
+    assert quote["costComplete"] is False and quote["displayStatus"] == "unavailable"
+    assert quote["incompleteReason"] == "no_price" and total.cost("CNY") is None
+    assert "selected" not in quote and wire.errors(quote, "ReasonixCostQuote") == []
+
+
+def test_an_unpriced_call_leaves_the_usage_cost_null() -> None:
+    published: list[dict[str, Any]] = []
+    status = tracker(published)
+    status.begin_turn()
+    status.usage(Usage(100, 10), deepseek(Usage(100, 10)))
+    status.usage(Usage(100, 10), None)
+    usage = published[-1]["status"]["usage"]["turn"]
+    assert (usage["estimatedCost"], usage["currency"]) == (None, None)
+    assert usage["costComplete"] is False and usage["displayComplete"] is False
+    assert usage["costQuote"]["incompleteReason"] == "no_price"
+    assert wire.errors(published[-1], "ReasonixSessionStatusUpdateNotification") == []
 
 
 def test_a_turn_publishes_each_change_with_its_sequence() -> None:
     published: list[dict[str, Any]] = []
     status = tracker(published)
     status.begin_turn()
-    status.usage(Usage(1000, 50, 800), Prices.from_table(DEEPSEEK_DEFAULTS))
+    status.usage(Usage(1000, 50, 800), deepseek(Usage(1000, 50, 800)))
     status.set_phase("waiting_permission")
     status.set_phase("working")
     status.finish_turn("end_turn", summary="done")
@@ -110,6 +142,9 @@ def test_a_turn_publishes_each_change_with_its_sequence() -> None:
     assert usage["cacheHitRatio"] == 0.8 and usage["currency"] == "CNY"
     assert usage["costQuote"]["rateBand"] == "off_peak"
     assert usage["estimatedCost"] == float(Decimal(usage["costQuote"]["selected"]["amount"]))
+    # 800 hits at 0.2, 200 misses at 2, 50 out at 3 per million
+    assert usage["costQuote"]["selected"] == {"amount": "0.00071", "currency": "CNY"}
+    assert usage["estimatedCost"] == 0.00071 and usage["costComplete"] is True
 
 
 @pytest.mark.parametrize(
@@ -156,7 +191,7 @@ def test_a_restored_running_status_resumes_paused() -> None:
         save=saved.append,
     )
     first.begin_turn()
-    first.usage(Usage(100, 10), Prices.from_table(DEEPSEEK_DEFAULTS))
+    first.usage(Usage(100, 10), deepseek(Usage(100, 10)))
     second = StatusTracker(
         "s1",
         lambda p: None,

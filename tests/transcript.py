@@ -12,9 +12,12 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
 - `{"dir": "c2a", "reply": <result>}`: answer the agent's latest request; `"until_request": M`
   on any entry reads agent frames until the agent sends a request for method M;
 - `{"restart": true}`: end this agent (it must exit 0) and start another on the same data dir;
+- `{"kill": true, "args": [...]}`: SIGKILL this agent and start another on the same data dir,
+  with these arguments when given;
 - `{"sleep_ms": n}`: wait before the next entry.
 Strings in `args` and `msg` may use `${CWD}`, `${CWD2}` (workspaces), `${DATA}`, `${GOLDEN}` and
-`${SESSIONn}` (the id the n-th `session/new` returned); the snapshot shows them normalised.
+`${SESSIONn}` (the id the n-th `session/new` returned), `${RECOVERYn}` (the n-th
+`protocolRecovery.id` a status answer showed); the snapshot shows them normalised.
 
 After the last entry stdin is closed; the agent must exit 0 and may not write anything more.
 The recorded transcript lists the sent entries and the agent's frames in order.
@@ -102,12 +105,13 @@ ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 
 class Scenario:
     """Variables a scenario can use (`${CWD}`, `${CWD2}`, `${DATA}`, `${GOLDEN}`, `${MCP}` (the
-    test MCP servers), `${PYTHON}` (this interpreter), `${SESSION1}` ...)
+    test MCP servers), `${PLUGINS}` (the test plugins), `${PYTHON}` (this interpreter), `${SESSION1}` ...)
     and the environment its agents run in: a private data dir and config dir, debug validation on,
     no provider credentials from the machine."""
 
     def __init__(self, tmp: Path) -> None:
         self.vars: dict[str, str] = {
+            "PLUGINS": str(Path(__file__).parent / "plugins"),
             "CWD": str(tmp / "ws"),
             "CWD2": str(tmp / "ws2"),
             "DATA": str(tmp / "data"),
@@ -131,6 +135,7 @@ class Scenario:
         self.sessions: list[str] = []
         self.items: list[str] = []
         self.runs: list[str] = []
+        self.recoveries: list[str] = []
 
     def substitute(self, node: Any) -> Any:
         if isinstance(node, str):
@@ -158,6 +163,10 @@ class Scenario:
             if isinstance(item, str) and item not in self.items:
                 self.items.append(item)
                 self.vars[f"ITEM{len(self.items)}"] = item
+            recovery = result.get("protocolRecovery")
+            if isinstance(recovery, dict) and recovery.get("id") not in self.recoveries:
+                self.recoveries.append(recovery["id"])
+                self.vars[f"RECOVERY{len(self.recoveries)}"] = recovery["id"]
             run = result.get("runId")
             if isinstance(run, str) and run not in self.runs:
                 self.runs.append(run)
@@ -168,9 +177,11 @@ class Scenario:
                 node = node.replace(sid, f"<session-{i}>")
             for i, item in enumerate(self.items, 1):
                 node = node.replace(item, f"<item-{i}>")
+            for i, rid in enumerate(self.recoveries, 1):
+                node = node.replace(rid, f"<recovery-{i}>")
             for i, run in enumerate(self.runs, 1):
                 node = node.replace(run, f"<run-{i}>")
-            for key in ("PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "TMP"):
+            for key in ("PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
                 node = node.replace(self.vars[key], f"<{key.lower()}>")
             return ISO_TIME.sub("<time>", node)
         if isinstance(node, dict):
@@ -190,7 +201,8 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     if "config" in header:  # config.toml text for the agent's private config dir
         config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
         config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / "config.toml").write_text(header["config"], encoding="utf-8")
+        config_text = scenario.substitute(header["config"])
+        (config_dir / "config.toml").write_text(config_text, encoding="utf-8")
     agent = AgentProcess(args, scenario.env)
     transcript: list[dict[str, Any]] = []
     methods: dict[Any, str] = {}
@@ -211,6 +223,15 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 code, rest = agent.finish()
                 assert (code, rest) == (0, []), (code, rest, agent.stderr)
                 transcript.append({"restart": True})
+                agent = AgentProcess(args, scenario.env)
+                continue
+            if entry.get("kill"):
+                agent.proc.kill()
+                agent.proc.wait(timeout=WAIT_SECONDS)
+                if agent.proc.stdin is not None:
+                    agent.proc.stdin.close()
+                transcript.append({"kill": True})
+                args = scenario.substitute(entry.get("args", args))
                 agent = AgentProcess(args, scenario.env)
                 continue
             if "sleep_ms" in entry:

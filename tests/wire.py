@@ -12,6 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from codegen.pin import load_upstream, load_vendor
+from reasonix_acp.extension_surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.generated.methods import METHODS
 
 
@@ -45,7 +46,18 @@ def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) ->
         spec = METHODS.get(frame["method"])
         if spec is None or spec.side != "client":
             return [*problems, f"agent sent {frame['method']!r}, which is not a client-side method"]
-        problems += [f"params: {p}" for p in errors(frame.get("params", {}), spec.params)]
+        params = frame.get("params", {})
+        update = params.get("update") if isinstance(params, dict) else None
+        if isinstance(update, dict) and update.get("sessionUpdate") == SURFACE_UPDATE:
+            # The vendor variant is not in the upstream union: its envelope is checked with a
+            # known variant in its place, and the variant against schema/vendor.
+            stand_in = {"sessionUpdate": "plan", "entries": []}
+            problems += [
+                f"params: {p}" for p in errors({**params, "update": stand_in}, spec.params)
+            ]
+            problems += [f"update: {p}" for p in errors(update, "ReasonixExtensionSurfaceUpdate")]
+            return problems
+        problems += [f"params: {p}" for p in errors(params, spec.params)]
     elif "error" in frame:
         problems += [f"error: {p}" for p in errors(frame["error"], "Error")]
         if set(frame["error"]) - {"code", "message"}:

@@ -102,6 +102,9 @@ class Agent:
                 store, self.config, self._make_provider, self._notify, self._request
             )
             self._sessions.reload_config = self._reload_config
+            self._sessions.surfaces_wanted = lambda: bool(
+                self.client is not None and self.client.extension_surface
+            )
         return self._sessions
 
     @property

@@ -62,6 +62,7 @@ def vendor_meta() -> dict[str, Any]:
                 },
             },
             "sessionReloadExtensions": {"method": m.REASONIX_SESSION_RELOAD_EXTENSIONS},
+            "extensionSurface": {"supported": True, "schemaVersion": 1},
         },
     }
 

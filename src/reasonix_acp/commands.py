@@ -1,20 +1,66 @@
 """Slash commands: advertised with `available_commands_update` after every session opening, and
-run by the agent itself when a prompt's text starts with one (the model is not called)."""
+run by the agent itself when a prompt's text starts with one (the model is not called).
+
+Plugins add theirs as `/<plugin>:<name>` (plugins.py): prompt templates, sent to the model
+expanded, and actions, run by the agent. They follow the agent's own, sorted by name.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reasonix_acp.plugins import Action, Plugin, Template
 
 COMMANDS: list[tuple[str, str]] = [
     ("help", "List the commands this agent understands"),
     ("status", "Show the session's model, mode, permissions and transcript size"),
     ("mcp", "Show the MCP servers this session was given"),
     ("continue-checks", "Continue a paused final-readiness check"),
+    ("recover-context", "Resume the turn that was interrupted when the agent stopped"),
 ]
+# Answered by the agent alone: they start no model turn and leave pending recoveries open.
+LOCAL = frozenset({"help", "status", "mcp"})
 
 
-def available() -> list[dict[str, Any]]:
-    return [{"name": name, "description": description} for name, description in COMMANDS]
+def available(plugins: Sequence[Plugin] = ()) -> list[dict[str, Any]]:
+    listed = [{"name": name, "description": description} for name, description in COMMANDS]
+    extra: list[dict[str, Any]] = []
+    for plugin in plugins:
+        for template in plugin.templates.values():
+            entry: dict[str, Any] = {
+                "name": f"{plugin.id}:{template.name}",
+                "description": template.description,
+            }
+            if template.hint:
+                entry["input"] = {"hint": template.hint}
+            extra.append(entry)
+        for action in plugin.actions.values():
+            extra.append(
+                {
+                    "name": f"{plugin.id}:{action.name}",
+                    "description": action.label,
+                    "input": {"hint": "arguments"},
+                }
+            )
+    return listed + sorted(extra, key=lambda e: str(e["name"]))
+
+
+def plugin_entry(
+    text: str, plugins: Sequence[Plugin]
+) -> tuple[Plugin, Template | Action, str] | None:
+    """(plugin, its template or action, the rest) when `text` starts with `/<plugin>:<name>`."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or ":" not in stripped.split(" ", 1)[0]:
+        return None
+    head, _, rest = stripped[1:].partition(" ")
+    plugin_id, _, name = head.partition(":")
+    for plugin in plugins:
+        if plugin.id == plugin_id:
+            found = plugin.templates.get(name) or plugin.actions.get(name)
+            return (plugin, found, rest.strip()) if found is not None else None
+    return None
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -28,5 +74,7 @@ def parse(text: str) -> tuple[str, str] | None:
     return name, rest.strip()
 
 
-def help_text() -> str:
-    return "Commands:\n" + "\n".join(f"/{name} — {description}" for name, description in COMMANDS)
+def help_text(plugins: Sequence[Plugin] = ()) -> str:
+    return "Commands:\n" + "\n".join(
+        f"/{c['name']} — {c['description']}" for c in available(plugins)
+    )

@@ -13,12 +13,18 @@ editor's terminal. Tool output shown per update is capped by `output_cap_bytes` 
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
-same for cost, for providers with `prices = {input = ..., output = ..., cache_hit = ...,
-currency = "USD"}` (per million tokens) in their table, which also puts `cost` in `usage_update`.
+same for cost, in the currency the model is priced in, which also puts `cost` in `usage_update`.
+Prices (per million tokens): a provider's own `prices = {input = ..., output = ..., cache_hit =
+..., currency = "USD"}` win for its models; else the `[pricing]` table (per-model prices by
+"provider/model" or bare model id, off-peak prices, peak windows and their UTC offset; it keeps
+the built-in DeepSeek list prices unless `include_defaults = false`; pricing_table.py has the
+shape). A bad `[pricing]` or `prices` table is ignored with a warning (the defaults stay); a
+runtime reload (`strict`) refuses it with a ValueError naming the key.
 MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of an ACP
 `mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
 `headers` otherwise); a server the client sends under the same name replaces it.
 `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
+Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = ["/abs", ...]`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.pricing import ModelPrice, Pricer, PricingTable
+from reasonix_acp.pricing_table import parse_price
 from reasonix_acp.setup import config_dir
 
 log = logging.getLogger("reasonix_acp.config")
@@ -57,9 +65,11 @@ class ProviderConfig:
     base_url: str = ""
     api_key: str = ""
     models: list[str] = field(default_factory=list)
-    # Prices per million tokens, when configured: {"input", "output", "cache_hit"} and "currency".
+    # Its own prices per million tokens, when configured: {"input", "output", "cache_hit"}.
     prices: dict[str, float] = field(default_factory=dict)
+    # The currency of this provider's prices, own or from [pricing]: it labels usage_update cost.
     currency: str = "USD"
+    price: ModelPrice | None = None  # `prices`, parsed; wins over [pricing] for its models
 
     def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
         """What a call cost, or None when the provider has no prices."""
@@ -91,6 +101,24 @@ class Config:
     deny_paths: list[str] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False
+    plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
+    pricing: PricingTable = field(default_factory=PricingTable.defaults)
+    _pricers: dict[str, Pricer] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def price_for(self, model_id: str) -> ModelPrice | None:
+        """The provider's own prices, else the [pricing] entry ("provider/model", bare id)."""
+        provider = self.provider_for(model_id)
+        if provider is not None and provider.price is not None:
+            return provider.price
+        return self.pricing.lookup(model_id)
+
+    def pricer(self, model_id: str) -> Pricer:
+        """The quoter of one model's calls; one per model, so a call asked twice is quoted
+        once (the status and the cost budget see the same quote)."""
+        if model_id not in self._pricers:
+            price = self.price_for(model_id)
+            self._pricers[model_id] = Pricer(model_id, price, self.pricing.currency)
+        return self._pricers[model_id]
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -124,6 +152,12 @@ def _from_file(path: Path, strict: bool = False) -> dict[str, Any]:
         return {}
 
 
+def _bad_table(strict: bool, path: Path, what: str, exc: ValueError) -> None:
+    if strict:  # a runtime reload keeps the configuration it has instead
+        raise ValueError(f"{path}: {exc}") from None
+    log.warning("ignoring %s of %s: %s", what, path, exc)
+
+
 def load(
     cli_model: str | None = None, env: dict[str, str] | None = None, strict: bool = False
 ) -> Config:
@@ -155,6 +189,17 @@ def load(
             config.mcp_servers = from_config(data["mcp_servers"])
         except ValueError as exc:
             log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
+    default_plugins = config_dir(env) / "plugins"
+    config.plugin_roots = [default_plugins] if default_plugins.is_dir() else []
+    raw_plugins = data.get("plugins")
+    if isinstance(raw_plugins, dict):
+        paths = raw_plugins.get("paths", [])
+        if isinstance(paths, list) and all(isinstance(x, str) and os.path.isabs(x) for x in paths):
+            config.plugin_roots += [Path(x) for x in paths]
+        elif strict:
+            raise ValueError(f"{path}: [plugins] paths must be a list of absolute paths")
+        else:
+            log.warning("ignoring [plugins] paths of %s: not a list of absolute paths", path)
     readiness = data.get("readiness")
     if isinstance(readiness, dict) and isinstance(readiness.get("require_checks"), bool):
         config.require_checks = readiness["require_checks"]
@@ -168,18 +213,33 @@ def load(
     cost = budgets.get("task_cost")
     if isinstance(cost, int | float) and cost > 0:
         config.budget_cost = float(cost)
+    if "pricing" in data:
+        try:
+            config.pricing = PricingTable.from_toml(data["pricing"])
+        except ValueError as exc:
+            _bad_table(strict, path, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():
         if not isinstance(table, dict):
             continue
         kind = str(table.get("kind") or name)
         models = [str(m) for m in table.get("models") or []]
-        found = table.get("prices")
-        raw_prices: dict[str, Any] = found if isinstance(found, dict) else {}
-        prices = {
-            k: float(v)
-            for k, v in raw_prices.items()
-            if k in ("input", "output", "cache_hit") and isinstance(v, int | float)
-        }
+        price = None
+        if "prices" in table:
+            try:
+                price = parse_price(
+                    table["prices"],
+                    f"providers.{name}.prices",
+                    currency="USD",
+                    schedule=config.pricing.schedule,
+                    source="provider",
+                )
+            except ValueError as exc:
+                _bad_table(strict, path, f"[providers.{name}] prices", exc)
+        prices: dict[str, float] = {}
+        if price is not None:
+            r = price.rates
+            prices = {"input": float(r.input), "output": float(r.output)}
+            prices["cache_hit"] = float(r.cache_hit)
         config.providers[name] = ProviderConfig(
             name=name,
             kind=kind,
@@ -187,7 +247,8 @@ def load(
             api_key=str(table.get("api_key") or ""),
             models=models,
             prices=prices,
-            currency=str(raw_prices.get("currency") or "USD"),
+            currency=price.currency if price is not None else "USD",
+            price=price,
         )
     if env.get("DEEPSEEK_API_KEY"):
         p = config.providers.setdefault(
@@ -213,6 +274,12 @@ def load(
     elif config.model_ids():
         default = config.model_ids()[0]
     config.default_model = default
+    for p in config.providers.values():
+        # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.
+        entries = [config.pricing.lookup(f"{p.name}/{m}") for m in p.models]
+        currencies = {e.currency for e in entries if e is not None}
+        if p.price is None and len(currencies) == 1:
+            p.currency = currencies.pop()
     return config
 
 

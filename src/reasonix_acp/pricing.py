@@ -1,146 +1,402 @@
-"""Money and cost quotes for model usage, in the `_reasonix.io` status shapes.
+"""Money, prices and cost quotes (`ReasonixMoney`, `ReasonixCostQuote` of schema/vendor).
 
-- Amounts are `Decimal`, fixed-point to 1e-9 with trailing zeros trimmed on the wire: `"65"`,
-  `"0.0123"`, `"0"`. Never floats.
-- Prices are per million tokens, from a provider's `prices = {input, output, cache_hit,
-  currency}` in config.toml; DeepSeek providers without prices get the defaults below (CNY,
-  DeepSeek's published list prices; change them in config.toml when they change).
-- The rate band is `peak` between 09:00-12:00 and 14:00-18:00 Beijing time (UTC+8), else
-  `off_peak`; it is recorded on each quote (the defaults price both bands alike).
-- Cost of one call = (cache_hit·p_hit + (prompt - cache_hit)·p_input + completion·p_output) / 1e6.
-- A total is complete only when every call carried a price; otherwise `costComplete` is false,
-  `incompleteReason` says `no_price`, and the legacy `estimatedCost` is null.
+- Amounts are `Decimal`, never floats, and go on the wire fixed-point to 1e-9 with trailing
+  zeros trimmed: `"65"`, `"0.0123"`, `"0"`. Sums keep every digit; only the wire form rounds.
+- Prices are per million tokens. One call costs
+
+      (cache_hit_tokens * cache_hit + miss * input + completion_tokens * output) / 1e6
+
+  where `miss` is the prompt tokens that were not cache hits (a hit is never also billed).
+- Where prices come from: a provider's own `prices` in config.toml, else the `[pricing]` table
+  (pricing_table.py reads it: per-model prices, off-peak prices, peak windows), else the
+  defaults below. A call with no price is quoted zero and incomplete (`no_price`).
+- An entry with off-peak prices is scheduled: calls inside a peak window (local time of the
+  table's UTC offset) use the main prices, others the off-peak ones; quotes carry `rateBand`.
+- Defaults (`PricingTable.defaults()`): DeepSeek's published list prices for `deepseek-chat`
+  and `deepseek-reasoner` (CNY per 1M tokens): cache hit 0.2, cache miss 2, output 3. DeepSeek
+  publishes no off-peak discount for them at present, so the off-peak prices equal the list
+  prices; the band is still recorded (peak 09:00-12:00 and 14:00-18:00 Beijing time, UTC+8).
+  Override them in config.toml when DeepSeek changes its prices.
+- A total (`Ledger.total()`) is complete only when every call carried a price; totals in
+  several currencies are kept apart (`currency_buckets`) and have no single `selected` amount.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
-from typing import Any
+from datetime import UTC, date, datetime, timedelta
+from decimal import Context, Decimal
+from typing import Any, Protocol
 
-NANO = Decimal("0.000000001")
+CNY = "CNY"
+NANO = Decimal("1e-9")
 MILLION = Decimal(1_000_000)
-BEIJING = timedelta(hours=8)
-PEAK_HOURS = ((9, 12), (14, 18))
-# DeepSeek list prices, CNY per million tokens (input = cache miss).
-DEEPSEEK_DEFAULTS = {"input": "2", "output": "3", "cache_hit": "0.2", "currency": "CNY"}
+_EXACT = Context(prec=80)  # sums of many quotes keep every digit
+CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
-def amount(value: Decimal) -> str:
-    text = format(value.quantize(NANO), "f")
+def format_amount(value: Decimal) -> str:
+    """Fixed-point to 1e-9, trailing zeros trimmed; never "-0" or an exponent."""
+    text = format(value.quantize(NANO, context=_EXACT), "f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("", "-0") else text
 
 
-def money(value: Decimal, currency: str) -> dict[str, str]:
-    return {"amount": amount(value), "currency": currency}
+@dataclass(frozen=True)
+class Money:
+    amount: Decimal
+    currency: str
+
+    def __post_init__(self) -> None:
+        if not CURRENCY.match(self.currency):
+            raise ValueError(f"currency {self.currency!r} is not an ISO 4217 code")
+        if not self.amount.is_finite():
+            raise ValueError(f"amount {self.amount!r} is not a finite number")
+
+    def to_json(self) -> dict[str, str]:
+        return {"amount": format_amount(self.amount), "currency": self.currency}
 
 
-def rate_band(at: datetime) -> str:
-    local = at.astimezone(UTC) + BEIJING
-    return "peak" if any(a <= local.hour < b for a, b in PEAK_HOURS) else "off_peak"
+class TokenUsage(Protocol):
+    """What one model call consumed (providers.base.UsageReport has these)."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def completion_tokens(self) -> int: ...
+    @property
+    def cache_hit_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
-class Prices:
+class Rates:
     input: Decimal
     output: Decimal
     cache_hit: Decimal
-    currency: str
 
-    @classmethod
-    def from_table(cls, table: dict[str, Any]) -> Prices | None:
-        if "input" not in table or "output" not in table:
-            return None
-        return cls(
-            input=Decimal(str(table["input"])),
-            output=Decimal(str(table["output"])),
-            cache_hit=Decimal(str(table.get("cache_hit", table["input"]))),
-            currency=str(table.get("currency") or "USD"),
+    def cost(self, usage: TokenUsage) -> Decimal:
+        hit = max(int(usage.cache_hit_tokens), 0)
+        # However the provider filled the fields: prompt == hit + miss.
+        reported_miss = max(int(getattr(usage, "cache_miss_tokens", 0) or 0), 0)
+        miss = max(int(usage.prompt_tokens), hit + reported_miss) - hit
+        completion = max(int(usage.completion_tokens), 0)
+        total = _EXACT.add(
+            _EXACT.add(hit * self.cache_hit, miss * self.input), completion * self.output
         )
+        return _EXACT.divide(total, MILLION)
+
+    def as_list(self) -> list[str]:
+        return [str(self.input), str(self.output), str(self.cache_hit)]
+
+
+@dataclass(frozen=True)
+class PeakSchedule:
+    """Peak windows in minutes after local midnight, [start, end), at a fixed UTC offset."""
+
+    windows: tuple[tuple[int, int], ...]
+    utc_offset: timedelta
+
+    def local(self, at: datetime) -> datetime:
+        if at.tzinfo is None:
+            raise ValueError("a rating time must be timezone-aware")
+        return at.astimezone(UTC) + self.utc_offset
+
+    def band(self, at: datetime) -> str:
+        local = self.local(at)
+        minute = local.hour * 60 + local.minute
+        return "peak" if any(a <= minute < b for a, b in self.windows) else "off_peak"
+
+
+DEEPSEEK_SCHEDULE = PeakSchedule(((9 * 60, 12 * 60), (14 * 60, 18 * 60)), timedelta(hours=8))
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """One model's prices: `rates` (peak, or the only prices) and optional `off_peak`."""
+
+    rates: Rates
+    currency: str = CNY
+    off_peak: Rates | None = None
+    schedule: PeakSchedule = DEEPSEEK_SCHEDULE
+    source: str = "config"  # catalogSource: builtin, config, provider
+
+    def rated(self, at: datetime) -> tuple[Rates, str | None]:
+        """The rates in effect at `at`, and the band when this entry is scheduled."""
+        if self.off_peak is None:
+            return self.rates, None
+        band = self.schedule.band(at)
+        return (self.rates if band == "peak" else self.off_peak), band
 
     def fingerprint(self) -> str:
-        data = json.dumps([str(self.input), str(self.output), str(self.cache_hit), self.currency])
-        return hashlib.sha256(data.encode()).hexdigest()[:16]
+        body: list[Any] = [self.currency, self.rates.as_list()]
+        if self.off_peak is not None:
+            offset = int(self.schedule.utc_offset.total_seconds())
+            windows = [list(w) for w in self.schedule.windows]
+            body += [self.off_peak.as_list(), windows, offset]
+        return _digest(json.dumps(body, separators=(",", ":")))
+
+    def quote(self, usage: TokenUsage, model_ref: str | None, at: datetime) -> CostQuote:
+        rates, band = self.rated(at)
+        return CostQuote(
+            original=Money(rates.cost(usage), self.currency),
+            cost_complete=True,
+            model_ref=model_ref,
+            pricing_fingerprint=self.fingerprint(),
+            rate_date=self.schedule.local(at).date(),
+            rate_band=band,
+            rated_at=at.astimezone(UTC),
+            catalog_source=self.source,
+        )
+
+
+_DEEPSEEK_LIST = Rates(Decimal("2"), Decimal("3"), Decimal("0.2"))
+_DEEPSEEK_ENTRY = ModelPrice(_DEEPSEEK_LIST, CNY, _DEEPSEEK_LIST, DEEPSEEK_SCHEDULE, "builtin")
+
+
+@dataclass(frozen=True)
+class PricingTable:
+    models: Mapping[str, ModelPrice] = field(default_factory=dict)
+    currency: str = CNY  # of the zero an unpriced call is quoted at
+    schedule: PeakSchedule = DEEPSEEK_SCHEDULE  # of every scheduled entry
+
+    @classmethod
+    def defaults(cls) -> PricingTable:
+        return cls({"deepseek-chat": _DEEPSEEK_ENTRY, "deepseek-reasoner": _DEEPSEEK_ENTRY})
+
+    @classmethod
+    def from_toml(cls, table: Any) -> PricingTable:
+        """The `[pricing]` table of config.toml; ValueError names the offending key."""
+        from reasonix_acp.pricing_table import parse_pricing
+
+        return parse_pricing(table)
+
+    def lookup(self, model_ref: str) -> ModelPrice | None:
+        """The entry for "provider/model": that exact key first, then the bare model id."""
+        if model_ref in self.models:
+            return self.models[model_ref]
+        _, _, model = model_ref.partition("/")
+        return self.models.get(model) if model else None
+
+
+def unpriced(model_ref: str | None, at: datetime, currency: str = CNY) -> CostQuote:
+    """A call no price was known for: zero, marked incomplete."""
+    return CostQuote(
+        original=Money(Decimal(0), currency),
+        cost_complete=False,
+        model_ref=model_ref,
+        rated_at=at.astimezone(UTC),
+        incomplete_reason="no_price",
+    )
+
+
+@dataclass(frozen=True)
+class CostQuote:
+    """A quote for one call or for a total. `to_json` is the wire form, in schema field order."""
+
+    original: Money
+    cost_complete: bool
+    original_totals: tuple[Money, ...] = ()
+    model_ref: str | None = None
+    usage_source: str | None = "executor"
+    pricing_fingerprint: str | None = None
+    rate_date: date | None = None
+    rate_band: str | None = None
+    rated_at: datetime | None = None
+    incomplete_reason: str | None = None
+    catalog_source: str | None = None
+    bucketed: bool = False  # mixed currencies: no single total exists
+
+    @property
+    def selected(self) -> Money | None:
+        """The amount to display: only for a complete, single-currency cost."""
+        return self.original if self.cost_complete and not self.bucketed else None
+
+    def cost(self, currency: str) -> float | None:
+        """`selected` as a float (its wire amount), when it is in `currency`."""
+        selected = self.selected
+        if selected is None or selected.currency != currency:
+            return None
+        return float(format_amount(selected.amount))
+
+    def to_json(self) -> dict[str, Any]:
+        selected = self.selected
+        if selected is not None:
+            status = "matched"
+        else:
+            status = "bucketed" if self.bucketed and self.cost_complete else "unavailable"
+        out: dict[str, Any] = {"original": self.original.to_json()}
+        if self.original_totals:
+            out["originalTotals"] = [m.to_json() for m in self.original_totals]
+        if not self.bucketed and self.rate_date is not None:
+            out["valuations"] = {
+                self.original.currency: {
+                    "money": self.original.to_json(),
+                    "basis": "identity",
+                    "source": self.catalog_source or "config",
+                    "asOf": self.rate_date.isoformat(),
+                }
+            }
+        if selected is not None:
+            out["selected"] = selected.to_json()
+        out["billingMode"] = "payg"
+        out["estimated"] = True
+        out["costComplete"] = self.cost_complete
+        out["displayComplete"] = selected is not None
+        out["complete"] = selected is not None
+        out["displayStatus"] = status
+        out["aggregateMode"] = "currency_buckets" if self.bucketed else "single_currency"
+        optional = {
+            "modelRef": self.model_ref,
+            "usageSource": self.usage_source,
+            "pricingFingerprint": self.pricing_fingerprint,
+            "rateDate": self.rate_date.isoformat() if self.rate_date else None,
+            "rateBand": self.rate_band,
+            "ratedAt": self.rated_at.strftime("%Y-%m-%dT%H:%M:%SZ") if self.rated_at else None,
+            "incompleteReason": self.incomplete_reason,
+            "catalogSource": self.catalog_source,
+        }
+        out.update((k, v) for k, v in optional.items() if v is not None)
+        return out
+
+
+class Pricer:
+    """Quotes each call of one model at the time it is asked. The same report asked again
+    (the status and the turn's budget both ask) gets the same quote back."""
+
+    def __init__(self, model_ref: str, price: ModelPrice | None, currency: str = CNY) -> None:
+        self.model_ref, self.price, self.currency = model_ref, price, currency
+        self._last: tuple[object, CostQuote] | None = None
+
+    def __call__(self, usage: TokenUsage) -> CostQuote:
+        if self._last is not None and self._last[0] is usage:
+            return self._last[1]
+        at = datetime.now(UTC)
+        if self.price is None:
+            quote = unpriced(self.model_ref, at, self.currency)
+        else:
+            quote = self.price.quote(usage, self.model_ref, at)
+        self._last = (usage, quote)
+        return quote
 
 
 @dataclass
 class Ledger:
-    """Sum of the quotes of some calls (one turn, or the whole session)."""
+    """The running sum of single-call quotes: constant size however many calls, persistable."""
 
-    calls: int = 0
+    events: int = 0
     priced: int = 0
-    total: Decimal = Decimal(0)
-    currency: str | None = None
-    bands: set[str] = field(default_factory=set)
+    totals: dict[str, Decimal] = field(default_factory=dict)
     fingerprints: set[str] = field(default_factory=set)
-    model: str = ""
-    last: datetime | None = None
+    bands: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)
+    catalogs: set[str] = field(default_factory=set)
+    rated_at: datetime | None = None
+    rate_date: date | None = None
 
-    def add(
-        self,
-        prices: Prices | None,
-        prompt: int,
-        completion: int,
-        hit: int,
-        model: str,
-        at: datetime,
-    ) -> None:
-        self.calls += 1
-        self.model = model
-        self.last = at
-        self.bands.add(rate_band(at))
-        if prices is None or (self.currency not in (None, prices.currency)):
+    def add(self, quote: CostQuote) -> None:
+        self.events += 1
+        _put(self.models, quote.model_ref)
+        _put(self.sources, quote.usage_source)
+        if quote.rated_at is not None and (
+            self.rated_at is None or quote.rated_at >= self.rated_at
+        ):
+            self.rated_at = quote.rated_at
+            self.rate_date = quote.rate_date or self.rate_date
+        if not quote.cost_complete:
             return
-        miss = max(prompt - hit, 0)
-        cost = (hit * prices.cache_hit + miss * prices.input + completion * prices.output) / MILLION
         self.priced += 1
-        self.total += cost
-        self.currency = prices.currency
-        self.fingerprints.add(prices.fingerprint())
+        cur = quote.original.currency
+        self.totals[cur] = _EXACT.add(self.totals.get(cur, Decimal(0)), quote.original.amount)
+        _put(self.fingerprints, quote.pricing_fingerprint)
+        _put(self.bands, quote.rate_band)
+        _put(self.catalogs, quote.catalog_source)
 
-    @property
-    def complete(self) -> bool:
-        return self.calls > 0 and self.priced == self.calls
-
-    def estimated_cost(self) -> float | None:
-        return float(self.total.quantize(NANO)) if self.complete else None
-
-    def quote(self) -> dict[str, Any] | None:
-        """The `costQuote` of the total, or None when no call was priced."""
-        if self.priced == 0 or self.currency is None or self.last is None:
+    def total(self) -> CostQuote | None:
+        """The quote of the sum; None until some call carried a price."""
+        if self.priced == 0 or not self.totals:
             return None
-        total = money(self.total, self.currency)
-        complete = self.complete
-        quote: dict[str, Any] = {
-            "original": total,
-            "valuations": {
-                self.currency: {
-                    "money": total,
-                    "basis": "identity",
-                    "source": "config",
-                    "asOf": self.last.astimezone(UTC).strftime("%Y-%m-%d"),
-                }
-            },
-            "selected": total,
-            "billingMode": "payg",
-            "estimated": True,
-            "costComplete": complete,
-            "displayComplete": complete,
-            "complete": complete,
-            "displayStatus": "matched",
-            "aggregateMode": "single_currency",
-            "modelRef": self.model,
-            "usageSource": "executor",
-            "pricingFingerprint": ",".join(sorted(self.fingerprints)),
-            "rateDate": (self.last.astimezone(UTC) + BEIJING).strftime("%Y-%m-%d"),
-            "rateBand": next(iter(self.bands)) if len(self.bands) == 1 else "mixed",
-            "ratedAt": self.last.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        buckets = tuple(Money(self.totals[c], c) for c in sorted(self.totals))
+        complete, bucketed = self.priced == self.events, len(buckets) > 1
+        reason = "no_price" if not complete else "currency_buckets" if bucketed else None
+        return CostQuote(
+            original=buckets[0],  # with buckets, originalTotals holds them all
+            cost_complete=complete,
+            original_totals=buckets if bucketed else (),
+            model_ref=_only(self.models),
+            usage_source=_only(self.sources, "mixed"),
+            pricing_fingerprint=combined_fingerprint(self.fingerprints),
+            rate_date=self.rate_date,
+            rate_band=_only(self.bands, "mixed"),
+            rated_at=self.rated_at,
+            incomplete_reason=reason,
+            catalog_source=_only(self.catalogs, "mixed"),
+            bucketed=bucketed,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "events": self.events,
+            "pricedEvents": self.priced,
+            "totals": {c: str(a) for c, a in sorted(self.totals.items())},
+            "fingerprints": sorted(self.fingerprints),
+            "bands": sorted(self.bands),
+            "models": sorted(self.models),
+            "sources": sorted(self.sources),
+            "catalogs": sorted(self.catalogs),
+            "ratedAt": self.rated_at.isoformat() if self.rated_at else None,
+            "rateDate": self.rate_date.isoformat() if self.rate_date else None,
         }
-        if not complete:
-            quote["incompleteReason"] = "no_price"
-        return quote
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Ledger:
+        """The inverse of `to_json`; ValueError, TypeError or KeyError when `data` is not its
+        shape."""
+        rated_at, rate_date = data.get("ratedAt"), data.get("rateDate")
+        totals = {}
+        for cur, text in dict(data["totals"]).items():
+            try:
+                amount = Decimal(str(text))
+            except ArithmeticError:
+                raise ValueError(f"ledger: total {text!r} is not a number") from None
+            totals[str(cur)] = Money(amount, str(cur)).amount  # checks the code and the amount
+        ledger = cls(
+            events=int(data["events"]),
+            priced=int(data["pricedEvents"]),
+            totals=totals,
+            rated_at=datetime.fromisoformat(rated_at).astimezone(UTC) if rated_at else None,
+            rate_date=date.fromisoformat(rate_date) if rate_date else None,
+        )
+        for name in ("fingerprints", "bands", "models", "sources", "catalogs"):
+            getattr(ledger, name).update(str(v) for v in data.get(name) or [])
+        if not 0 <= ledger.priced <= ledger.events or bool(ledger.priced) != bool(totals):
+            raise ValueError("ledger: priced events and totals do not agree")
+        return ledger
+
+
+def _put(bag: set[str], value: str | None) -> None:
+    if value:
+        bag.add(value)
+
+
+def _only(values: set[str], several: str | None = None) -> str | None:
+    """The one value; `several` when there are more, None when there are none."""
+    if len(values) == 1:
+        return next(iter(values))
+    return several if values else None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def combined_fingerprint(fingerprints: set[str]) -> str | None:
+    """One entry's fingerprint as is; several hashed together, so any change shows."""
+    if len(fingerprints) <= 1:
+        return next(iter(fingerprints), None)
+    return _digest(",".join(sorted(fingerprints)))

@@ -8,6 +8,7 @@ Transcript events (kind, body), as stored:
   tool_call         {"toolCallId", "title", "kind", "status": "pending", "locations"?, "rawInput"?}
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
   plan              {"entries": [PlanEntry, ...]}
+  extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
 Keys starting with `x-` are kept in the store for the model's history (the tool's name, the text
 the model saw) and never sent. Everything the projector emits is a shape of the pinned schema; golden transcripts validate it.
 """
@@ -23,6 +24,7 @@ REPLAYED = (
     "tool_call",
     "tool_call_update",
     "plan",
+    "extension_surface",
 )
 
 
@@ -52,6 +54,10 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         ]
     if kind == "plan":
         return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
+    if kind == "extension_surface":
+        from reasonix_acp import extension_surface
+
+        return extension_surface.updates(body["surface"])
     return []
 
 

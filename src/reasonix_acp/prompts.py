@@ -21,14 +21,14 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from reasonix_acp import commands
+from reasonix_acp import commands, extensions, recovery
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
-from reasonix_acp.pricing import DEEPSEEK_DEFAULTS, Prices
-from reasonix_acp.projector import updates
+from reasonix_acp.plugins import Template
+from reasonix_acp.pricing import Pricer
 from reasonix_acp.protocol.errors import (
     AcpError,
     ConnectionClosed,
@@ -137,31 +137,28 @@ class Prompts:
 
     def _denied(self, access: str, real: str, scope: str) -> bool:
         config = self.sessions.config
-        if access == "mcp":
+        if access in ("mcp", "plugin"):
             return False
         if access == "execute":
             return scope.removeprefix("command ") in config.deny_commands
         return any(fnmatch.fnmatch(real, pattern) for pattern in config.deny_paths)
 
     def _pricer(self, model: str) -> Callable[[Any], float | None]:
+        """A call's cost for usage_update and the task_cost budget: the status's own quote of
+        it (`_prices`), when complete and in the currency usage_update names, else None."""
+        quote = self._prices(model)
         provider = self.sessions.config.provider_for(model)
+        currency = provider.currency if provider else "USD"
 
         def price(usage: Any) -> float | None:
-            if provider is None:
-                return None
-            return provider.cost(
-                usage.prompt_tokens, usage.completion_tokens, usage.cache_hit_tokens
-            )
+            return quote(usage).cost(currency)
 
         return price
 
-    def _prices(self, model: str) -> Prices | None:
-        provider = self.sessions.config.provider_for(model)
-        if provider is None:
-            return None
-        if provider.prices:
-            return Prices.from_table({**provider.prices, "currency": provider.currency})
-        return Prices.from_table(DEEPSEEK_DEFAULTS) if provider.kind == "deepseek" else None
+    def _prices(self, model: str) -> Pricer:
+        """Quotes `model`'s calls (`Config.pricer`): the provider's own prices, else [pricing]
+        by "provider/model" then the bare model id, else unpriced."""
+        return self.sessions.config.pricer(model)
 
     def _client_terminal(self, session: Session) -> ClientTerminal | None:
         client = self.client()
@@ -198,22 +195,29 @@ class Prompts:
         action = params.action
         if not text and action != "protocol_recovery":
             raise InvalidParams(f"{method}: empty prompt")
-        if action == "protocol_recovery":
-            if not params.recovery_id:
-                raise InvalidParams(f"{method}: missing recoveryId")
-            raise InvalidRequest(f"{method}: protocol recovery is unavailable or stale")
-        if action is not None and action != "final_readiness_recovery":
+        if action == "protocol_recovery" and not params.recovery_id:
+            raise InvalidParams(f"{method}: missing recoveryId")
+        if action not in (None, "final_readiness_recovery", "protocol_recovery"):
             raise InvalidParams(f"{method}: unsupported action {action}")
         command = commands.parse(text)
+        name = command[0] if command is not None else None
         sole = len(blocks) == 1 and blocks[0].get("type") == "text"
-        recovering = action == "final_readiness_recovery" or (
-            sole and command is not None and command[0] == "continue-checks"
-        )
-        if command is not None and command[0] == "continue-checks" and not recovering:
-            raise InvalidRequest(f"{method}: /continue-checks must be the prompt's only content")
+        if name in ("continue-checks", "recover-context") and not sole:
+            raise InvalidRequest(f"{method}: /{name} must be the prompt's only content")
+        recovering = action == "final_readiness_recovery" or name == "continue-checks"
         if recovering and session.checkpoint is None:
             # Nothing is published or stored: the check this names is gone or never was.
             raise InvalidRequest(f"{method}: no pending final-readiness check to continue")
+        offer, guidance = None, ""
+        if action == "protocol_recovery" or name == "recover-context":
+            wanted, guidance = (
+                (params.recovery_id, text)
+                if action == "protocol_recovery"
+                else recovery.parse_command(command[1] if command else "")
+            )
+            offer = session.recovery
+            if offer is None or (wanted and wanted != offer.id):
+                raise InvalidRequest(f"{method}: {recovery.STALE}")
         busy = session.machine.state is State.PROMPTING
         session.machine.fire(
             "begin_prompt",
@@ -227,11 +231,11 @@ class Prompts:
             if command is not None and command[0] == "continue-checks":
                 guidance = command[1] or DEFAULT_GUIDANCE
             blocks, text = [{"type": "text", "text": guidance}], guidance
-        if session.checkpoint is not None:  # one-shot: resumed now, or given up by this prompt
-            session.checkpoint = None
-            self.sessions.store.append_events(
-                session.id, session.record.turn_count, [("readiness_cleared", {})]
-            )
+        elif offer is not None:
+            guidance = guidance or recovery.DEFAULT_GUIDANCE
+            blocks, text = [{"type": "text", "text": guidance}], offer.note(guidance)
+        if not (name in commands.LOCAL and not recovering and offer is None):
+            self._close_offers(session)  # the agent's own commands leave both offers open
         try:
             result = await self._run(session, blocks, text, owed)
             return await self._drain(session, result)
@@ -241,13 +245,25 @@ class Prompts:
                 self.sessions.apply_queued(session)
                 await self.sessions.drain_reload(session)
 
+    def _close_offers(self, session: Session) -> None:
+        """The one-shot offers end with the first prompt the model answers: resumed by it, or
+        given up for it."""
+        if session.checkpoint is not None:
+            session.checkpoint = None
+            self.sessions.store.append_events(
+                session.id, session.record.turn_count, [("readiness_cleared", {})]
+            )
+        if session.recovery is not None:
+            session.recovery = None
+            session.status.protocol_recovery = None
+
     async def _command(
         self, session: Session, name: str, rest: str, blocks: list[dict[str, Any]]
     ) -> dict[str, Any]:
         """A slash command: answered by the agent, recorded like a turn."""
         record = session.record
         if name == "help":
-            reply = commands.help_text()
+            reply = commands.help_text(session.plugins)
         elif name == "status":
             reply = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
@@ -255,16 +271,17 @@ class Prompts:
             )
         else:  # mcp
             reply = await self._mcp_command(session, rest)
-        turn = record.turn_count + 1
-        events: list[tuple[str, dict[str, Any]]] = [
-            ("user_message", {"content": blocks}),
-            ("agent_message", {"text": reply}),
-        ]
-        for kind, body in events:
-            for update in updates(kind, body):
-                self.sessions.send(session, update)
-        self.sessions.store.append_events(session.id, turn, events)
-        record.turn_count = turn
+        return self._answer(session, blocks, [("agent_message", {"text": reply})])
+
+    def _answer(
+        self, session: Session, blocks: list[dict[str, Any]], events: extensions.Events
+    ) -> dict[str, Any]:
+        """A prompt the agent answers itself, recorded like a turn."""
+        turn = session.record.turn_count + 1
+        extensions.show(
+            self.sessions, session, [("user_message", {"content": blocks}), *events], turn
+        )
+        session.record.turn_count = turn
         return {"stopReason": "end_turn"}
 
     async def _drain(self, session: Session, result: dict[str, Any]) -> dict[str, Any]:
@@ -314,6 +331,23 @@ class Prompts:
         command = commands.parse(text)
         if command is not None:
             return await self._command(session, command[0], command[1], blocks)
+        entry = commands.plugin_entry(text, session.plugins)
+        if entry is not None:
+            plugin, target, rest = entry
+            if isinstance(target, Template):
+                text = target.expand(rest)
+            else:
+                done = await extensions.run_action(self.sessions, session, plugin, target, rest)
+                if done.prompt is None:
+                    return self._answer(
+                        session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
+                    )
+                if done.events:
+                    extensions.show(
+                        self.sessions, session, done.events, session.record.turn_count + 1
+                    )
+                text = done.prompt
+            blocks = [{"type": "text", "text": text}]
         sessions = self.sessions
         session.open_updates = True
         session.turn.fire("start", "turn is {state}")
@@ -359,6 +393,10 @@ class Prompts:
                 return "reject_once"
             return str(outcome.option_id)
 
+        def publish(plugin_id: str, raw: list[Any]) -> None:
+            for kind, body in extensions.surface_events(plugin_id, raw, session.id):
+                runner.record(kind, body)
+
         def record_decision(decision: dict[str, Any]) -> None:
             runner.record("mcp_interaction", decision)
             runner.flush()  # committed before the server hears the answer
@@ -366,7 +404,7 @@ class Prompts:
         pricer, prices = self._pricer(record.model), self._prices(record.model)
 
         def priced(usage: Any) -> float | None:
-            session.status.usage(usage, prices)
+            session.status.usage(usage, prices(usage))
             return pricer(usage)
 
         obligations = Obligations(self.sessions.config.require_checks, owed)
@@ -402,7 +440,7 @@ class Prompts:
             provider=session.provider,
             model=record.model,
             effort=record.effort,
-            tools=self.tools,
+            tools=[*self.tools, *(t for p in session.plugins for t in p.tools)],
             history=session.history,
             context=ToolContext(
                 cwd=record.cwd,
@@ -412,6 +450,7 @@ class Prompts:
                 terminal=self._client_terminal(session),
                 shell=self.sessions.config.shell,
                 terminal_meta=bool(self.client() and self.client().terminal_meta),  # type: ignore[union-attr]
+                publish=publish,
             ),
             emit=emit,
             persist=persist,
@@ -472,6 +511,15 @@ class Prompts:
         if outcome is not Outcome.CANCELLED:
             own_words = " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
             self._after_turn(session, own_words or text, report, runner.cost)
+            if any("turn_end" in p.hooks for p in session.plugins):
+                stop_reason = STOP_REASON[outcome] or "error"
+                try:  # the turn is settled: nothing here may keep it from being released
+                    shown = await extensions.run_hooks(
+                        sessions, session, "turn_end", {"stopReason": stop_reason}
+                    )
+                    extensions.show(sessions, session, shown, turn_number)
+                except Exception:
+                    log.exception("session %s: turn_end hooks failed", session.id)
         session.open_updates = False
         session.turn.release()
         stop = STOP_REASON[outcome]

@@ -1,5 +1,5 @@
 """What a live session runs on besides its transcript: its vendor status, its inbox, its MCP
-servers, and the runtime reload that rebuilds them (`_reasonix.io/session/reloadExtensions`).
+servers, its plugins, and the runtime reload that rebuilds them (`_reasonix.io/session/reloadExtensions`).
 
 `SessionRuntime` is the part of `Sessions` that owns these; it holds no state of its own
 beyond the inbox store, which opens on first use.
@@ -17,6 +17,7 @@ from reasonix_acp.protocol.router import Call
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
+    from reasonix_acp.plugins import Plugin
     from reasonix_acp.providers.base import Provider
     from reasonix_acp.sessions import Session
     from reasonix_acp.store import Store
@@ -36,6 +37,16 @@ class SessionRuntime:
     def send(self, session: Session, update: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    plugins: list[Plugin] | None
+
+    def loaded_plugins(self) -> list[Plugin]:
+        """The plugins every new session gets: read once, then replaced by a reload."""
+        if self.plugins is None:
+            from reasonix_acp.plugins import discover
+
+            self.plugins = discover(self.config.plugin_roots, strict=False)
+        return self.plugins
+
     @property
     def inboxes(self) -> Any:
         if self._inboxes is None:
@@ -49,6 +60,7 @@ class SessionRuntime:
     ) -> None:
         """The session's inbox (recovered) and status (restored from its last saved form)."""
         session.inbox = self.inboxes.open(session.id)
+        session.plugins = self.loaded_plugins()
         from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
         from reasonix_acp.status import StatusTracker
 
@@ -78,7 +90,7 @@ class SessionRuntime:
 
     async def reload(self, call: Call | None, params: Any) -> dict[str, Any]:
         """`_reasonix.io/session/reloadExtensions`: rebuild the session's runtime from
-        config.toml (providers, MCP servers, permissions, limits), all or nothing. While a turn
+        config.toml (providers, plugins, MCP servers, permissions, limits), all or nothing. While a turn
         runs one reload is queued (`{"queued": true}`) and runs when the prompt ends."""
         method = "_reasonix.io/session/reloadExtensions"
         session = self.lookup(method, params.session_id)
@@ -95,6 +107,9 @@ class SessionRuntime:
             if config.provider_for(model) is None and config.default_model:
                 model = config.default_model
             provider = make_provider(model)
+            from reasonix_acp.plugins import discover
+
+            plugins = discover(config.plugin_roots, strict=True)
         except ValueError as exc:
             raise InternalError(f"{method}: {exc}") from None
         # Built: swap it in. Nothing above changed the session.
@@ -103,6 +118,7 @@ class SessionRuntime:
             self.config = config
             self.make_provider = make_provider
             session.provider = provider
+            self.plugins = session.plugins = plugins
             if model != session.record.model:
                 session.record.model, session.record.effort = model, "auto"
                 self.store.update_session(session.id, model=model, effort="auto")
@@ -134,7 +150,7 @@ class SessionRuntime:
                 session,
                 {
                     "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(),
+                    "availableCommands": commands.available(session.plugins),
                 },
             )
 

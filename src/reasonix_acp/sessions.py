@@ -19,12 +19,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from reasonix_acp import commands, controls
+from reasonix_acp import commands, controls, extensions
 from reasonix_acp.config import Config
+from reasonix_acp.extension_surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.machines.session import SessionMachine, State
 from reasonix_acp.machines.turn import TurnMachine
+from reasonix_acp.plugins import Plugin
 from reasonix_acp.projector import REPLAYED, updates
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
@@ -84,6 +86,8 @@ class Session:
         self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
         self.reload_queued = False  # a runtime reload asked for while a turn ran
+        self.recovery: Any = None  # recovery.Offer: a turn the last process did not finish
+        self.plugins: list[Plugin] = []  # the runtime's plugins (plugins.py), set at opening
         from reasonix_acp.steering import SteerDesk
 
         self.desk = SteerDesk()
@@ -125,12 +129,18 @@ class Sessions(SessionRuntime):
         self.request = request
         self.live: dict[str, Session] = {}
         self._inboxes: Any = None
+        self.plugins: list[Plugin] | None = None  # read when the first session opens
+        self._hooks: set[asyncio.Task[None]] = set()  # session_start hooks still running
+        # Whether the client opted in to structured extension surfaces; set by the agent.
+        self.surfaces_wanted: Callable[[], bool] = lambda: False
         # Reads config.toml again (strictly) and makes it the agent's; set by the agent.
         self.reload_config: Callable[[], tuple[Config, Callable[[str], Provider]]] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
     def send(self, session: Session, update: dict[str, Any]) -> None:
+        if update.get("sessionUpdate") == SURFACE_UPDATE and not self.surfaces_wanted():
+            return  # the client did not opt in; it gets the text that follows
         self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
 
     def lookup(self, method: str, session_id: str) -> Session:
@@ -145,13 +155,26 @@ class Sessions(SessionRuntime):
                 session,
                 {
                     "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(),
+                    "availableCommands": commands.available(session.plugins),
                 },
             )
             if plan:
                 self.send(session, {"sessionUpdate": "plan", "entries": session.record.plan})
+            if any("session_start" in p.hooks for p in session.plugins):
+                task = asyncio.get_running_loop().create_task(self._session_start(session))
+                self._hooks.add(task)
+                task.add_done_callback(self._hooks.discard)
 
         call.after_response(after)
+
+    async def _session_start(self, session: Session) -> None:
+        events = await extensions.run_hooks(self, session, "session_start")
+        if self.live.get(session.id) is session:  # not closed or deleted meanwhile
+            extensions.show(self, session, events, session.record.turn_count)
+
+    async def _session_end(self, session: Session) -> None:
+        if any("session_end" in p.hooks for p in session.plugins):
+            await extensions.run_hooks(self, session, "session_end")
 
     def _store_call(self, method: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -247,6 +270,13 @@ class Sessions(SessionRuntime):
                 self.store.update_session(
                     session_id, model=record.model, updated_at=record.updated_at
                 )
+            from reasonix_acp import recovery
+
+            unfinished = recovery.unfinished_calls(events)
+            if unfinished:  # ended as the lost turn's sweep would have ended them
+                closing = recovery.closing_updates(unfinished)
+                self.store.append_events(session_id, record.turn_count, closing)
+                events += closing
             live = Session(
                 record,
                 self._provider(method, record.model),
@@ -255,6 +285,13 @@ class Sessions(SessionRuntime):
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
             self._track(live, events)
+            saved = next((body for kind, body in reversed(events) if kind == "status"), None)
+            if saved is not None and saved.get("state") == "running":
+                live.recovery = recovery.Offer(
+                    recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
+                    [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
+                )
+                live.status.protocol_recovery = live.recovery.id
             from reasonix_acp.readiness import checkpoint_from
 
             live.checkpoint = checkpoint_from(events)
@@ -344,6 +381,7 @@ class Sessions(SessionRuntime):
         session.machine.fire("close", "session/close: session is {state}")
         await self._stop_turn(session)
         session.open_updates = False
+        await self._session_end(session)
         await session.stop_servers()
         self.store.release_lease(session_id)
         session.machine.fire("closed", "session/close: session is {state}")
@@ -357,6 +395,7 @@ class Sessions(SessionRuntime):
             session.machine.fire("delete", "session/delete: session is {state}")
             await self._stop_turn(session)
             session.open_updates = False
+            await self._session_end(session)
             await session.stop_servers()
             self.live.pop(session_id, None)
         try:

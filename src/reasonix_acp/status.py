@@ -7,7 +7,10 @@ Rules:
   and `params.sequence == status.sequence`.
 - `begin_turn`: state running, phase `starting`, outcome reset, turn usage zeroed; event `phase`.
 - While running: permission asks move the phase to `waiting_permission` and back to `working`
-  (event `phase`); each model call's usage updates turn and cumulative usage (event `usage`).
+  (event `phase`); each model call's usage and its cost quote (pricing.py; none: unpriced)
+  update turn and cumulative usage (event `usage`). A usage object's cost mirrors the total
+  quote: `estimatedCost`/`currency` are its `selected` amount, null when the cost is
+  incomplete or in several currencies (then `originalTotals` has one total per currency).
 - `finish_turn(outcome)`, state back to idle:
 
     turn outcome        phase               turnOutcome.kind   event
@@ -23,6 +26,8 @@ Rules:
 - Kept across restarts: the status is saved (`save`, a `status` transcript event) at each
   turn's start and end, before that update is published; `restore` brings it back idle, and a
   turn that was running when the process died shows as `recovery_paused`, one sequence later.
+  The cumulative cost is saved as `Ledger.to_json()`; a ledger saved in the earlier shape
+  (`calls`, `priced`, `total`, `currency`, ...) is converted, an unreadable one starts afresh.
 - What is reported about the runtime is what is true of this agent: no planner (`plannerMode`
   "off"), and no process sandbox (`sandbox.engine` "none", `available` false); the workspace
   roots are where file tools write without asking.
@@ -30,12 +35,11 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
-from reasonix_acp.pricing import Ledger, Prices
+from reasonix_acp.pricing import DEEPSEEK_SCHEDULE, CostQuote, Ledger, format_amount, unpriced
 from reasonix_acp.redact import redact
 
 REASON_LIMIT = 2048
@@ -58,7 +62,8 @@ def clip(text: str, limit: int) -> str:
 def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
     prompt, completion = totals["prompt"], totals["completion"]
     hit = totals["cache_hit"]
-    quote = ledger.quote()
+    total = ledger.total()
+    selected = total.selected if total is not None else None
     out: dict[str, Any] = {
         "totalTokens": prompt + completion,
         "promptTokens": prompt,
@@ -67,14 +72,15 @@ def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
         "cacheHitTokens": hit,
         "cacheMissTokens": max(prompt - hit, 0),
         "cacheHitRatio": round(hit / prompt, 6) if prompt else None,
-        "estimatedCost": ledger.estimated_cost(),
-        "currency": ledger.currency if ledger.complete else None,
+        "estimatedCost": float(format_amount(selected.amount)) if selected else None,
+        "currency": selected.currency if selected else None,
     }
-    if quote is not None:
-        out["costComplete"] = quote["costComplete"]
-        out["displayComplete"] = quote["displayComplete"]
-        out["displayStatus"] = quote["displayStatus"]
-        out["aggregateMode"] = quote["aggregateMode"]
+    if total is not None:
+        quote = total.to_json()
+        for key in ("costComplete", "displayComplete", "displayStatus", "aggregateMode"):
+            out[key] = quote[key]
+        if "originalTotals" in quote:
+            out["originalTotals"] = quote["originalTotals"]
         out["costQuote"] = quote
     out["usageSource"] = "executor"
     return out
@@ -108,11 +114,16 @@ class StatusTracker:
         self.phase = "idle"
         self.outcome: dict[str, Any] = {"kind": "none"}
         self.readiness: dict[str, Any] = {"readyForReview": False, "summary": "", "risks": []}
+        self.protocol_recovery: str | None = None  # recovery.py: the id of a pending recovery
         self.turn_totals, self.all_totals = _zero(), _zero()
         self.turn_ledger, self.all_ledger = Ledger(), Ledger()
 
     def snapshot(self) -> dict[str, Any]:
+        offer = (
+            {"protocolRecovery": {"id": self.protocol_recovery}} if self.protocol_recovery else {}
+        )
         return {
+            **offer,
             "schemaVersion": 1,
             "sequence": self.sequence,
             "sessionId": self.session_id,
@@ -160,6 +171,7 @@ class StatusTracker:
 
     def begin_turn(self) -> None:
         self.state, self.phase = "running", "starting"
+        self.protocol_recovery = None
         self.outcome = {"kind": "none"}
         self.readiness = {"readyForReview": False, "summary": "", "risks": []}
         self.turn_totals, self.turn_ledger = _zero(), Ledger()
@@ -171,8 +183,10 @@ class StatusTracker:
         self.phase = phase
         self._changed("phase")
 
-    def usage(self, report: Any, prices: Prices | None) -> None:
-        at = self.clock()
+    def usage(self, report: Any, quote: CostQuote | None) -> None:
+        """One model call: its usage report and its cost quote (None: unpriced)."""
+        if quote is None:
+            quote = unpriced(self.model, self.clock())
         for totals, ledger in (
             (self.turn_totals, self.turn_ledger),
             (self.all_totals, self.all_ledger),
@@ -181,14 +195,7 @@ class StatusTracker:
             totals["completion"] += report.completion_tokens
             totals["reasoning"] += getattr(report, "reasoning_tokens", 0) or 0
             totals["cache_hit"] += report.cache_hit_tokens
-            ledger.add(
-                prices,
-                report.prompt_tokens,
-                report.completion_tokens,
-                report.cache_hit_tokens,
-                self.model,
-                at,
-            )
+            ledger.add(quote)
         self._changed("usage")
 
     def finish_turn(
@@ -218,7 +225,6 @@ class StatusTracker:
     def _save(self) -> None:
         if self.save is None:
             return
-        ledger = self.all_ledger
         self.save(
             {
                 "sequence": self.sequence,
@@ -227,16 +233,7 @@ class StatusTracker:
                 "turnOutcome": self.outcome,
                 "finalReadiness": self.readiness,
                 "cumulative": dict(self.all_totals),
-                "ledger": {
-                    "calls": ledger.calls,
-                    "priced": ledger.priced,
-                    "total": str(ledger.total),
-                    "currency": ledger.currency,
-                    "bands": sorted(ledger.bands),
-                    "fingerprints": sorted(ledger.fingerprints),
-                    "model": ledger.model,
-                    "last": ledger.last.isoformat() if ledger.last else None,
-                },
+                "ledger": self.all_ledger.to_json(),
             }
         )
 
@@ -244,28 +241,43 @@ class StatusTracker:
         """The saved status, idle. A turn that was running when the process went away shows
         as `recovery_paused` (the next sequence), not ready for review."""
         try:
-            self.sequence = int(saved["sequence"])
-            self.phase = str(saved["phase"])
-            self.outcome = dict(saved["turnOutcome"])
-            self.readiness = dict(saved["finalReadiness"])
-            self.all_totals = {k: int(saved["cumulative"].get(k, 0)) for k in _zero()}
-            raw = saved["ledger"]
-            last = raw.get("last")
-            self.all_ledger = Ledger(
-                calls=int(raw["calls"]),
-                priced=int(raw["priced"]),
-                total=Decimal(raw["total"]),
-                currency=raw.get("currency"),
-                bands=set(raw.get("bands", [])),
-                fingerprints=set(raw.get("fingerprints", [])),
-                model=str(raw.get("model", "")),
-                last=datetime.fromisoformat(last) if last else None,
-            )
-        except (KeyError, TypeError, ValueError, ArithmeticError):
+            sequence = int(saved["sequence"])
+            phase = str(saved["phase"])
+            outcome = dict(saved["turnOutcome"])
+            readiness = dict(saved["finalReadiness"])
+            totals = {k: int(saved["cumulative"].get(k, 0)) for k in _zero()}
+        except (KeyError, TypeError, ValueError, AttributeError):
             return  # an unreadable saved status: start fresh
+        self.sequence, self.phase, self.all_totals = sequence, phase, totals
+        self.outcome, self.readiness = outcome, readiness
+        try:
+            raw = saved["ledger"]
+            self.all_ledger = Ledger.from_json(raw if "events" in raw else _old_ledger(raw))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            self.all_ledger = Ledger()  # an unreadable cost: counted afresh from here
         self.state = "idle"
         if saved.get("state") == "running":
             self.sequence += 1
             self.phase = "recovery_paused"
             self.outcome = {"kind": "paused", "reason": "previous turn interrupted"}
             self.readiness = {**self.readiness, "readyForReview": False}
+
+
+def _old_ledger(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A ledger saved in the earlier shape (calls, priced, total, currency, bands, fingerprints,
+    model, last), as `Ledger.to_json()` would have it."""
+    calls, priced, currency = int(raw["calls"]), int(raw["priced"]), raw.get("currency")
+    last = raw.get("last")
+    rated_at = datetime.fromisoformat(last).astimezone(UTC) if last else None
+    return {
+        "events": calls,
+        "pricedEvents": priced,
+        "totals": {currency: str(raw["total"])} if priced and currency else {},
+        "fingerprints": raw.get("fingerprints") or [],
+        "bands": (raw.get("bands") or []) if priced else [],
+        "models": [raw["model"]] if raw.get("model") else [],
+        "sources": ["executor"] if calls else [],
+        "ratedAt": rated_at.isoformat() if rated_at else None,
+        # It rated in Beijing time.
+        "rateDate": DEEPSEEK_SCHEDULE.local(rated_at).date().isoformat() if rated_at else None,
+    }

@@ -4,8 +4,8 @@ Invariants:
 - Chunks carry deltas as the provider produced them, never accumulated text.
 - Every `tool_call` sent reaches `completed` or `failed` before the turn returns: a sweep at the
   end marks whatever is left `failed` (a cancel can land between the two).
-- The transcript is appended as the turn goes: after the user message, at every tool
-  completion and at the end, whatever the outcome. Live updates and stored events come from the
+- The transcript is appended as the turn goes: after the user message, at every tool call's
+  start and end, and at the end, whatever the outcome. Live updates and stored events come from the
   same `projector.updates`, so a reload shows what the turn showed.
 - A cancel (the task is cancelled) ends the turn at its next await; the runner reports
   `cancelled` and never raises it. Other failures are reported with their cause.
@@ -330,6 +330,7 @@ class TurnRunner:
                     start["locations"] = tool.locations(args, self.context)
         self._open_calls[call_id] = start
         self.record("tool_call", start)
+        self.flush()  # stored before it runs: a lost process leaves a trace of what it started
         try:
             if tool is None:
                 raise ToolFailed(f"unknown tool {call.name}")
@@ -453,8 +454,8 @@ class TurnRunner:
 
 
 def _what(access: str, scope: str) -> str:
-    if access == "mcp":
-        return f"calls of {scope.removeprefix('mcp ')}"
+    if access in ("mcp", "plugin"):
+        return f"calls of {scope.removeprefix(access + ' ')}"
     if access == "execute":
         return f"`{scope.removeprefix('command ')}` commands"
     return f"{access}s under {scope}"

@@ -116,12 +116,24 @@ def dump(value: Any) -> Any:
     return {} if value is None else value
 
 
+# `session/update` variants of schema/vendor, outside the upstream union: (tag → model name).
+VENDOR_UPDATES = {"_reasonix.io/extension_surface": "ReasonixExtensionSurfaceUpdate"}
+
+
 def encode_params(spec: MethodSpec, params: Any) -> dict[str, Any]:
     """Params we send: built as a model (or validated into one) so a bad shape never leaves."""
     if not hasattr(params, "model_dump"):
         from pydantic import ValidationError
 
+        update = params.get("update") if isinstance(params, dict) else None
+        tag = update.get("sessionUpdate") if isinstance(update, dict) else None
+        vendor = VENDOR_UPDATES.get(tag) if isinstance(tag, str) else None
         try:
+            if vendor is not None:  # the envelope with a known variant, and the variant alone
+                stand_in = {"sessionUpdate": "plan", "entries": []}
+                model_class(spec.params).model_validate({**params, "update": stand_in})
+                model_class(vendor).model_validate(update)
+                return dict(params)
             params = model_class(spec.params).model_validate(params)
         except ValidationError as exc:
             raise InternalError(describe(spec.method, exc, params)) from None

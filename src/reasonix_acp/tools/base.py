@@ -39,6 +39,7 @@ class ToolContext:
     call_id: str = ""  # set per call by the turn runner
     shell: str = "/bin/sh"
     terminal_meta: bool = False  # the client renders Zed's `_meta.terminal_*` display convention
+    publish: Any = None  # (plugin id, surfaces) → shown to the client (extension_surface.py)
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

@@ -51,11 +51,11 @@ class Workspace:
 
 
 def needs_permission(preset: str, access: str, inside: bool) -> bool:
-    """`access` is "read", "write", "execute" or "mcp" (commands and MCP tool calls ask unless
-    the preset is full access)."""
+    """`access` is "read", "write", "execute", "mcp" or "plugin" (commands, MCP and plugin tool
+    calls ask unless the preset is full access)."""
     if preset == "danger-full-access":
         return False
-    if access in ("execute", "mcp"):
+    if access in ("execute", "mcp", "plugin"):
         return True
     if not inside:
         return True

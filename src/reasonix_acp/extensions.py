@@ -1,0 +1,160 @@
+"""A session's plugins at work: their actions (`/<plugin>:<action>`), their hooks, and the
+extension surfaces both publish. The plugin interface itself is in plugins.py.
+
+Rules:
+- An action's form is filled before the action runs: `key=value` words first; then each
+  field with `options` is asked with `session/request_permission` (one option per choice, and
+  Cancel), as the ask path does; then defaults. A cancelled question cancels the action, and a
+  required field with no value fails it; neither runs the command.
+- An action that answers `prompt` starts a model turn with that prompt. Otherwise the agent
+  answers with the action's `text`. A failed action answers with a `[warning]` and the model
+  is not called (a failed deploy is not something to improvise on).
+- Hooks never fail what they are attached to: a failure is logged on stderr. `session_start`
+  runs after a session opens, `turn_end` after each turn that was not cancelled (before the
+  prompt's answer), `session_end` when a session closes or is deleted. Their surfaces are
+  shown except at `session_end`, when nobody is left to see them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reasonix_acp import extension_surface
+from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
+from reasonix_acp.plugins import Action, CommandFailed, Plugin
+from reasonix_acp.projector import updates
+from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
+
+if TYPE_CHECKING:
+    from reasonix_acp.sessions import Session, Sessions
+
+log = logging.getLogger("reasonix_acp.extensions")
+
+Events = list[tuple[str, dict[str, Any]]]
+
+
+@dataclass
+class ActionResult:
+    prompt: str | None = None  # a model turn with this prompt follows
+    reply: str = ""  # else the agent's answer
+    events: Events = field(default_factory=list)  # surfaces to show first
+
+
+def surface_events(plugin_id: str, raw: list[Any], session_id: str) -> Events:
+    return [
+        ("extension_surface", {"surface": s})
+        for s in extension_surface.normalise(plugin_id, raw, session_id)
+    ]
+
+
+def show(sessions: Sessions, session: Session, events: Events, turn: int) -> None:
+    """Send events as a turn would and keep them in the transcript."""
+    for kind, body in events:
+        for update in updates(kind, body):
+            sessions.send(session, update)
+    sessions.store.append_events(session.id, turn, events)
+
+
+def parse_args(rest: str) -> dict[str, str]:
+    """`k=v extra` → {"k": "v", "arg1": "extra"}."""
+    args: dict[str, str] = {}
+    n = 0
+    for word in rest.split():
+        key, eq, value = word.partition("=")
+        if eq and key:
+            args[key] = value
+        else:
+            n += 1
+            args[f"arg{n}"] = word
+    return args
+
+
+async def _ask(
+    sessions: Sessions, session: Session, plugin: Plugin, action: Action, key: str
+) -> str | None:
+    """One form field with options, as a permission request; None when not answered."""
+    spec = next(f for f in action.form if f.key == key)
+    options = [
+        {"optionId": f"{key}:{i}", "name": choice, "kind": "allow_once"}
+        for i, choice in enumerate(spec.options, 1)
+    ]
+    options.append({"optionId": f"{key}:cancel", "name": "Cancel", "kind": "reject_once"})
+    tool_call = {
+        "toolCallId": f"form-{plugin.id}-{action.name}-{key}",
+        "title": f"{action.label}: {spec.label}",
+        "kind": "other",
+        "status": "pending",
+        "rawInput": {"plugin": plugin.id, "action": action.name, "field": key},
+    }
+    if sessions.request is None:
+        return None
+    try:
+        reply = await sessions.request(
+            SESSION_REQUEST_PERMISSION,
+            {"sessionId": session.id, "toolCall": tool_call, "options": options},
+        )
+    except (RemoteError, ConnectionClosed, AcpError) as exc:
+        log.warning("form question failed (%s); the action is cancelled", exc)
+        return None
+    outcome = reply.outcome
+    chosen = getattr(outcome, "option_id", None)
+    if outcome.outcome != "selected" or chosen is None:
+        return None
+    index = str(chosen).removeprefix(f"{key}:")
+    if not index.isdigit() or not 1 <= int(index) <= len(spec.options):
+        return None
+    return spec.options[int(index) - 1]
+
+
+async def run_action(
+    sessions: Sessions, session: Session, plugin: Plugin, action: Action, rest: str
+) -> ActionResult:
+    name = f"/{plugin.id}:{action.name}"
+    args = parse_args(rest)
+    for spec in action.form:
+        if spec.key in args:
+            continue
+        value = await _ask(sessions, session, plugin, action, spec.key) if spec.options else None
+        if value is None and spec.options:
+            return ActionResult(reply=f"{name} cancelled: {spec.label} was not chosen.")
+        value = value if value is not None else spec.default
+        if value is None and spec.required:
+            return ActionResult(
+                reply=f"\n\n[warning] {name} needs {spec.key}=<value> ({spec.label})"
+            )
+        if value is not None:
+            args[spec.key] = value
+    payload = {
+        "event": "action",
+        "action": action.name,
+        "args": args,
+        "sessionId": session.id,
+        "cwd": session.record.cwd,
+    }
+    try:
+        out = await plugin.run(action.command, payload, session.record.cwd)
+    except CommandFailed as exc:
+        return ActionResult(reply=f"\n\n[warning] {name} failed: {exc}")
+    events = surface_events(plugin.id, out.surfaces, session.id)
+    return ActionResult(out.prompt, out.text or f"{name} done.", events)
+
+
+async def run_hooks(
+    sessions: Sessions, session: Session, hook: str, extra: dict[str, Any] | None = None
+) -> Events:
+    """Every plugin's `hook` in turn; their surfaces (not yet shown)."""
+    events: Events = []
+    for plugin in session.plugins:
+        argv = plugin.hooks.get(hook)
+        if argv is None:
+            continue
+        payload = {"event": hook, "sessionId": session.id, "cwd": session.record.cwd}
+        try:
+            out = await plugin.run(argv, {**payload, **(extra or {})}, session.record.cwd)
+        except CommandFailed as exc:
+            log.warning("plugin %s: %s hook failed: %s", plugin.id, hook, exc)
+            continue
+        events += surface_events(plugin.id, out.surfaces, session.id)
+    return events
