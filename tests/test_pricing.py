@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import tomllib
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -25,17 +24,8 @@ from reasonix_acp.pricing import (
 )
 from reasonix_acp.status import StatusTracker
 from tests import wire
+from tests.test_status import NOON_UTC, Usage
 
-
-@dataclass
-class Usage:
-    prompt_tokens: int
-    completion_tokens: int
-    cache_hit_tokens: int = 0
-    reasoning_tokens: int = 0
-
-
-NOON_UTC = datetime(2026, 12, 2, 4, 0, tzinfo=UTC)  # 12:00 in Beijing
 MILLION = Usage(1_000_000, 0)  # one million prompt tokens, all missing the cache
 
 
