@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp import extension_surface
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
-from reasonix_acp.plugins import Action, CommandFailed, Plugin
+from reasonix_acp.plugins import Action, CommandFailed, FormField, Plugin
 from reasonix_acp.projector import updates
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 
@@ -72,10 +72,10 @@ def parse_args(rest: str) -> dict[str, str]:
 
 
 async def _ask(
-    sessions: Sessions, session: Session, plugin: Plugin, action: Action, key: str
+    sessions: Sessions, session: Session, plugin: Plugin, action: Action, spec: FormField
 ) -> str | None:
     """One form field with options, as a permission request; None when not answered."""
-    spec = next(f for f in action.form if f.key == key)
+    key = spec.key
     options = [
         {"optionId": f"{key}:{i}", "name": choice, "kind": "allow_once"}
         for i, choice in enumerate(spec.options, 1)
@@ -116,7 +116,7 @@ async def run_action(
     for spec in action.form:
         if spec.key in args:
             continue
-        value = await _ask(sessions, session, plugin, action, spec.key) if spec.options else None
+        value = await _ask(sessions, session, plugin, action, spec) if spec.options else None
         if value is None and spec.options:
             return ActionResult(reply=f"{name} cancelled: {spec.label} was not chosen.")
         value = value if value is not None else spec.default
