@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reasonix_acp.store import SessionRecord, Store
+from reasonix_acp.session.store import SessionRecord, Store
 
 ACP = shutil.which("acp") or str(Path(sys.executable).with_name("acp"))
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.connection import Connection
 from reasonix_acp.generated.methods import (
     FS_READ_TEXT_FILE,
     SESSION_CANCEL,
@@ -22,6 +21,7 @@ from reasonix_acp.generated.methods import (
 )
 from reasonix_acp.protocol.errors import ConnectionClosed, InternalError, RemoteError
 from reasonix_acp.protocol.router import Call, Router
+from reasonix_acp.server.connection import Connection
 
 
 class Peer:

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp import commands, extension_surface
-from reasonix_acp.extensions import parse_args
-from reasonix_acp.plugins import PluginError, discover, parse_manifest, parse_output
+from reasonix_acp.plugins import surface as extension_surface
+from reasonix_acp.plugins.actions import parse_args
+from reasonix_acp.plugins.manifest import PluginError, discover, parse_manifest, parse_output
+from reasonix_acp.session import commands
 from tests import wire
 from tests.client import Client
 

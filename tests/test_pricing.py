@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from reasonix_acp import config
-from reasonix_acp.pricing import (
+from reasonix_acp.config.pricing import (
     CostQuote,
     Ledger,
     ModelPrice,
@@ -22,7 +22,8 @@ from reasonix_acp.pricing import (
     Rates,
     unpriced,
 )
-from reasonix_acp.status import StatusTracker
+from reasonix_acp.config.pricing_table import parse_pricing
+from reasonix_acp.vendor.status import StatusTracker
 from tests import wire
 from tests.test_status import NOON_UTC, Usage
 
@@ -141,7 +142,7 @@ def test_a_bad_table_names_the_key(
 ) -> None:
     text = f"[pricing]\n{toml}\n"
     with pytest.raises(ValueError, match="^" + re.escape(message)):
-        PricingTable.from_toml(tomllib.loads(text)["pricing"])
+        parse_pricing(tomllib.loads(text)["pricing"])
     # A reload (strict) refuses it, naming the file and the key.
     with pytest.raises(ValueError, match=re.escape(message)) as raised:
         load(tmp_path, text, strict=True)

@@ -4,8 +4,8 @@ its refusals and its one use) is the golden scenario `protocol_recovery`."""
 
 from __future__ import annotations
 
-from reasonix_acp import recovery
-from reasonix_acp.turns import history_from_events
+from reasonix_acp.session.history import history_from_events
+from reasonix_acp.vendor import recovery
 
 
 def _call(call_id: str, name: str = "bash") -> tuple[str, dict[str, object]]:
@@ -41,7 +41,7 @@ def test_closing_updates_make_the_history_well_formed() -> None:
             },
         )
     ]
-    history = history_from_events(events + closing, lambda blocks: "go")
+    history = history_from_events(events + closing)
     assert [m["role"] for m in history] == ["user", "assistant", "tool"]
     assert history[2] == {"role": "tool", "tool_call_id": "a", "content": recovery.INTERRUPTED}
     assert recovery.unfinished_calls(events + closing) == []

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.store import DB_NAME
+from reasonix_acp.session.store import DB_NAME
 from tests.client import Client
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp import capabilities
-from reasonix_acp.pricing import (
+from reasonix_acp.config.pricing import (
     DEEPSEEK_SCHEDULE,
     CostQuote,
     Ledger,
@@ -22,7 +21,8 @@ from reasonix_acp.pricing import (
     unpriced,
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
-from reasonix_acp.status import StatusTracker
+from reasonix_acp.server import capabilities
+from reasonix_acp.vendor.status import StatusTracker
 from tests import wire
 
 

@@ -64,7 +64,7 @@ def test_version_help_and_bad_options_never_touch_stdout() -> None:
 def test_claimed_stdout_is_out_of_reach_of_prints_and_children() -> None:
     code = (
         "import os, subprocess, sys\n"
-        "from reasonix_acp.stdio import claim_stdio\n"
+        "from reasonix_acp.server.stdio import claim_stdio\n"
         "in_fd, out_fd = claim_stdio()\n"
         "print('stray print')\n"
         "os.write(1, b'raw fd 1\\n')\n"

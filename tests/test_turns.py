@@ -9,7 +9,7 @@ from typing import Any
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.providers.offline import OfflineProvider
 from reasonix_acp.tools.base import ToolContext, ToolResult
-from reasonix_acp.turns import TurnRunner
+from reasonix_acp.turn.runner import TurnRunner
 
 
 class NeverFinishes:
@@ -135,7 +135,7 @@ async def test_output_past_the_budget_is_cut_and_kept(tmp_path: Any) -> None:
 def test_debug_mode_catches_an_update_for_an_unknown_call(monkeypatch: Any) -> None:
     import pytest
 
-    from reasonix_acp import turns
+    from reasonix_acp.turn import runner as turns
 
     monkeypatch.setattr(turns, "DEBUG", True)
     turn = runner([], [], [], [])
@@ -161,7 +161,7 @@ class Recording(OfflineProvider):
 
 async def test_a_steer_is_appended_and_leaves_the_request_prefix_alone() -> None:
     from reasonix_acp.tools.todo import TOOLS
-    from reasonix_acp.turns import STEER_NOTE
+    from reasonix_acp.turn.runner import STEER_NOTE
 
     provider = Recording(
         [

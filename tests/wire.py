@@ -12,8 +12,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from codegen.pin import load_upstream, load_vendor
-from reasonix_acp.extension_surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.generated.methods import METHODS
+from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 
 
 @functools.cache

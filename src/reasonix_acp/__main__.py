@@ -1,5 +1,5 @@
 """`python -m reasonix_acp` is `acp`."""
 
-from reasonix_acp.cli import main
+from reasonix_acp.cli.main import main
 
 raise SystemExit(main())

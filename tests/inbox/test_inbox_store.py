@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from reasonix_acp import inbox as inbox_mod
-from reasonix_acp import inbox_store
-from reasonix_acp.inbox import InboxStore, SessionInbox
-from reasonix_acp.inbox_store import (
+from reasonix_acp.vendor import inbox as inbox_mod
+from reasonix_acp.vendor import inbox_store
+from reasonix_acp.vendor.inbox import InboxStore, SessionInbox
+from reasonix_acp.vendor.inbox_store import (
     InboxBodyEmpty,
     InboxByteLimit,
     InboxEmptyText,

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.capabilities import initialize_result
 from reasonix_acp.generated.models import InitializeRequest, InitializeResponse
 from reasonix_acp.protocol.errors import InvalidParams
 from reasonix_acp.protocol.handshake import decode_initialize
+from reasonix_acp.server.capabilities import initialize_result
 from tests import wire
 
 VALUES: list[Any] = [None, True, False, 0, 1, "yes", "", [], {}, {"x": 1}, 1.5]

@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.generated.methods import (
     INITIALIZE,
-    SESSION_LOAD,
-    SESSION_NEW,
-    SESSION_RESUME,
     MethodSpec,
 )
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
@@ -33,10 +30,6 @@ if TYPE_CHECKING:
 LIGHT_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {INITIALIZE: decode_initialize}
 
 MAX_ERRORS_NAMED = 3
-
-# Methods whose params are made regular before validation: `mcpServers` entries arrive in shapes
-# older than the schema (an env map, a missing `type`, transport aliases) and are accepted.
-NORMALISED = (SESSION_NEW, SESSION_LOAD, SESSION_RESUME)
 
 
 def model_class(name: str) -> type[BaseModel]:
@@ -79,16 +72,22 @@ def describe(method: str, exc: ValidationError, data: Any) -> str:
     return text + (f" (and {more} more)" if more > 0 else "")
 
 
-def decode_params(spec: MethodSpec, params: dict[str, Any] | None) -> Any:
+Normaliser = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def decode_params(
+    spec: MethodSpec, params: dict[str, Any] | None, normalise: Normaliser | None = None
+) -> Any:
+    """Params as the method's model; `normalise` (the route's, from the domain) reshapes the
+    raw params first, e.g. forgiving `mcpServers` entries."""
     light = LIGHT_DECODERS.get(spec.method)
     if light is not None:
         return light(params or {})
+    # lazy: start-up
     from pydantic import ValidationError
 
-    if spec.method in NORMALISED and params:
-        from reasonix_acp.mcp_servers.intake import normalise_params
-
-        params = normalise_params(spec.method, params)
+    if normalise is not None and params:
+        params = normalise(spec.method, params)
     try:
         return model_class(spec.params).model_validate(params or {})
     except ValidationError as exc:

@@ -25,7 +25,7 @@ def error_frame(request_id: RequestId | None, error: AcpError) -> dict[str, Any]
 def prepare(router: Router, request: Request, connection: Any) -> tuple[Route, Any, Call]:
     """Resolve and decode; raises the AcpError to answer when the request cannot be served."""
     route = router.request(request.method)
-    params = codec.decode_params(route.spec, request.params)
+    params = codec.decode_params(route.spec, request.params, route.normalise)
     return route, params, Call(connection, request.id, request.method)
 
 

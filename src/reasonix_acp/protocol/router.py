@@ -15,16 +15,20 @@ from reasonix_acp.generated.methods import METHODS, MethodSpec
 from reasonix_acp.protocol.errors import MethodNotFound
 
 Handler = Callable[[Any, Any], Any]  # (call context, decoded params) → result or awaitable
+Normaliser = Callable[[str, dict[str, Any]], dict[str, Any]]  # raw params → raw params
 Guard = Callable[[MethodSpec], None]
 
 
 class Route:
-    __slots__ = ("guarded", "handler", "spec")
+    __slots__ = ("guarded", "handler", "normalise", "spec")
 
-    def __init__(self, spec: MethodSpec, handler: Handler, guarded: bool) -> None:
+    def __init__(
+        self, spec: MethodSpec, handler: Handler, guarded: bool, normalise: Normaliser | None
+    ) -> None:
         self.spec = spec
         self.handler = handler
         self.guarded = guarded
+        self.normalise = normalise
 
 
 class Router:
@@ -32,13 +36,20 @@ class Router:
         self._routes: dict[str, Route] = {}
         self._guard = guard
 
-    def add(self, method: str, handler: Handler, *, guarded: bool = True) -> None:
+    def add(
+        self,
+        method: str,
+        handler: Handler,
+        *,
+        guarded: bool = True,
+        normalise: Normaliser | None = None,
+    ) -> None:
         spec = METHODS.get(method)
         if spec is None or spec.side not in ("agent", "protocol"):
             raise ValueError(f"{method!r} is not a method the agent side handles")
         if method in self._routes:
             raise ValueError(f"{method!r} is routed twice")
-        self._routes[method] = Route(spec, handler, guarded)
+        self._routes[method] = Route(spec, handler, guarded, normalise)
 
     def methods(self) -> list[str]:
         return sorted(self._routes)

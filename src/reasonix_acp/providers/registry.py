@@ -12,6 +12,7 @@ from reasonix_acp.providers.base import Provider
 
 @functools.cache
 def _script(path: str) -> list[dict[str, Any]]:
+    # lazy: start-up
     from reasonix_acp.providers.offline import load_script
 
     return load_script(Path(path))
@@ -25,6 +26,7 @@ def make(config: Config, model_id: str, script: str | None) -> Provider:
     if provider is None:
         raise ValueError(f"model {model_id!r} is not configured")
     if provider.kind == "offline":
+        # lazy: start-up
         from reasonix_acp.providers.offline import OfflineProvider
 
         # One scripted conversation per process: every session consumes the same script in order.
@@ -33,6 +35,7 @@ def make(config: Config, model_id: str, script: str | None) -> Provider:
                 _shared_offline["scripted"] = OfflineProvider(_script(script))
             return _shared_offline["scripted"]  # type: ignore[no-any-return]
         return OfflineProvider()
+    # lazy: start-up
     from reasonix_acp.providers.openai import OpenAIProvider
 
     return OpenAIProvider(provider, model_id.partition("/")[2])

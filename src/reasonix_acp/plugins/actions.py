@@ -18,21 +18,28 @@ Rules:
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reasonix_acp import extension_surface
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
-from reasonix_acp.plugins import Action, CommandFailed, FormField, Plugin
-from reasonix_acp.projector import updates
+from reasonix_acp.plugins import surface as extension_surface
+from reasonix_acp.plugins.manifest import Action, CommandFailed, FormField, Plugin
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 
-if TYPE_CHECKING:
-    from reasonix_acp.sessions import Session, Sessions
-
-log = logging.getLogger("reasonix_acp.extensions")
+log = logging.getLogger("reasonix_acp.plugins.actions")
 
 Events = list[tuple[str, dict[str, Any]]]
+# A request to the client: (method, params) → its decoded result.
+Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Where:
+    """The session an action or hook runs for."""
+
+    session_id: str
+    cwd: str
 
 
 @dataclass
@@ -47,14 +54,6 @@ def surface_events(plugin_id: str, raw: list[Any], session_id: str) -> Events:
         ("extension_surface", {"surface": s})
         for s in extension_surface.normalise(plugin_id, raw, session_id)
     ]
-
-
-def show(sessions: Sessions, session: Session, events: Events, turn: int) -> None:
-    """Send events as a turn would and keep them in the transcript."""
-    for kind, body in events:
-        for update in updates(kind, body):
-            sessions.send(session, update)
-    sessions.store.append_events(session.id, turn, events)
 
 
 def parse_args(rest: str) -> dict[str, str]:
@@ -72,7 +71,7 @@ def parse_args(rest: str) -> dict[str, str]:
 
 
 async def _ask(
-    sessions: Sessions, session: Session, plugin: Plugin, action: Action, spec: FormField
+    request: Request | None, where: Where, plugin: Plugin, action: Action, spec: FormField
 ) -> str | None:
     """One form field with options, as a permission request; None when not answered."""
     key = spec.key
@@ -88,12 +87,12 @@ async def _ask(
         "status": "pending",
         "rawInput": {"plugin": plugin.id, "action": action.name, "field": key},
     }
-    if sessions.request is None:
+    if request is None:
         return None
     try:
-        reply = await sessions.request(
+        reply = await request(
             SESSION_REQUEST_PERMISSION,
-            {"sessionId": session.id, "toolCall": tool_call, "options": options},
+            {"sessionId": where.session_id, "toolCall": tool_call, "options": options},
         )
     except (RemoteError, ConnectionClosed, AcpError) as exc:
         log.warning("form question failed (%s); the action is cancelled", exc)
@@ -109,14 +108,14 @@ async def _ask(
 
 
 async def run_action(
-    sessions: Sessions, session: Session, plugin: Plugin, action: Action, rest: str
+    request: Request | None, where: Where, plugin: Plugin, action: Action, rest: str
 ) -> ActionResult:
     name = f"/{plugin.id}:{action.name}"
     args = parse_args(rest)
     for spec in action.form:
         if spec.key in args:
             continue
-        value = await _ask(sessions, session, plugin, action, spec) if spec.options else None
+        value = await _ask(request, where, plugin, action, spec) if spec.options else None
         if value is None and spec.options:
             return ActionResult(reply=f"{name} cancelled: {spec.label} was not chosen.")
         value = value if value is not None else spec.default
@@ -130,31 +129,35 @@ async def run_action(
         "event": "action",
         "action": action.name,
         "args": args,
-        "sessionId": session.id,
-        "cwd": session.record.cwd,
+        "sessionId": where.session_id,
+        "cwd": where.cwd,
     }
     try:
-        out = await plugin.run(action.command, payload, session.record.cwd)
+        out = await plugin.run(action.command, payload, where.cwd)
     except CommandFailed as exc:
         return ActionResult(reply=f"\n\n[warning] {name} failed: {exc}")
-    events = surface_events(plugin.id, out.surfaces, session.id)
+    events = surface_events(plugin.id, out.surfaces, where.session_id)
     return ActionResult(out.prompt, out.text or f"{name} done.", events)
 
 
+def has_hook(plugins: Sequence[Plugin], hook: str) -> bool:
+    return any(hook in p.hooks for p in plugins)
+
+
 async def run_hooks(
-    sessions: Sessions, session: Session, hook: str, extra: dict[str, Any] | None = None
+    plugins: Sequence[Plugin], where: Where, hook: str, extra: dict[str, Any] | None = None
 ) -> Events:
     """Every plugin's `hook` in turn; their surfaces (not yet shown)."""
     events: Events = []
-    for plugin in session.plugins:
+    for plugin in plugins:
         argv = plugin.hooks.get(hook)
         if argv is None:
             continue
-        payload = {"event": hook, "sessionId": session.id, "cwd": session.record.cwd}
+        payload = {"event": hook, "sessionId": where.session_id, "cwd": where.cwd}
         try:
-            out = await plugin.run(argv, {**payload, **(extra or {})}, session.record.cwd)
+            out = await plugin.run(argv, {**payload, **(extra or {})}, where.cwd)
         except CommandFailed as exc:
             log.warning("plugin %s: %s hook failed: %s", plugin.id, hook, exc)
             continue
-        events += surface_events(plugin.id, out.surfaces, session.id)
+        events += surface_events(plugin.id, out.surfaces, where.session_id)
     return events

@@ -66,7 +66,7 @@ from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
-log = logging.getLogger("reasonix_acp.plugins")
+log = logging.getLogger("reasonix_acp.plugins.manifest")
 
 PLUGIN_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")

@@ -19,22 +19,26 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from reasonix_acp import commands, controls, extensions
-from reasonix_acp.config import Config
-from reasonix_acp.extension_surface import UPDATE as SURFACE_UPDATE
+from reasonix_acp.config import NO_PROVIDER, Config
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
-from reasonix_acp.machines.session import SessionMachine, State
-from reasonix_acp.machines.turn import TurnMachine
-from reasonix_acp.plugins import Plugin
-from reasonix_acp.projector import REPLAYED, updates
-from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
+from reasonix_acp.machines.session import State
+from reasonix_acp.plugins import actions as extensions
+from reasonix_acp.plugins.manifest import Plugin
+from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
+from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.base import Provider
-from reasonix_acp.session_runtime import SessionRuntime
-from reasonix_acp.store import LeaseHeld, SessionRecord, Store, StoreError, now
+from reasonix_acp.session import commands, controls
+from reasonix_acp.session.history import history_from_events
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.projector import REPLAYED, updates
+from reasonix_acp.session.runtime import SessionRuntime
+from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
+from reasonix_acp.vendor import recovery
+from reasonix_acp.vendor.readiness import checkpoint_from
 
-log = logging.getLogger("reasonix_acp.sessions")
+log = logging.getLogger("reasonix_acp.session.service")
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]+$")
 PAGE_SIZE = 50
@@ -62,55 +66,6 @@ def check_absolute(method: str, field: str, path: str) -> str:
 def title_from(text: str) -> str:
     words = " ".join(text.split())
     return words if len(words) <= TITLE_LIMIT else words[: TITLE_LIMIT - 3] + "..."
-
-
-class Session:
-    """One live session: its stored record, its machines, its model controller."""
-
-    def __init__(
-        self, record: SessionRecord, provider: Provider, history: list[dict[str, Any]]
-    ) -> None:
-        self.record = record
-        self.machine = SessionMachine()
-        self.turn = TurnMachine()
-        self.provider = provider
-        self.history = history
-        self.queued: dict[str, str] = {}  # axis → value, applied when the running turn ends
-        self.turn_task: asyncio.Task[Any] | None = None
-        self.open_updates = True  # False once a prompt's response is decided (late updates dropped)
-        self.grants: list[
-            tuple[str, str, bool]
-        ] = []  # "always" permission answers, this session only
-        self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
-        self.status: Any = None  # status.StatusTracker, set when the session opens
-        self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
-        self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
-        self.reload_queued = False  # a runtime reload asked for while a turn ran
-        self.recovery: Any = None  # recovery.Offer: a turn the last process did not finish
-        self.plugins: list[Plugin] = []  # the runtime's plugins (plugins.py), set at opening
-        from reasonix_acp.steering import SteerDesk
-
-        self.desk = SteerDesk()
-
-    async def stop_servers(self) -> None:
-        servers, self.servers = self.servers, None
-        if servers:
-            await servers.stop()
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    def options(self, config: Config) -> list[dict[str, Any]]:
-        model = self.queued.get("model", self.record.model)
-        effort = self.queued.get("effort", self.record.effort)
-        return controls.config_options(config, model, effort, self.record.approval)
-
-    def opening_result(self, config: Config) -> dict[str, Any]:
-        return {
-            "modes": controls.modes_state(self.record.mode),
-            "configOptions": self.options(config),
-        }
 
 
 class Sessions(SessionRuntime):
@@ -167,14 +122,22 @@ class Sessions(SessionRuntime):
 
         call.after_response(after)
 
+    def show(self, session: Session, events: extensions.Events, turn: int) -> None:
+        """Send events as a turn would and keep them in the transcript."""
+        for kind, body in events:
+            for update in updates(kind, body):
+                self.send(session, update)
+        self.store.append_events(session.id, turn, events)
+
     async def _session_start(self, session: Session) -> None:
-        events = await extensions.run_hooks(self, session, "session_start")
+        where = extensions.Where(session.id, session.record.cwd)
+        events = await extensions.run_hooks(session.plugins, where, "session_start")
         if self.live.get(session.id) is session:  # not closed or deleted meanwhile
-            extensions.show(self, session, events, session.record.turn_count)
+            self.show(session, events, session.record.turn_count)
 
     async def _session_end(self, session: Session) -> None:
-        if any("session_end" in p.hooks for p in session.plugins):
-            await extensions.run_hooks(self, session, "session_end")
+        where = extensions.Where(session.id, session.record.cwd)
+        await extensions.run_hooks(session.plugins, where, "session_end")
 
     def _store_call(self, method: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -197,9 +160,6 @@ class Sessions(SessionRuntime):
         ]
         model = self.config.default_model
         if model is None:
-            from reasonix_acp.config import NO_PROVIDER
-            from reasonix_acp.protocol.errors import AuthRequired
-
             raise AuthRequired(f"{method}: {NO_PROVIDER}")
         record = SessionRecord(
             id=str(uuid.uuid4()),
@@ -256,8 +216,6 @@ class Sessions(SessionRuntime):
         restart = live is None or (servers is not None and servers != live.record.mcp_servers)
         if live is None:
             self._store_call(method, lambda: self.store.acquire_lease(session_id))
-            from reasonix_acp.prompts import flatten_for_history
-            from reasonix_acp.turns import history_from_events
 
             if self.config.provider_for(record.model) is None and self.config.default_model:
                 log.warning(
@@ -270,7 +228,6 @@ class Sessions(SessionRuntime):
                 self.store.update_session(
                     session_id, model=record.model, updated_at=record.updated_at
                 )
-            from reasonix_acp import recovery
 
             unfinished = recovery.unfinished_calls(events)
             if unfinished:  # ended as the lost turn's sweep would have ended them
@@ -280,7 +237,7 @@ class Sessions(SessionRuntime):
             live = Session(
                 record,
                 self._provider(method, record.model),
-                history_from_events(events, flatten_for_history),
+                history_from_events(events),
             )
             live.machine.fire("opened", "session is {state}")
             self.live[session_id] = live
@@ -292,7 +249,6 @@ class Sessions(SessionRuntime):
                     [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
                 )
                 live.status.protocol_recovery = live.recovery.id
-            from reasonix_acp.readiness import checkpoint_from
 
             live.checkpoint = checkpoint_from(events)
         if servers is not None and servers != live.record.mcp_servers:

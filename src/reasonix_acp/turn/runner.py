@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasonix_acp import projector
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.providers.base import (
     ModelRequest,
@@ -34,10 +33,11 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.session import projector
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
 
-log = logging.getLogger("reasonix_acp.turns")
+log = logging.getLogger("reasonix_acp.turn.runner")
 
 SYSTEM_PROMPT = (
     "You are Reasonix, a coding agent working in the user's workspace through an editor. "
@@ -463,41 +463,3 @@ def _what(access: str, scope: str) -> str:
 
 def _text(text: str) -> list[dict[str, Any]]:
     return [{"type": "content", "content": {"type": "text", "text": text}}]
-
-
-def history_from_events(
-    events: list[tuple[str, dict[str, Any]]], flatten: Callable[[list[dict[str, Any]]], str]
-) -> list[dict[str, Any]]:
-    """The model's chat history rebuilt from a stored transcript."""
-    history: list[dict[str, Any]] = []
-    calls: dict[str, str] = {}
-    for kind, body in events:
-        if kind == "user_message":
-            history.append({"role": "user", "content": flatten(body.get("content", []))})
-        elif kind == "agent_message":
-            if history and history[-1]["role"] == "assistant" and "tool_calls" not in history[-1]:
-                history[-1]["content"] = (history[-1]["content"] or "") + body["text"]
-            else:
-                history.append({"role": "assistant", "content": body["text"]})
-        elif kind == "tool_call":
-            call_id = body["toolCallId"]
-            calls[call_id] = call_id
-            name = str(body.get("x-tool") or body.get("title", ""))
-            entry = {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(body.get("rawInput", {}))},
-            }
-            if history and history[-1]["role"] == "assistant":
-                history[-1].setdefault("tool_calls", []).append(entry)
-            else:
-                history.append({"role": "assistant", "content": None, "tool_calls": [entry]})
-        elif kind == "tool_call_update" and body.get("toolCallId") in calls:
-            history.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": body["toolCallId"],
-                    "content": str(body.get("x-model-text", "")),
-                }
-            )
-    return history

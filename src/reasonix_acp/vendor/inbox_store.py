@@ -1,5 +1,5 @@
 """The inbox sidecar file: errors, schema, durable transactions and the primitives one inbox
-mutation is made of (`Tx`). `reasonix_acp.inbox` builds the inbox and its rules on top.
+mutation is made of (`Tx`). `reasonix_acp.vendor.inbox` builds the inbox and its rules on top.
 
 Invariants:
 - `inbox.sqlite3` is a file of its own, versioned apart from the session store with its own
@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 from reasonix_acp.machines._base import StateMachine, TransitionRefused
 from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
 from reasonix_acp.protocol.errors import PeerError
-from reasonix_acp.store import connect
+from reasonix_acp.sqlite import connect
 
-log = logging.getLogger("reasonix_acp.inbox")
+log = logging.getLogger("reasonix_acp.vendor.inbox")
 
 DB_NAME = "inbox.sqlite3"
 # The schemaVersion an InboxSnapshot reports (the wire's, not the file's user_version).

@@ -12,21 +12,13 @@ import getpass
 import json
 import os
 import sys
-from pathlib import Path
+
+from reasonix_acp.config import config_dir
 
 PROVIDERS = {
     "deepseek": {"base_url": "https://api.deepseek.com", "model": "deepseek-chat"},
     "openai": {"base_url": "", "model": ""},
 }
-
-
-def config_dir(env: dict[str, str] | None = None) -> Path:
-    override = (os.environ if env is None else env).get("REASONIX_ACP_CONFIG_DIR")
-    if override:
-        return Path(override)
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("reasonix-acp", appauthor=False))
 
 
 def _ask(prompt: str, default: str = "", secret: bool = False) -> str:

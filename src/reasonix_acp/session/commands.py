@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from reasonix_acp.plugins import Action, Plugin, Template
+    from reasonix_acp.plugins.manifest import Action, Plugin, Template
 
 COMMANDS: list[tuple[str, str]] = [
     ("help", "List the commands this agent understands"),

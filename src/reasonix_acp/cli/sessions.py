@@ -11,8 +11,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from reasonix_acp.projector import REPLAYED, updates
-from reasonix_acp.store import LeaseHeld, Store, StoreError
+from reasonix_acp.session.projector import REPLAYED, updates
+from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 
 USAGE = "usage: acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID"
 

@@ -49,7 +49,7 @@ from reasonix_acp.protocol.messages import (
 )
 from reasonix_acp.protocol.router import Router
 
-log = logging.getLogger("reasonix_acp.connection")
+log = logging.getLogger("reasonix_acp.server.connection")
 
 WRITE_BATCH = 1 << 20
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
@@ -274,7 +274,7 @@ class Connection:
             log.debug("ignored notification %s", note.method)
             return
         try:
-            params = codec.decode_params(route.spec, note.params)
+            params = codec.decode_params(route.spec, note.params, route.normalise)
             result = route.handler(None, params)
             if inspect.isawaitable(result):
                 task = asyncio.ensure_future(result)

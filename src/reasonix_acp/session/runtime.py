@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from reasonix_acp import commands
+from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
 from reasonix_acp.machines.session import State
+from reasonix_acp.mcp_servers.hub import ServerSet, merged
+from reasonix_acp.plugins.manifest import discover
 from reasonix_acp.protocol.errors import InternalError, InvalidRequest
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.session import commands
+from reasonix_acp.vendor.inbox import InboxStore
+from reasonix_acp.vendor.status import StatusTracker
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
-    from reasonix_acp.plugins import Plugin
+    from reasonix_acp.plugins.manifest import Plugin
     from reasonix_acp.providers.base import Provider
-    from reasonix_acp.sessions import Session
-    from reasonix_acp.store import Store
+    from reasonix_acp.session.live import Session
+    from reasonix_acp.session.store import Store
 
 
 class SessionRuntime:
@@ -42,16 +47,12 @@ class SessionRuntime:
     def loaded_plugins(self) -> list[Plugin]:
         """The plugins every new session gets: read once, then replaced by a reload."""
         if self.plugins is None:
-            from reasonix_acp.plugins import discover
-
             self.plugins = discover(self.config.plugin_roots, strict=False)
         return self.plugins
 
     @property
     def inboxes(self) -> Any:
         if self._inboxes is None:
-            from reasonix_acp.inbox import InboxStore
-
             self._inboxes = InboxStore(self.store.path.parent)
         return self._inboxes
 
@@ -61,8 +62,6 @@ class SessionRuntime:
         """The session's inbox (recovered) and status (restored from its last saved form)."""
         session.inbox = self.inboxes.open(session.id)
         session.plugins = self.loaded_plugins()
-        from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
-        from reasonix_acp.status import StatusTracker
 
         record = session.record
         session.status = StatusTracker(
@@ -107,7 +106,6 @@ class SessionRuntime:
             if config.provider_for(model) is None and config.default_model:
                 model = config.default_model
             provider = make_provider(model)
-            from reasonix_acp.plugins import discover
 
             plugins = discover(config.plugin_roots, strict=True)
         except ValueError as exc:
@@ -164,7 +162,6 @@ class SessionRuntime:
         config_servers = self.config.mcp_servers
         if not config_servers and not client:
             return
-        from reasonix_acp.mcp_servers.hub import ServerSet, merged
 
         session.servers = ServerSet(merged(config_servers, client), session.record.cwd)
         session.servers.start()

@@ -15,20 +15,18 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
-import os
 import uuid
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote, urlparse
 
-from reasonix_acp import commands, extensions, recovery
+from reasonix_acp.config.pricing import Pricer
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
-from reasonix_acp.plugins import Template
-from reasonix_acp.pricing import Pricer
+from reasonix_acp.plugins import actions as extensions
+from reasonix_acp.plugins.manifest import Template
 from reasonix_acp.protocol.errors import (
     AcpError,
     ConnectionClosed,
@@ -39,70 +37,20 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.readiness import DEFAULT_GUIDANCE, Obligations
 from reasonix_acp.redact import redact
-from reasonix_acp.sessions import Session, Sessions
-from reasonix_acp.store import StoreError
+from reasonix_acp.session import commands
+from reasonix_acp.session.history import flatten
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.service import Sessions
+from reasonix_acp.session.store import StoreError
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turns import TurnReport, TurnRunner
+from reasonix_acp.turn.runner import TurnReport, TurnRunner
+from reasonix_acp.vendor import recovery
+from reasonix_acp.vendor.readiness import DEFAULT_GUIDANCE, Obligations
 
-log = logging.getLogger("reasonix_acp.prompts")
-
-MAX_LINKED_FILE = 256 * 1024
-
-
-def _inside(path: str, roots: list[str]) -> bool:
-    real = os.path.realpath(path)
-    return any(
-        os.path.commonpath([real, os.path.realpath(r)]) == os.path.realpath(r) for r in roots
-    )
-
-
-def flatten(blocks: list[dict[str, Any]], roots: list[str]) -> str:
-    parts: list[str] = []
-    for block in blocks:
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(block["text"])
-        elif kind == "resource":
-            res = block["resource"]
-            if "text" in res:
-                parts.append(f'<resource uri="{res["uri"]}">\n{res["text"]}\n</resource>')
-            else:
-                parts.append(
-                    f"[attached binary resource {res['uri']} ({res.get('mimeType') or 'unknown type'}), not shown]"
-                )
-        elif kind == "resource_link":
-            parts.append(_linked(block, roots))
-    return "\n\n".join(p for p in parts if p).strip()
-
-
-def _linked(block: dict[str, Any], roots: list[str]) -> str:
-    uri = block["uri"]
-    parsed = urlparse(uri)
-    if parsed.scheme == "file":
-        path = unquote(parsed.path)
-        if not _inside(path, roots):
-            return f"[linked file {uri} is outside the workspace; not read]"
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_LINKED_FILE + 1)
-        except OSError as exc:
-            return f"[linked file {uri} could not be read: {exc.strerror}]"
-        text = data[:MAX_LINKED_FILE].decode("utf-8", "replace")
-        cut = "\n[... cut at 256 KiB]" if len(data) > MAX_LINKED_FILE else ""
-        return f'<file uri="{uri}">\n{text}{cut}\n</file>'
-    name = block.get("title") or block.get("name") or ""
-    return f"[linked resource {uri}{f' ({name})' if name else ''}: not readable by the agent]"
-
-
-def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
-    """Stored prompts, as the model saw them (links are not re-read on reload)."""
-    return flatten([b for b in blocks if b.get("type") != "resource_link"], []) or " ".join(
-        str(b.get("uri", "")) for b in blocks
-    )
+log = logging.getLogger("reasonix_acp.turn.admission")
 
 
 async def _settled(awaitable: Any, task: asyncio.Task[TurnReport] | None = None) -> TurnReport:
@@ -278,9 +226,7 @@ class Prompts:
     ) -> dict[str, Any]:
         """A prompt the agent answers itself, recorded like a turn."""
         turn = session.record.turn_count + 1
-        extensions.show(
-            self.sessions, session, [("user_message", {"content": blocks}), *events], turn
-        )
+        self.sessions.show(session, [("user_message", {"content": blocks}), *events], turn)
         session.record.turn_count = turn
         return {"stopReason": "end_turn"}
 
@@ -337,15 +283,16 @@ class Prompts:
             if isinstance(target, Template):
                 text = target.expand(rest)
             else:
-                done = await extensions.run_action(self.sessions, session, plugin, target, rest)
+                where = extensions.Where(session.id, session.record.cwd)
+                done = await extensions.run_action(
+                    self.sessions.request, where, plugin, target, rest
+                )
                 if done.prompt is None:
                     return self._answer(
                         session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
                     )
                 if done.events:
-                    extensions.show(
-                        self.sessions, session, done.events, session.record.turn_count + 1
-                    )
+                    self.sessions.show(session, done.events, session.record.turn_count + 1)
                 text = done.prompt
             blocks = [{"type": "text", "text": text}]
         sessions = self.sessions
@@ -514,10 +461,11 @@ class Prompts:
             if any("turn_end" in p.hooks for p in session.plugins):
                 stop_reason = STOP_REASON[outcome] or "error"
                 try:  # the turn is settled: nothing here may keep it from being released
+                    where = extensions.Where(session.id, record.cwd)
                     shown = await extensions.run_hooks(
-                        sessions, session, "turn_end", {"stopReason": stop_reason}
+                        session.plugins, where, "turn_end", {"stopReason": stop_reason}
                     )
-                    extensions.show(sessions, session, shown, turn_number)
+                    sessions.show(session, shown, turn_number)
                 except Exception:
                     log.exception("session %s: turn_end hooks failed", session.id)
         session.open_updates = False

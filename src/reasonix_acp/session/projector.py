@@ -55,7 +55,8 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "plan":
         return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
     if kind == "extension_surface":
-        from reasonix_acp import extension_surface
+        # lazy: start-up
+        from reasonix_acp.plugins import surface as extension_surface
 
         return extension_surface.updates(body["surface"])
     return []

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.pricing import ModelPrice, Pricer, PricingTable
-from reasonix_acp.pricing_table import parse_price
-from reasonix_acp.setup import config_dir
+from reasonix_acp.config.mcp_entries import from_config
+from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
+from reasonix_acp.config.pricing_table import parse_price, parse_pricing
 
 log = logging.getLogger("reasonix_acp.config")
 
@@ -56,6 +56,15 @@ NO_PROVIDER = (
     "no model provider is configured: run `acp setup`, or set DEEPSEEK_API_KEY, or set "
     "OPENAI_API_KEY and OPENAI_BASE_URL, or start the agent with --model offline"
 )
+
+
+def config_dir(env: dict[str, str] | None = None) -> Path:
+    override = (os.environ if env is None else env).get("REASONIX_ACP_CONFIG_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("reasonix-acp", appauthor=False))
 
 
 @dataclass
@@ -183,8 +192,6 @@ def load(
     if isinstance(cap, int) and cap >= 1024:
         config.output_cap = cap
     if "mcp_servers" in data:
-        from reasonix_acp.mcp_servers.intake import from_config
-
         try:
             config.mcp_servers = from_config(data["mcp_servers"])
         except ValueError as exc:
@@ -215,7 +222,7 @@ def load(
         config.budget_cost = float(cost)
     if "pricing" in data:
         try:
-            config.pricing = PricingTable.from_toml(data["pricing"])
+            config.pricing = parse_pricing(data["pricing"])
         except ValueError as exc:
             _bad_table(strict, path, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():

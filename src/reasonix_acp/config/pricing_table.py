@@ -31,7 +31,7 @@ from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from reasonix_acp.pricing import (
+from reasonix_acp.config.pricing import (
     CNY,
     CURRENCY,
     DEEPSEEK_SCHEDULE,

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-log = logging.getLogger("reasonix_acp.extension_surface")
+log = logging.getLogger("reasonix_acp.plugins.surface")
 
 UPDATE = "_reasonix.io/extension_surface"
 WARNING_SEVERITIES = ("warn", "warning", "error")
@@ -32,6 +32,7 @@ WARNING_SEVERITIES = ("warn", "warning", "error")
 
 def normalise(plugin_id: str, raw: list[Any], session_id: str | None) -> list[dict[str, Any]]:
     """The valid surfaces of a plugin's output, in wire form."""
+    # lazy: start-up
     from reasonix_acp.generated.reasonix_models import ReasonixExtensionSurface
 
     out = []

@@ -168,13 +168,6 @@ class PricingTable:
     def defaults(cls) -> PricingTable:
         return cls({"deepseek-chat": _DEEPSEEK_ENTRY, "deepseek-reasoner": _DEEPSEEK_ENTRY})
 
-    @classmethod
-    def from_toml(cls, table: Any) -> PricingTable:
-        """The `[pricing]` table of config.toml; ValueError names the offending key."""
-        from reasonix_acp.pricing_table import parse_pricing
-
-        return parse_pricing(table)
-
     def lookup(self, model_ref: str) -> ModelPrice | None:
         """The entry for "provider/model": that exact key first, then the bare model id."""
         if model_ref in self.models:

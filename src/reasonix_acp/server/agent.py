@@ -10,16 +10,23 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reasonix_acp import capabilities
 from reasonix_acp.generated import methods as m
 from reasonix_acp.protocol.errors import InvalidParams, StateError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
+from reasonix_acp.server import capabilities
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
-    from reasonix_acp.prompts import Prompts
-    from reasonix_acp.sessions import Sessions
+    from reasonix_acp.session.service import Sessions
+    from reasonix_acp.turn.admission import Prompts
+
+
+def _normalise_mcp_servers(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    # lazy: start-up (the config package loads with the first session)
+    from reasonix_acp.config.mcp_entries import normalise_params
+
+    return normalise_params(method, params)
 
 
 class Options:
@@ -52,9 +59,18 @@ class Agent:
         r.add(m.INITIALIZE, self.initialize, guarded=False)
         r.add(m.AUTHENTICATE, self.authenticate)
         r.add(m.LOGOUT, self.logout)
-        r.add(m.SESSION_NEW, lambda c, p: self.sessions.new(c, p))
-        r.add(m.SESSION_LOAD, lambda c, p: self.sessions.open_stored(c, p, replay=True))
-        r.add(m.SESSION_RESUME, lambda c, p: self.sessions.open_stored(c, p, replay=False))
+        # `mcpServers` entries arrive in shapes older than the schema (an env map, a missing
+        # `type`, transport aliases): they are made regular before validation.
+        mcp = _normalise_mcp_servers
+        r.add(m.SESSION_NEW, lambda c, p: self.sessions.new(c, p), normalise=mcp)
+        r.add(
+            m.SESSION_LOAD, lambda c, p: self.sessions.open_stored(c, p, replay=True), normalise=mcp
+        )
+        r.add(
+            m.SESSION_RESUME,
+            lambda c, p: self.sessions.open_stored(c, p, replay=False),
+            normalise=mcp,
+        )
         r.add(m.SESSION_LIST, lambda c, p: self.sessions.list(c, p))
         r.add(m.SESSION_CLOSE, lambda c, p: self.sessions.close(c, p))
         r.add(m.SESSION_DELETE, lambda c, p: self.sessions.delete(c, p))
@@ -64,7 +80,8 @@ class Agent:
         r.add(m.SESSION_PROMPT, lambda c, p: self.prompts.prompt(c, p))
         r.add(m.SESSION_CANCEL, lambda c, p: self.prompts.cancel(c, p))
         r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.sessions.status(c, p))
-        from reasonix_acp.steering import Steering
+        # lazy: start-up
+        from reasonix_acp.vendor.steering import Steering
 
         Steering(lambda: self.sessions).register(r)
         r.add(m.REASONIX_SESSION_RELOAD_EXTENSIONS, lambda c, p: self.sessions.reload(c, p))
@@ -86,6 +103,7 @@ class Agent:
         if self._sessions is not None:
             return self._sessions.config  # a runtime reload replaces it there
         if self._config is None:
+            # lazy: start-up
             from reasonix_acp import config
 
             self._config = config.load(cli_model=self.options.model)
@@ -94,8 +112,11 @@ class Agent:
     @property
     def sessions(self) -> Sessions:
         if self._sessions is None:
-            from reasonix_acp.sessions import Sessions
-            from reasonix_acp.store import Store
+            # lazy: start-up
+            from reasonix_acp.session.service import Sessions
+
+            # lazy: start-up
+            from reasonix_acp.session.store import Store
 
             store = Store(data_dir(self.options))
             self._sessions = Sessions(
@@ -110,10 +131,17 @@ class Agent:
     @property
     def prompts(self) -> Prompts:
         if self._prompts is None:
-            from reasonix_acp.prompts import Prompts
+            # lazy: start-up
             from reasonix_acp.tools.files import FILE_TOOLS
+
+            # lazy: start-up
             from reasonix_acp.tools.shell import SHELL_TOOLS
+
+            # lazy: start-up
             from reasonix_acp.tools.todo import TOOLS
+
+            # lazy: start-up
+            from reasonix_acp.turn.admission import Prompts
 
             self._prompts = Prompts(
                 self.sessions, [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS], lambda: self.client
@@ -125,6 +153,7 @@ class Agent:
             self.connection.notify(method, params, trusted=True)
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:
+        # lazy: start-up
         from reasonix_acp.protocol.errors import ConnectionClosed
 
         if self.connection is None:
@@ -133,13 +162,17 @@ class Agent:
 
     def _reload_config(self) -> tuple[Config, Any]:
         """config.toml read again, and a provider factory over it; nothing is swapped here."""
+        # lazy: start-up
         from reasonix_acp import config
+
+        # lazy: start-up
         from reasonix_acp.providers import registry
 
         fresh = config.load(cli_model=self.options.model, strict=True)
         return fresh, lambda model: registry.make(fresh, model, self.options.script)
 
     def _make_provider(self, model: str) -> Any:
+        # lazy: start-up
         from reasonix_acp.providers import registry
 
         return registry.make(self.config, model, self.options.script)
@@ -159,6 +192,7 @@ class Agent:
         return {}
 
     def logout(self, call: Call, params: Any) -> dict[str, Any]:
+        # lazy: start-up
         from reasonix_acp import config
 
         config.clear_credentials(self.config)

@@ -24,7 +24,7 @@ from reasonix_acp.protocol.errors import AcpError
 from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, encode
 from reasonix_acp.protocol.messages import Request, decode
 
-log = logging.getLogger("reasonix_acp.stdio")
+log = logging.getLogger("reasonix_acp.server.stdio")
 
 
 def claim_stdio() -> tuple[int, int]:
@@ -50,7 +50,8 @@ def handshake(
     agent: object, framer: LineFramer, in_fd: int, out_fd: int
 ) -> tuple[list[Event], bool]:
     """Serve a leading `initialize` synchronously. Returns (events not yet handled, at EOF)."""
-    from reasonix_acp.agent import Agent
+    # lazy: start-up
+    from reasonix_acp.server.agent import Agent
 
     assert isinstance(agent, Agent)
     events: list[Event] = []
@@ -81,7 +82,8 @@ def handshake(
 
 def serve(line_limit: int, options: object = None) -> int:
     in_fd, out_fd = claim_stdio()
-    from reasonix_acp.agent import Agent, Options
+    # lazy: start-up
+    from reasonix_acp.server.agent import Agent, Options
 
     agent = Agent(options if isinstance(options, Options) else None)
     framer = LineFramer(line_limit)
@@ -89,7 +91,8 @@ def serve(line_limit: int, options: object = None) -> int:
 
     import asyncio
 
-    from reasonix_acp.connection import Connection
+    # lazy: start-up
+    from reasonix_acp.server.connection import Connection
 
     async def run() -> None:
         connection = Connection(

@@ -76,9 +76,14 @@ def sessions_command(args: list[str]) -> int:
             data = arg.split("=", 1)[1]
         else:
             rest.append(arg)
-    from reasonix_acp import sessions_cli
-    from reasonix_acp.agent import Options, data_dir
-    from reasonix_acp.store import Store
+    # lazy: start-up
+    from reasonix_acp.cli import sessions as sessions_cli
+
+    # lazy: start-up
+    from reasonix_acp.server.agent import Options, data_dir
+
+    # lazy: start-up
+    from reasonix_acp.session.store import Store
 
     store = Store(data_dir(Options(data_dir=data)))
     try:
@@ -106,11 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         configure_logging(opts.get("log-level"))
         command = opts.get("command")
         if command == "demo":
-            from reasonix_acp.demo import run_demo
+            # lazy: start-up
+            from reasonix_acp.cli.demo import run_demo
 
             return run_demo()
         if command == "setup":
-            from reasonix_acp.setup import run_setup
+            # lazy: start-up
+            from reasonix_acp.cli.setup import run_setup
 
             return run_setup()
         if command is not None:
@@ -121,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"acp: {exc}\n{USAGE}")
         return 2
-    from reasonix_acp.agent import Options
-    from reasonix_acp.stdio import serve
+    # lazy: start-up
+    from reasonix_acp.server.agent import Options
+
+    # lazy: start-up
+    from reasonix_acp.server.stdio import serve
 
     return serve(
         limit,

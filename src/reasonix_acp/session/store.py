@@ -25,7 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("reasonix_acp.store")
+from reasonix_acp.sqlite import connect
+
+log = logging.getLogger("reasonix_acp.session.store")
 
 MIGRATIONS: list[str] = [
     """
@@ -86,19 +88,6 @@ class LeaseHeld(StoreError):
     def __init__(self, holder: str) -> None:
         super().__init__(f"this session is in use by {holder}")
         self.holder = holder
-
-
-def connect(path: Path, readonly: bool, synchronous: str) -> sqlite3.Connection:
-    """A connection as every store here uses it: autocommit (transactions are explicit), a busy
-    timeout for other processes, WAL when writing, rows by name."""
-    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False)
-    db.row_factory = sqlite3.Row
-    db.execute("PRAGMA busy_timeout = 5000")
-    if not readonly:
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute(f"PRAGMA synchronous = {synchronous}")
-    return db
 
 
 def now() -> str:

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from reasonix_acp.generated import methods as m
+from reasonix_acp.machines.steer import Refusal, SteerMachine
 from reasonix_acp.protocol.errors import InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call, Router
+from reasonix_acp.vendor.inbox import InboxEmptyText, InboxError
 
 # The inbox and the steer machine load with the first session, not at start-up.
 UNAPPLIED = "steer accepted but unapplied before turn exit"
@@ -105,7 +107,6 @@ class Steering:
 
     def _inbox_call(self, method: str, handler: Any) -> Any:
         def call(c: Call, params: Any) -> Any:
-            from reasonix_acp.inbox import InboxEmptyText
 
             session = self._session(params.session_id)
             try:
@@ -127,7 +128,6 @@ class Steering:
         session = self.sessions.live.get(params.session_id)
         if session is None:
             raise InvalidParams(f"{method}: unknown session {params.session_id}")
-        from reasonix_acp.inbox import InboxError
 
         text = texts(params.prompt)
         if not text:
@@ -141,7 +141,6 @@ class Steering:
 
     def _offer(self, session: Any, item_id: str) -> str:
         """Admit a stored steer into the running turn, or leave it queued as a follow-up."""
-        from reasonix_acp.machines.steer import Refusal, SteerMachine
 
         machine = SteerMachine()
         desk: SteerDesk = session.desk

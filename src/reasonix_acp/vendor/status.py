@@ -39,7 +39,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from reasonix_acp.pricing import DEEPSEEK_SCHEDULE, CostQuote, Ledger, format_amount, unpriced
+from reasonix_acp.config.pricing import (
+    DEEPSEEK_SCHEDULE,
+    CostQuote,
+    Ledger,
+    format_amount,
+    unpriced,
+)
 from reasonix_acp.redact import redact
 
 REASON_LIMIT = 2048

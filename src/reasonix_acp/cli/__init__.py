@@ -1,0 +1,1 @@
+"""The `acp` command and its subcommands: serve, setup, demo, sessions."""

@@ -1,0 +1,1 @@
+"""Plugins: manifests and their command protocol, actions and hooks, extension surfaces."""

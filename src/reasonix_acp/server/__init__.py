@@ -1,0 +1,1 @@
+"""The stdio transport, the asyncio connection (the only I/O), the routes and what initialize advertises."""

@@ -1,0 +1,1 @@
+"""Live sessions: the session service, its runtime, controls, the SQLite store, transcript to history."""

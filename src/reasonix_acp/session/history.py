@@ -1,0 +1,138 @@
+"""The transcript in the model's words: prompt content flattened to text, and the chat history
+rebuilt from a stored transcript.
+
+Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link inside
+the workspace is read, any other is passed to the model as a note naming it).
+
+Invariant: every tool call in a history sent to a model is answered. A stored call whose end
+was never stored (a process that died mid-call, before the repair at opening) gets a tool reply
+saying it was interrupted, so OpenAI-compatible APIs accept the history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+MAX_LINKED_FILE = 256 * 1024
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(
+        os.path.commonpath([real, os.path.realpath(r)]) == os.path.realpath(r) for r in roots
+    )
+
+
+def flatten(blocks: list[dict[str, Any]], roots: list[str]) -> str:
+    parts: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block["text"])
+        elif kind == "resource":
+            res = block["resource"]
+            if "text" in res:
+                parts.append(f'<resource uri="{res["uri"]}">\n{res["text"]}\n</resource>')
+            else:
+                parts.append(
+                    f"[attached binary resource {res['uri']} ({res.get('mimeType') or 'unknown type'}), not shown]"
+                )
+        elif kind == "resource_link":
+            parts.append(_linked(block, roots))
+    return "\n\n".join(p for p in parts if p).strip()
+
+
+def _linked(block: dict[str, Any], roots: list[str]) -> str:
+    uri = block["uri"]
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        path = unquote(parsed.path)
+        if not _inside(path, roots):
+            return f"[linked file {uri} is outside the workspace; not read]"
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_LINKED_FILE + 1)
+        except OSError as exc:
+            return f"[linked file {uri} could not be read: {exc.strerror}]"
+        text = data[:MAX_LINKED_FILE].decode("utf-8", "replace")
+        cut = "\n[... cut at 256 KiB]" if len(data) > MAX_LINKED_FILE else ""
+        return f'<file uri="{uri}">\n{text}{cut}\n</file>'
+    name = block.get("title") or block.get("name") or ""
+    return f"[linked resource {uri}{f' ({name})' if name else ''}: not readable by the agent]"
+
+
+def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
+    """Stored prompts, as the model saw them (links are not re-read on reload)."""
+    return flatten([b for b in blocks if b.get("type") != "resource_link"], []) or " ".join(
+        str(b.get("uri", "")) for b in blocks
+    )
+
+
+def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The model's chat history rebuilt from a stored transcript."""
+    history: list[dict[str, Any]] = []
+    answered: dict[str, bool] = {}  # tool call id → its end was stored
+    for kind, body in events:
+        if kind == "user_message":
+            content = flatten_for_history(body.get("content", []))
+            history.append({"role": "user", "content": content})
+        elif kind == "agent_message":
+            if history and history[-1]["role"] == "assistant" and "tool_calls" not in history[-1]:
+                history[-1]["content"] = (history[-1]["content"] or "") + body["text"]
+            else:
+                history.append({"role": "assistant", "content": body["text"]})
+        elif kind == "tool_call":
+            call_id = body["toolCallId"]
+            answered[call_id] = False
+            name = str(body.get("x-tool") or body.get("title", ""))
+            entry = {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(body.get("rawInput", {}))},
+            }
+            if history and history[-1]["role"] == "assistant":
+                history[-1].setdefault("tool_calls", []).append(entry)
+            else:
+                history.append({"role": "assistant", "content": None, "tool_calls": [entry]})
+        elif (
+            kind == "tool_call_update"
+            and answered.get(body.get("toolCallId", "")) is False
+            and body.get("status") in ("completed", "failed")
+        ):
+            answered[body["toolCallId"]] = True
+            history.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": body["toolCallId"],
+                    "content": str(body.get("x-model-text", "")),
+                }
+            )
+    return answer_open_calls(history)
+
+
+INTERRUPTED = "interrupted: the call did not finish (the turn was cancelled or stopped)"
+
+
+def answer_open_calls(
+    history: list[dict[str, Any]], reply: str = INTERRUPTED
+) -> list[dict[str, Any]]:
+    """`history` with a tool reply right after the replies of every assistant message whose
+    tool calls are not all answered. Changes `history` in place and returns it."""
+    i = 0
+    while i < len(history):
+        message = history[i]
+        i += 1
+        if message.get("role") != "assistant" or not message.get("tool_calls"):
+            continue
+        seen: set[str] = set()
+        while i < len(history) and history[i].get("role") == "tool":
+            seen.add(str(history[i].get("tool_call_id")))
+            i += 1
+        missing = [c["id"] for c in message["tool_calls"] if c["id"] not in seen]
+        for call_id in missing:
+            history.insert(i, {"role": "tool", "tool_call_id": call_id, "content": reply})
+            i += 1
+    return history

@@ -1,0 +1,1 @@
+"""One prompt: admission, the turn runner, the agent's own slash commands."""
