@@ -9,7 +9,7 @@ from typing import Any
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.providers.offline import OfflineProvider
 from reasonix_acp.tools.base import ToolContext, ToolResult
-from reasonix_acp.turn.runner import TurnRunner
+from reasonix_acp.turn.runner import Limits, TurnRunner, TurnSettings
 
 
 class NeverFinishes:
@@ -32,16 +32,18 @@ def runner(
     script: list[dict[str, Any]], emitted: list[dict[str, Any]], stored: list[Any], tools: list[Any]
 ) -> TurnRunner:
     return TurnRunner(
-        turn=1,
-        provider=OfflineProvider(script),
-        model="offline/default",
-        effort="auto",
-        tools=tools,
-        history=[],
-        context=ToolContext(cwd="/tmp", session_id="s"),
-        emit=emitted.append,
-        persist=stored.extend,
-        max_steps=5,
+        TurnSettings(
+            turn=1,
+            provider=OfflineProvider(script),
+            model="offline/default",
+            effort="auto",
+            tools=tools,
+            history=[],
+            context=ToolContext(cwd="/tmp", session_id="s"),
+            emit=emitted.append,
+            persist=stored.extend,
+            limits=Limits(max_steps=5),
+        )
     )
 
 
@@ -172,17 +174,19 @@ async def test_a_steer_is_appended_and_leaves_the_request_prefix_alone() -> None
     pending = ["use email instead of username"]
     stored: list[Any] = []
     turn = TurnRunner(
-        turn=1,
-        provider=provider,
-        model="offline/default",
-        effort="auto",
-        tools=list(TOOLS),
-        history=[],
-        context=ToolContext(cwd="/tmp", session_id="s"),
-        emit=lambda update: None,
-        persist=stored.extend,
-        max_steps=5,
-        steers=lambda final: [pending.pop()] if pending else [],
+        TurnSettings(
+            turn=1,
+            provider=provider,
+            model="offline/default",
+            effort="auto",
+            tools=list(TOOLS),
+            history=[],
+            context=ToolContext(cwd="/tmp", session_id="s"),
+            emit=lambda update: None,
+            persist=stored.extend,
+            limits=Limits(max_steps=5),
+            steers=lambda final: [pending.pop()] if pending else [],
+        )
     )
     report = await turn.run([{"type": "text", "text": "build it"}], "build it")
     assert report.outcome is Outcome.END_TURN
@@ -208,17 +212,19 @@ async def test_a_steer_admitted_while_finishing_gets_one_more_step() -> None:
         return ["one more thing"] if final and len(calls) == 1 else []
 
     turn = TurnRunner(
-        turn=1,
-        provider=provider,
-        model="offline/default",
-        effort="auto",
-        tools=[],
-        history=[],
-        context=ToolContext(cwd="/tmp", session_id="s"),
-        emit=lambda update: None,
-        persist=lambda batch: None,
-        max_steps=5,
-        steers=steers,
+        TurnSettings(
+            turn=1,
+            provider=provider,
+            model="offline/default",
+            effort="auto",
+            tools=[],
+            history=[],
+            context=ToolContext(cwd="/tmp", session_id="s"),
+            emit=lambda update: None,
+            persist=lambda batch: None,
+            limits=Limits(max_steps=5),
+            steers=steers,
+        )
     )
     report = await turn.run([{"type": "text", "text": "go"}], "go")
     assert report.outcome is Outcome.END_TURN

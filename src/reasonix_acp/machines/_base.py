@@ -31,6 +31,11 @@ class TransitionRefused(StateError):
         self.trigger = trigger
 
 
+def stay(trigger: str, states: Sequence[Enum]) -> list[Row]:
+    """Rows that admit `trigger` in each of `states` and leave the state as it is."""
+    return [(trigger, state, state) for state in states]
+
+
 def _sources(row: Row) -> list[Enum]:
     src = row[1]
     return [src] if isinstance(src, Enum) else list(src)

@@ -4,13 +4,20 @@
 #   `finishing` and the outcome decides the stop reason (or the JSON-RPC error) of the prompt.
 # Rule 2: a cancel wins. Once `cancelling`, whatever the runner reports (success, failure,
 #   a budget pause) the outcome is `cancelled`, because the client must get `cancelled`.
-# Rule 3: no I/O here; the turn runner fires triggers as things happen.
+# Rule 3: every `start` has its release in a `finally` (`end`): whatever is raised between the
+#   start and the answer (a failed store, a cancelled hook, a bug), the turn goes back to idle,
+#   settled as failed unless a cancel came first, and the next prompt finds it idle.
+# Rule 4: a steer is read only by a turn that is running (or waiting for a permission answer):
+#   `admit_steer` is refused once the turn is cancelling or finishing, or when there is none.
+# Rule 5: no I/O here; the turn runner fires triggers as things happen.
 #
 # Theory of operation:
-#   idle --start--> running. While running the runner may ask the client for permission
-#   (running ⇄ awaiting_permission). `cancel` from either moves to cancelling (a pending
-#   permission request is then answered as cancelled by the runner). `finish` moves running or
-#   cancelling to finishing, where the outcome is fixed; `conclude` returns to idle.
+#   idle --start--> running. A prompt's whole work runs in the turn: a plugin action and its
+#   form, the agent's own commands, the model turn, the turn_end hooks; so a cancel reaches each.
+#   While running the runner may ask the client for permission (running ⇄ awaiting_permission).
+#   `cancel` from either moves to cancelling (a pending permission request is then answered as
+#   cancelled by the runner). `finish` moves running or cancelling to finishing, where the
+#   outcome is fixed; `conclude` returns to idle.
 #   Outcomes: end_turn, max_turn_requests (step limit), budget_paused and readiness_paused (both
 #   answered `end_turn` with a warning chunk), cancelled, failed (answered with -32603).
 
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from reasonix_acp.machines._base import Row, StateMachine
+from reasonix_acp.machines._base import Row, StateMachine, stay
 
 
 class State(Enum):
@@ -53,6 +60,7 @@ TRANSITIONS: list[Row] = [
     ("ask_permission", State.RUNNING, State.AWAITING_PERMISSION),
     ("permission_answered", State.AWAITING_PERMISSION, State.RUNNING),
     ("cancel", (State.RUNNING, State.AWAITING_PERMISSION), State.CANCELLING),
+    *stay("admit_steer", (State.RUNNING, State.AWAITING_PERMISSION)),
     ("finish", (State.RUNNING, State.CANCELLING), State.FINISHING),
     ("conclude", State.FINISHING, State.IDLE),
 ]
@@ -90,3 +98,12 @@ class TurnMachine(StateMachine):
         self.fire("conclude", "turn is {state}")
         self.outcome = None
         return outcome
+
+    def end(self) -> None:
+        """Rule 3, the `finally` of every started turn: settled as failed if nothing settled
+        it (a cancel still wins), then released. Does nothing on an idle turn."""
+        if self.state is State.IDLE:
+            return
+        if self.outcome is None:
+            self.settle(Outcome.FAILED)
+        self.release()

@@ -7,18 +7,21 @@ the session machinery are set up on the first session method.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.generated import methods as m
-from reasonix_acp.protocol.errors import InvalidParams, StateError
+from reasonix_acp.protocol.errors import ConnectionClosed, InvalidParams, StateError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
 from reasonix_acp.server import capabilities
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
+    from reasonix_acp.session.changes import Changes
     from reasonix_acp.session.service import Sessions
+    from reasonix_acp.session.steering import Steering
     from reasonix_acp.turn.admission import Prompts
 
 
@@ -47,13 +50,37 @@ def data_dir(options: Options) -> Path:
     return Path(user_data_dir("reasonix-acp", appauthor=False))
 
 
+# The vendor steer and inbox methods, served by session/steering.py (loaded with the services).
+STEERING = (
+    m.REASONIX_SESSION_STEER,
+    m.REASONIX_SESSION_INBOX_ENQUEUE,
+    m.REASONIX_SESSION_INBOX_LIST,
+    m.REASONIX_SESSION_INBOX_GET,
+    m.REASONIX_SESSION_INBOX_UPDATE,
+    m.REASONIX_SESSION_INBOX_DELETE,
+    m.REASONIX_SESSION_INBOX_MOVE,
+    m.REASONIX_SESSION_INBOX_SET_PAUSED,
+    m.REASONIX_SESSION_INBOX_RETRY,
+    m.REASONIX_SESSION_INBOX_REFRESH,
+)
+
+
+class Services:
+    """The session machinery, built on the first session method."""
+
+    def __init__(self, sessions: Sessions, changes: Changes, prompts: Prompts, steering: Steering):
+        self.sessions = sessions
+        self.changes = changes
+        self.prompts = prompts
+        self.steering = steering
+
+
 class Agent:
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
         self.client: ClientFeatures | None = None
         self.connection: Any = None
-        self._sessions: Sessions | None = None
-        self._prompts: Prompts | None = None
+        self._services: Services | None = None
         self._config: Config | None = None
         r = self.router = Router(guard=self._require_initialized)
         r.add(m.INITIALIZE, self.initialize, guarded=False)
@@ -62,29 +89,33 @@ class Agent:
         # `mcpServers` entries arrive in shapes older than the schema (an env map, a missing
         # `type`, transport aliases): they are made regular before validation.
         mcp = _normalise_mcp_servers
-        r.add(m.SESSION_NEW, lambda c, p: self.sessions.new(c, p), normalise=mcp)
+        r.add(m.SESSION_NEW, lambda c, p: self.services.sessions.new(c, p), normalise=mcp)
+        r.add(m.SESSION_LOAD, lambda c, p: self._open(c, p, True), normalise=mcp)
+        r.add(m.SESSION_RESUME, lambda c, p: self._open(c, p, False), normalise=mcp)
+        r.add(m.SESSION_LIST, lambda c, p: self.services.sessions.list(c, p))
+        r.add(m.SESSION_CLOSE, lambda c, p: self.services.sessions.close(c, p))
+        r.add(m.SESSION_DELETE, lambda c, p: self.services.sessions.delete(c, p))
+        r.add(m.SESSION_SET_MODE, lambda c, p: self.services.changes.set_mode(c, p))
         r.add(
-            m.SESSION_LOAD, lambda c, p: self.sessions.open_stored(c, p, replay=True), normalise=mcp
+            m.SESSION_SET_CONFIG_OPTION,
+            lambda c, p: self.services.changes.set_config_option(c, p),
         )
+        r.add(m.SESSION_SET_MODEL, lambda c, p: self.services.changes.set_model(c, p))
+        r.add(m.SESSION_PROMPT, lambda c, p: self.services.prompts.prompt(c, p))
+        r.add(m.SESSION_CANCEL, lambda c, p: self.services.prompts.cancel(c, p))
+        r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.services.sessions.status(c, p))
         r.add(
-            m.SESSION_RESUME,
-            lambda c, p: self.sessions.open_stored(c, p, replay=False),
-            normalise=mcp,
+            m.REASONIX_SESSION_RELOAD_EXTENSIONS,
+            lambda c, p: self.services.changes.reload(c, p),
         )
-        r.add(m.SESSION_LIST, lambda c, p: self.sessions.list(c, p))
-        r.add(m.SESSION_CLOSE, lambda c, p: self.sessions.close(c, p))
-        r.add(m.SESSION_DELETE, lambda c, p: self.sessions.delete(c, p))
-        r.add(m.SESSION_SET_MODE, lambda c, p: self.sessions.set_mode(c, p))
-        r.add(m.SESSION_SET_CONFIG_OPTION, lambda c, p: self.sessions.set_config_option(c, p))
-        r.add(m.SESSION_SET_MODEL, lambda c, p: self.sessions.set_model(c, p))
-        r.add(m.SESSION_PROMPT, lambda c, p: self.prompts.prompt(c, p))
-        r.add(m.SESSION_CANCEL, lambda c, p: self.prompts.cancel(c, p))
-        r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.sessions.status(c, p))
-        # lazy: start-up
-        from reasonix_acp.vendor.steering import Steering
+        for method in STEERING:
+            r.add(method, self._steering(method))
 
-        Steering(lambda: self.sessions).register(r)
-        r.add(m.REASONIX_SESSION_RELOAD_EXTENSIONS, lambda c, p: self.sessions.reload(c, p))
+    def _steering(self, method: str) -> Callable[[Call, Any], Any]:
+        return lambda c, p: self.services.steering.handle(method, c, p)
+
+    def _open(self, call: Call, params: Any, replay: bool) -> Any:
+        return self.services.sessions.open_stored(call, params, replay=replay)
 
     def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:
@@ -100,8 +131,8 @@ class Agent:
 
     @property
     def config(self) -> Config:
-        if self._sessions is not None:
-            return self._sessions.config  # a runtime reload replaces it there
+        if self._services is not None:
+            return self._services.sessions.runtime.config  # a reload replaces it there
         if self._config is None:
             # lazy: start-up
             from reasonix_acp import config
@@ -110,52 +141,58 @@ class Agent:
         return self._config
 
     @property
-    def sessions(self) -> Sessions:
-        if self._sessions is None:
-            # lazy: start-up
-            from reasonix_acp.session.service import Sessions
+    def services(self) -> Services:
+        if self._services is None:
+            self._services = self._build_services()
+        return self._services
 
-            # lazy: start-up
-            from reasonix_acp.session.store import Store
+    def _build_services(self) -> Services:
+        # lazy: start-up (the session machinery loads with the first session method)
+        from reasonix_acp.session.changes import Changes
 
-            store = Store(data_dir(self.options))
-            self._sessions = Sessions(
-                store, self.config, self._make_provider, self._notify, self._request
-            )
-            self._sessions.reload_config = self._reload_config
-            self._sessions.surfaces_wanted = lambda: bool(
-                self.client is not None and self.client.extension_surface
-            )
-        return self._sessions
+        # lazy: start-up
+        from reasonix_acp.session.runtime import Runtime
 
-    @property
-    def prompts(self) -> Prompts:
-        if self._prompts is None:
-            # lazy: start-up
-            from reasonix_acp.tools.files import FILE_TOOLS
+        # lazy: start-up
+        from reasonix_acp.session.service import Sessions
 
-            # lazy: start-up
-            from reasonix_acp.tools.shell import SHELL_TOOLS
+        # lazy: start-up
+        from reasonix_acp.session.steering import Steering
 
-            # lazy: start-up
-            from reasonix_acp.tools.todo import TOOLS
+        # lazy: start-up
+        from reasonix_acp.session.store import Store
 
-            # lazy: start-up
-            from reasonix_acp.turn.admission import Prompts
+        # lazy: start-up
+        from reasonix_acp.tools.files import FILE_TOOLS
 
-            self._prompts = Prompts(
-                self.sessions, [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS], lambda: self.client
-            )
-        return self._prompts
+        # lazy: start-up
+        from reasonix_acp.tools.shell import SHELL_TOOLS
+
+        # lazy: start-up
+        from reasonix_acp.tools.todo import TOOLS
+
+        # lazy: start-up
+        from reasonix_acp.turn.admission import Prompts
+
+        config = self.config
+        store = Store(data_dir(self.options))
+        runtime = Runtime(
+            store, config, self._provider_factory(config), self._notify, self._reload_config
+        )
+        sessions = Sessions(store, runtime, self._notify, self._request)
+        sessions.surfaces_wanted = lambda: bool(
+            self.client is not None and self.client.extension_surface
+        )
+        changes = Changes(sessions)
+        tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
+        prompts = Prompts(sessions, changes, tools, lambda: self.client)
+        return Services(sessions, changes, prompts, Steering(sessions))
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:
             self.connection.notify(method, params, trusted=True)
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:
-        # lazy: start-up
-        from reasonix_acp.protocol.errors import ConnectionClosed
-
         if self.connection is None:
             raise ConnectionClosed(f"{method}: no client connection")
         return await self.connection.request(method, params)
@@ -165,17 +202,15 @@ class Agent:
         # lazy: start-up
         from reasonix_acp import config
 
-        # lazy: start-up
-        from reasonix_acp.providers import registry
-
         fresh = config.load(cli_model=self.options.model, strict=True)
-        return fresh, lambda model: registry.make(fresh, model, self.options.script)
+        return fresh, self._provider_factory(fresh)
 
-    def _make_provider(self, model: str) -> Any:
+    def _provider_factory(self, config: Config) -> Any:
         # lazy: start-up
         from reasonix_acp.providers import registry
 
-        return registry.make(self.config, model, self.options.script)
+        script = self.options.script
+        return lambda model: registry.make(config, model, script)
 
     # -- handlers -----------------------------------------------------------------------------
 
@@ -199,9 +234,9 @@ class Agent:
         return {}
 
     async def close(self) -> None:
-        """The client went away: stop turns, release leases, close the store."""
-        if self._sessions is not None:
-            await self._sessions.close_all()
-            self._sessions.store.close()
-            if self._sessions._inboxes is not None:
-                self._sessions._inboxes.close()
+        """The client went away: stop turns, release leases, close the stores."""
+        if self._services is not None:
+            sessions = self._services.sessions
+            await sessions.close_all()
+            sessions.store.close()
+            sessions.runtime.close()

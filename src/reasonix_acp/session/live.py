@@ -1,63 +1,99 @@
-"""One live session of this process: its stored record, its machines, its model and runtime."""
+"""One live session of this process: its stored record, its machines, and what it runs on.
+
+A session carries its own runtime (config, provider factory, plugins): a reload of one session
+rebuilds that session's and leaves every other session's running turn alone.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
+from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.plugins.manifest import Plugin
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
 from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.vendor.inbox import SessionInbox
+from reasonix_acp.vendor.recovery import Offer
+from reasonix_acp.vendor.status import StatusTracker
 from reasonix_acp.vendor.steering import SteerDesk
+
+MakeProvider = Callable[[str], Provider]
+
+
+@dataclass
+class Settings:
+    """What a session runs on: read from config.toml when it opens, replaced by its reload."""
+
+    config: Config
+    make_provider: MakeProvider
+    plugins: list[Plugin]
 
 
 class Session:
-    """One live session: its stored record, its machines, its model controller."""
+    """One live session. The machines decide what may run; the rest is its state."""
 
     def __init__(
-        self, record: SessionRecord, provider: Provider, history: list[dict[str, Any]]
+        self,
+        record: SessionRecord,
+        settings: Settings,
+        provider: Provider,
+        history: list[dict[str, Any]],
+        status: StatusTracker,
+        inbox: SessionInbox,
     ) -> None:
         self.record = record
-        self.machine = SessionMachine()
-        self.turn = TurnMachine()
+        self.settings = settings
         self.provider = provider
         self.history = history
-        self.queued: dict[str, str] = {}  # axis → value, applied when the running turn ends
-        self.turn_task: asyncio.Task[Any] | None = None
-        self.open_updates = True  # False once a prompt's response is decided (late updates dropped)
-        self.grants: list[
-            tuple[str, str, bool]
-        ] = []  # "always" permission answers, this session only
-        self.servers: Any = None  # mcp_servers.hub.ServerSet while the session has servers
-        self.status: Any = None  # status.StatusTracker, set when the session opens
-        self.inbox: Any = None  # inbox.SessionInbox, opened (and recovered) with the session
-        self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
-        self.reload_queued = False  # a runtime reload asked for while a turn ran
-        self.recovery: Any = None  # recovery.Offer: a turn the last process did not finish
-        self.plugins: list[Plugin] = []  # the runtime's plugins (plugins.py), set at opening
-
+        self.status = status
+        self.inbox = inbox
+        self.machine = SessionMachine()
+        self.turn = TurnMachine()
         self.desk = SteerDesk()
+        self.queued: dict[str, str] = {}  # axis → value, applied when the running prompt ends
+        self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
+        self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
+        self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
+        self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
+        self.servers: ServerSet | None = None  # while the session has MCP servers
+        self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
+        self.recovery: Offer | None = None  # a turn the last process did not finish
+        # Close and delete work, shielded from their requests' cancellation (machines/session.py)
+        self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease
+        self.closing: asyncio.Future[None] | None = None
+        self.deleting: asyncio.Future[None] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def config(self) -> Config:
+        return self.settings.config
+
+    @property
+    def plugins(self) -> list[Plugin]:
+        return self.settings.plugins
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None
         if servers:
             await servers.stop()
 
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    def options(self, config: Config) -> list[dict[str, Any]]:
+    def options(self) -> list[dict[str, Any]]:
         model = self.queued.get("model", self.record.model)
         effort = self.queued.get("effort", self.record.effort)
-        return controls.config_options(config, model, effort, self.record.approval)
+        return controls.config_options(self.config, model, effort, self.record.approval)
 
-    def opening_result(self, config: Config) -> dict[str, Any]:
+    def opening_result(self) -> dict[str, Any]:
         return {
             "modes": controls.modes_state(self.record.mode),
-            "configOptions": self.options(config),
+            "configOptions": self.options(),
         }

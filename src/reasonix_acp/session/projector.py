@@ -1,5 +1,7 @@
 """Transcript events → `session/update` payloads. The live turn and `session/load` replay both
-go through `updates`, so what a reload shows is what the turn showed.
+go through `updates`, so what a reload shows is what the turn showed, with one exception: the
+user's own words (`user_message`) are replayed but never echoed live, since the client already
+shows what its user typed (`live_updates`).
 
 Transcript events (kind, body), as stored:
   user_message      {"content": [ContentBlock, ...]}
@@ -60,6 +62,11 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
 
         return extension_surface.updates(body["surface"])
     return []
+
+
+def live_updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a live turn sends for an event: as replayed, without the user's own words."""
+    return [] if kind == "user_message" else updates(kind, body)
 
 
 # Kinds whose consecutive deltas form one stored event, and the update each delta becomes.

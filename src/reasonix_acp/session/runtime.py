@@ -1,70 +1,83 @@
-"""What a live session runs on besides its transcript: its vendor status, its inbox, its MCP
-servers, its plugins, and the runtime reload that rebuilds them (`_reasonix.io/session/reloadExtensions`).
+"""What sessions are built on besides their transcript: the settings they open with (config,
+provider factory, plugins), their inboxes, their vendor status and their MCP servers, and the
+runtime reload that rebuilds one session's settings (`_reasonix.io/session/reloadExtensions`).
 
-`SessionRuntime` is the part of `Sessions` that owns these; it holds no state of its own
-beyond the inbox store, which opens on first use.
+Rules:
+- A reload is per session. It reads config.toml and the plugin directories strictly, builds
+  everything first, and swaps only when all of it was built: a bad file changes nothing. The
+  new settings are the session's, and the ones sessions opened later start with; a session
+  already open elsewhere keeps its own until it is reloaded.
+- The inbox store opens on first use; plugins are read when the first session opens, never at
+  `initialize`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
-from reasonix_acp.machines.session import State
 from reasonix_acp.mcp_servers.hub import ServerSet, merged
 from reasonix_acp.plugins.manifest import discover
-from reasonix_acp.protocol.errors import InternalError, InvalidRequest
-from reasonix_acp.protocol.router import Call
-from reasonix_acp.session import commands
+from reasonix_acp.providers.base import Provider
+from reasonix_acp.session.live import MakeProvider, Session, Settings
+from reasonix_acp.session.store import SessionRecord, Store
 from reasonix_acp.vendor.inbox import InboxStore
 from reasonix_acp.vendor.status import StatusTracker
 
-if TYPE_CHECKING:
-    from reasonix_acp.config import Config
-    from reasonix_acp.plugins.manifest import Plugin
-    from reasonix_acp.providers.base import Provider
-    from reasonix_acp.session.live import Session
-    from reasonix_acp.session.store import Store
+Events = list[tuple[str, dict[str, Any]]]
+Notify = Callable[[str, dict[str, Any]], None]
+# Reads config.toml again (strictly); the factory builds providers over that config.
+ReloadConfig = Callable[[], tuple[Config, MakeProvider]]
 
 
-class SessionRuntime:
-    store: Store
-    config: Config
-    make_provider: Callable[[str], Provider]
-    notify: Callable[[str, dict[str, Any]], None]
-    _inboxes: Any
-    reload_config: Callable[[], tuple[Config, Callable[[str], Provider]]] | None
-
-    def lookup(self, method: str, session_id: str) -> Session:
-        raise NotImplementedError
-
-    def send(self, session: Session, update: dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    plugins: list[Plugin] | None
-
-    def loaded_plugins(self) -> list[Plugin]:
-        """The plugins every new session gets: read once, then replaced by a reload."""
-        if self.plugins is None:
-            self.plugins = discover(self.config.plugin_roots, strict=False)
-        return self.plugins
+class Runtime:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        make_provider: MakeProvider,
+        notify: Notify,
+        reload_config: ReloadConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.notify = notify
+        self.reload_config = reload_config
+        self._defaults: Settings | None = None
+        self._config, self._make_provider = config, make_provider
+        self._inboxes: InboxStore | None = None
 
     @property
-    def inboxes(self) -> Any:
+    def config(self) -> Config:
+        """The config sessions opened from now on start with."""
+        return self.defaults.config if self._defaults else self._config
+
+    @property
+    def defaults(self) -> Settings:
+        if self._defaults is None:
+            plugins = discover(self._config.plugin_roots, strict=False)
+            self._defaults = Settings(self._config, self._make_provider, plugins)
+        return self._defaults
+
+    @property
+    def inboxes(self) -> InboxStore:
         if self._inboxes is None:
             self._inboxes = InboxStore(self.store.path.parent)
         return self._inboxes
 
-    def _track(
-        self, session: Session, events: list[tuple[str, dict[str, Any]]] | None = None
-    ) -> None:
-        """The session's inbox (recovered) and status (restored from its last saved form)."""
-        session.inbox = self.inboxes.open(session.id)
-        session.plugins = self.loaded_plugins()
+    def provider(self, settings: Settings, model: str) -> Provider:
+        """ValueError (a model no provider serves) is the caller's to report."""
+        return settings.make_provider(model)
 
-        record = session.record
-        session.status = StatusTracker(
+    def build(
+        self, record: SessionRecord, history: list[dict[str, Any]], events: Events
+    ) -> Session:
+        """A live session for `record`: its inbox (recovered) and status (restored from its
+        last saved form). Raises ValueError when its model has no provider."""
+        settings = self.defaults
+        provider = self.provider(settings, record.model)
+        status = StatusTracker(
             record.id,
             lambda params: self.notify(REASONIX_SESSION_STATUS_UPDATE, params),
             model=record.model,
@@ -75,98 +88,38 @@ class SessionRuntime:
                 record.id, record.turn_count, [("status", saved)]
             ),
         )
-        saved = next((body for kind, body in reversed(events or []) if kind == "status"), None)
+        saved = next((body for kind, body in reversed(events) if kind == "status"), None)
         if saved is not None:
-            session.status.restore(saved)
+            status.restore(saved)
+        inbox = self.inboxes.open(record.id)
+        return Session(record, settings, provider, history, status, inbox)
 
-    def status(self, call: Call, params: Any) -> dict[str, Any]:
-        """`_reasonix.io/session/status`: the session's status object, as of now."""
-        session = self.lookup("_reasonix.io/session/status", params.session_id)
-        record = session.record
-        session.status.controls(record.model, record.effort, record.mode)
-        snapshot: dict[str, Any] = session.status.snapshot()
-        return snapshot
-
-    async def reload(self, call: Call | None, params: Any) -> dict[str, Any]:
-        """`_reasonix.io/session/reloadExtensions`: rebuild the session's runtime from
-        config.toml (providers, plugins, MCP servers, permissions, limits), all or nothing. While a turn
-        runs one reload is queued (`{"queued": true}`) and runs when the prompt ends."""
-        method = "_reasonix.io/session/reloadExtensions"
-        session = self.lookup(method, params.session_id)
-        if session.machine.state in (State.PROMPTING, State.REBUILDING):
-            session.reload_queued = True
-            return {"queued": True}
-        if session.machine.state is not State.IDLE:
-            raise InvalidRequest(f"{method}: session is {session.machine.state.value}")
-        if self.reload_config is None:
-            raise InvalidRequest(f"{method}: runtime reload is unavailable in this session")
-        try:
-            config, make_provider = self.reload_config()
-            model = session.record.model
-            if config.provider_for(model) is None and config.default_model:
-                model = config.default_model
-            provider = make_provider(model)
-
-            plugins = discover(config.plugin_roots, strict=True)
-        except ValueError as exc:
-            raise InternalError(f"{method}: {exc}") from None
-        # Built: swap it in. Nothing above changed the session.
-        session.machine.fire("begin_rebuild", f"{method}: session is {{state}}")
-        try:
-            self.config = config
-            self.make_provider = make_provider
-            session.provider = provider
-            self.plugins = session.plugins = plugins
-            if model != session.record.model:
-                session.record.model, session.record.effort = model, "auto"
-                self.store.update_session(session.id, model=model, effort="auto")
-            await session.stop_servers()
-            self._start_servers(session, session.record.mcp_servers)
-        finally:
-            session.machine.fire("end_rebuild", f"{method}: session is {{state}}")
-        self._commands_after(call, session)
-        return {}
-
-    async def drain_reload(self, session: Session) -> None:
-        if not session.reload_queued or session.machine.state is not State.IDLE:
-            return
-        session.reload_queued = False
-        try:
-            await self.reload(None, _Id(session.id))
-        except (InternalError, InvalidRequest) as exc:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": f"\n\n[warning] {exc.message}"},
-                },
-            )
-
-    def _commands_after(self, call: Call | None, session: Session) -> None:
-        def send() -> None:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(session.plugins),
-                },
-            )
-
-        if call is None:
-            send()
-        else:
-            call.after_response(send)
-
-    def _start_servers(self, session: Session, client: list[dict[str, Any]]) -> None:
+    def start_servers(self, session: Session) -> None:
         """The session's MCP servers (config's, the client's on top), connecting from now on."""
-        config_servers = self.config.mcp_servers
+        config_servers = session.config.mcp_servers
+        client = session.record.mcp_servers
         if not config_servers and not client:
             return
-
         session.servers = ServerSet(merged(config_servers, client), session.record.cwd)
         session.servers.start()
 
+    def rebuilt(self, session: Session) -> tuple[Settings, Provider, str]:
+        """New settings for `session` from config.toml, its provider and model; nothing is
+        swapped here. ValueError names what was wrong."""
+        if self.reload_config is None:
+            raise ValueError("runtime reload is unavailable in this session")
+        config, make_provider = self.reload_config()
+        model = session.record.model
+        if config.provider_for(model) is None and config.default_model:
+            model = config.default_model
+        provider = make_provider(model)
+        plugins = discover(config.plugin_roots, strict=True)
+        return Settings(config, make_provider, plugins), provider, model
 
-class _Id:
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
+    def adopt(self, settings: Settings) -> None:
+        """Sessions opened from now on start with `settings`."""
+        self._defaults = settings
+
+    def close(self) -> None:
+        if self._inboxes is not None:
+            self._inboxes.close()

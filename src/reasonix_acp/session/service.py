@@ -2,7 +2,8 @@
 
 Every handler fires its session machine first (machines/session.py): a refusal is -32600 naming
 the state, and nothing else has happened. Notifications that belong to a response (commands,
-plan, config updates) are sent with `Call.after_response`.
+plan, config updates) are sent with `Call.after_response`. Close and delete run their work in
+shielded tasks: a cancelled request still leaves the session closed or deleted.
 """
 
 from __future__ import annotations
@@ -16,24 +17,21 @@ import logging
 import os
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from reasonix_acp.config import NO_PROVIDER, Config
+from reasonix_acp.config import NO_PROVIDER
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
-from reasonix_acp.machines.session import State
-from reasonix_acp.plugins import actions as extensions
-from reasonix_acp.plugins.manifest import Plugin
+from reasonix_acp.plugins import actions
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import REPLAYED, updates
-from reasonix_acp.session.runtime import SessionRuntime
+from reasonix_acp.session.projector import REPLAYED, live_updates, updates
+from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.vendor import recovery
 from reasonix_acp.vendor.readiness import checkpoint_from
@@ -43,6 +41,8 @@ log = logging.getLogger("reasonix_acp.session.service")
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]+$")
 PAGE_SIZE = 50
 TITLE_LIMIT = 80
+Events = list[tuple[str, dict[str, Any]]]
+Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
 def check_session_id(method: str, session_id: str) -> str:
@@ -68,35 +68,39 @@ def title_from(text: str) -> str:
     return words if len(words) <= TITLE_LIMIT else words[: TITLE_LIMIT - 3] + "..."
 
 
-class Sessions(SessionRuntime):
+class Sessions:
     def __init__(
         self,
         store: Store,
-        config: Config,
-        make_provider: Callable[[str], Provider],
+        runtime: Runtime,
         notify: Callable[[str, dict[str, Any]], None],
-        request: Callable[[str, dict[str, Any]], Any] | None = None,
+        request: Request | None = None,
     ) -> None:
         self.store = store
-        self.config = config
-        self.make_provider = make_provider
+        self.runtime = runtime
         self.notify = notify
         self.request = request
         self.live: dict[str, Session] = {}
-        self._inboxes: Any = None
-        self.plugins: list[Plugin] | None = None  # read when the first session opens
-        self._hooks: set[asyncio.Task[None]] = set()  # session_start hooks still running
+        self._tasks: set[asyncio.Future[Any]] = set()  # closes and deletes in flight
+        self._hooks: set[asyncio.Future[Any]] = set()  # session_start hooks still running
         # Whether the client opted in to structured extension surfaces; set by the agent.
         self.surfaces_wanted: Callable[[], bool] = lambda: False
-        # Reads config.toml again (strictly) and makes it the agent's; set by the agent.
-        self.reload_config: Callable[[], tuple[Config, Callable[[str], Provider]]] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
     def send(self, session: Session, update: dict[str, Any]) -> None:
+        if not session.machine.publishing:
+            return  # closed or deleted: its response was the last word
         if update.get("sessionUpdate") == SURFACE_UPDATE and not self.surfaces_wanted():
             return  # the client did not opt in; it gets the text that follows
         self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
+
+    def show(self, session: Session, events: Events, turn: int) -> None:
+        """Send events as a live turn does, and keep them in the transcript."""
+        for kind, body in events:
+            for update in live_updates(kind, body):
+                self.send(session, update)
+        self.store.append_events(session.id, turn, events)
 
     def lookup(self, method: str, session_id: str) -> Session:
         session = self.live.get(session_id)
@@ -104,7 +108,15 @@ class Sessions(SessionRuntime):
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
 
-    def _opened_hooks(self, call: Call, session: Session, plan: bool) -> None:
+    def spawn(self, work: Coroutine[Any, Any, Any], hook: bool = False) -> asyncio.Future[Any]:
+        """A task the shutdown waits for (hooks: cancels)."""
+        tasks = self._hooks if hook else self._tasks
+        task = asyncio.ensure_future(work)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        return task
+
+    def _opened(self, call: Call, session: Session) -> None:
         def after() -> None:
             self.send(
                 session,
@@ -113,31 +125,18 @@ class Sessions(SessionRuntime):
                     "availableCommands": commands.available(session.plugins),
                 },
             )
-            if plan:
+            if session.record.plan:  # a session that never had a plan gets no empty one
                 self.send(session, {"sessionUpdate": "plan", "entries": session.record.plan})
-            if any("session_start" in p.hooks for p in session.plugins):
-                task = asyncio.get_running_loop().create_task(self._session_start(session))
-                self._hooks.add(task)
-                task.add_done_callback(self._hooks.discard)
+            if actions.has_hook(session.plugins, "session_start"):
+                self.spawn(self._session_start(session), hook=True)
 
         call.after_response(after)
 
-    def show(self, session: Session, events: extensions.Events, turn: int) -> None:
-        """Send events as a turn would and keep them in the transcript."""
-        for kind, body in events:
-            for update in updates(kind, body):
-                self.send(session, update)
-        self.store.append_events(session.id, turn, events)
-
     async def _session_start(self, session: Session) -> None:
-        where = extensions.Where(session.id, session.record.cwd)
-        events = await extensions.run_hooks(session.plugins, where, "session_start")
-        if self.live.get(session.id) is session:  # not closed or deleted meanwhile
+        where = actions.Where(session.id, session.record.cwd)
+        events = await actions.run_hooks(session.plugins, where, "session_start")
+        if session.machine.publishing and events:
             self.show(session, events, session.record.turn_count)
-
-    async def _session_end(self, session: Session) -> None:
-        where = extensions.Where(session.id, session.record.cwd)
-        await extensions.run_hooks(session.plugins, where, "session_end")
 
     def _store_call(self, method: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -149,6 +148,12 @@ class Sessions(SessionRuntime):
         except StoreError as exc:
             raise InternalError(f"{method}: {exc}") from None
 
+    def _build(self, method: str, record: SessionRecord, events: Events) -> Session:
+        try:
+            return self.runtime.build(record, history_from_events(events), events)
+        except ValueError as exc:
+            raise InternalError(f"{method}: {exc}") from None
+
     # -- session/new ---------------------------------------------------------------------------
 
     def new(self, call: Call, params: Any) -> dict[str, Any]:
@@ -158,7 +163,7 @@ class Sessions(SessionRuntime):
             check_absolute(method, f"additionalDirectories[{i}]", d)
             for i, d in enumerate(params.additional_directories or [])
         ]
-        model = self.config.default_model
+        model = self.runtime.config.default_model
         if model is None:
             raise AuthRequired(f"{method}: {NO_PROVIDER}")
         record = SessionRecord(
@@ -172,101 +177,125 @@ class Sessions(SessionRuntime):
             ],
             approval=controls.DEFAULT_APPROVAL,
         )
-        provider = self._provider(method, model)
+        session = self._build(method, record, [])
 
         def create() -> None:
             self.store.create_session(record)
             self.store.acquire_lease(record.id)
 
         self._store_call(method, create)
-        session = Session(record, provider, [])
         session.machine.fire("opened", "session is {state}")
         self.live[record.id] = session
-        self._track(session)
-        self._start_servers(session, record.mcp_servers)
-        self._opened_hooks(call, session, plan=False)
-        return {"sessionId": record.id, **session.opening_result(self.config)}
-
-    def _provider(self, method: str, model: str) -> Provider:
-        try:
-            return self.make_provider(model)
-        except ValueError as exc:
-            raise InternalError(f"{method}: {exc}") from None
+        self.runtime.start_servers(session)
+        self._opened(call, session)
+        return {"sessionId": record.id, **session.opening_result()}
 
     # -- session/load and session/resume ------------------------------------------------------
 
     async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
         method = "session/load" if replay else "session/resume"
         session_id = check_session_id(method, params.session_id)
-        live = self.live.get(session_id)
-        record = live.record if live else self.store.get_session(session_id)
-        if record is None:
-            raise InvalidParams(f"{method}: unknown session {session_id}")
-        if params.cwd is not None and params.cwd != "":
-            cwd = check_absolute(method, "cwd", params.cwd)
-            if cwd != record.cwd:
-                raise InvalidParams(f"{method}: cwd {cwd} is not the session's cwd {record.cwd}")
-        events = [(e.kind, e.body) for e in self.store.events(session_id)]
         given = params.mcp_servers
         servers = (
             [x.model_dump(mode="json", by_alias=True, exclude_unset=True) for x in given]
             if given is not None
             else None
         )
-        restart = live is None or (servers is not None and servers != live.record.mcp_servers)
-        if live is None:
-            self._store_call(method, lambda: self.store.acquire_lease(session_id))
+        live = self.live.get(session_id)
+        if live is not None:
+            return await self._reopen(call, method, live, params.cwd, servers, replay)
+        record = self._store_call(method, lambda: self.store.get_session(session_id))
+        if record is None:
+            raise InvalidParams(f"{method}: unknown session {session_id}")
+        check_cwd(method, params.cwd, record)
+        self._store_call(method, lambda: self.store.acquire_lease(session_id))
+        try:
+            session, events = self._restore(method, record)
+        except BaseException:
+            self.store.release_lease(session_id)
+            raise
+        if servers is not None and servers != record.mcp_servers:
+            record.mcp_servers = servers
+            self.store.update_session(session_id, mcp_servers=servers, updated_at=record.updated_at)
+        self.live[session_id] = session
+        try:
+            self.runtime.start_servers(session)
+            if replay:
+                self._replay(session, events)
+        finally:
+            session.machine.fire("opened", f"{method}: session is {{state}}")
+        self._opened(call, session)
+        return session.opening_result()
 
-            if self.config.provider_for(record.model) is None and self.config.default_model:
-                log.warning(
-                    "session %s: model %s is not configured; using %s",
-                    session_id,
-                    record.model,
-                    self.config.default_model,
-                )
-                record.model = self.config.default_model
+    async def _reopen(
+        self,
+        call: Call,
+        method: str,
+        session: Session,
+        cwd: str | None,
+        servers: list[dict[str, Any]] | None,
+        replay: bool,
+    ) -> dict[str, Any]:
+        """Load or resume of a session live in this process: only while it is idle."""
+        check_cwd(method, cwd, session.record)
+        session.machine.fire("reopen", f"{method}: session is {{state}}")
+        try:
+            events = self._store_call(
+                method, lambda: [(e.kind, e.body) for e in self.store.events(session.id)]
+            )
+            if servers is not None and servers != session.record.mcp_servers:
+                # The client's list for this opening is the session's set from now on.
+                session.record.mcp_servers = servers
                 self.store.update_session(
-                    session_id, model=record.model, updated_at=record.updated_at
+                    session.id, mcp_servers=servers, updated_at=session.record.updated_at
                 )
+                await session.stop_servers()
+                self.runtime.start_servers(session)
+            if replay:
+                self._replay(session, events)
+        finally:
+            session.machine.fire("opened", f"{method}: session is {{state}}")
+        self._opened(call, session)
+        return session.opening_result()
 
-            unfinished = recovery.unfinished_calls(events)
-            if unfinished:  # ended as the lost turn's sweep would have ended them
-                closing = recovery.closing_updates(unfinished)
-                self.store.append_events(session_id, record.turn_count, closing)
-                events += closing
-            live = Session(
-                record,
-                self._provider(method, record.model),
-                history_from_events(events),
+    def _restore(self, method: str, record: SessionRecord) -> tuple[Session, Events]:
+        """A stored session made live: stale model replaced, interrupted calls closed, the
+        protocol-recovery offer and the readiness checkpoint found again."""
+        session_id = record.id
+        events = self._store_call(
+            method, lambda: [(e.kind, e.body) for e in self.store.events(session_id)]
+        )
+        config = self.runtime.config
+        if config.provider_for(record.model) is None and config.default_model:
+            log.warning(
+                "session %s: model %s is not configured; using %s",
+                session_id,
+                record.model,
+                config.default_model,
             )
-            live.machine.fire("opened", "session is {state}")
-            self.live[session_id] = live
-            self._track(live, events)
-            saved = next((body for kind, body in reversed(events) if kind == "status"), None)
-            if saved is not None and saved.get("state") == "running":
-                live.recovery = recovery.Offer(
-                    recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
-                    [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
-                )
-                live.status.protocol_recovery = live.recovery.id
+            record.model = config.default_model
+            self.store.update_session(session_id, model=record.model, updated_at=record.updated_at)
+        unfinished = recovery.unfinished_calls(events)
+        if unfinished:  # ended as the lost turn's sweep would have ended them
+            closing = recovery.closing_updates(unfinished)
+            self.store.append_events(session_id, record.turn_count, closing)
+            events += closing
+        session = self._build(method, record, events)
+        saved = next((body for kind, body in reversed(events) if kind == "status"), None)
+        if saved is not None and saved.get("state") == "running":
+            session.recovery = recovery.Offer(
+                recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
+                [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
+            )
+            session.status.protocol_recovery = session.recovery.id
+        session.checkpoint = checkpoint_from(events)
+        return session, events
 
-            live.checkpoint = checkpoint_from(events)
-        if servers is not None and servers != live.record.mcp_servers:
-            live.record.mcp_servers = servers
-            self.store.update_session(
-                session_id, mcp_servers=servers, updated_at=live.record.updated_at
-            )
-        if restart:
-            # The client's list for this opening is the session's set from now on.
-            await live.stop_servers()
-            self._start_servers(live, live.record.mcp_servers)
-        if replay:
-            for kind, body in events:
-                if kind in REPLAYED:
-                    for update in updates(kind, body):
-                        self.send(live, update)
-        self._opened_hooks(call, live, plan=True)
-        return live.opening_result(self.config)
+    def _replay(self, session: Session, events: Events) -> None:
+        for kind, body in events:
+            if kind in REPLAYED:
+                for update in updates(kind, body):
+                    self.send(session, update)
 
     # -- session/list --------------------------------------------------------------------------
 
@@ -322,216 +351,102 @@ class Sessions(SessionRuntime):
 
     # -- session/close and session/delete -----------------------------------------------------
 
-    async def _stop_turn(self, session: Session) -> None:
-        task = session.turn_task
-        if task is not None and not task.done():
-            session.turn.request_cancel()
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
     async def close(self, call: Call | None, params: Any) -> dict[str, Any]:
         session_id = check_session_id("session/close", params.session_id)
         session = self.live.get(session_id)
         if session is None:
             return {}
         session.machine.fire("close", "session/close: session is {state}")
-        await self._stop_turn(session)
-        session.open_updates = False
-        await self._session_end(session)
-        await session.stop_servers()
-        self.store.release_lease(session_id)
-        session.machine.fire("closed", "session/close: session is {state}")
-        self.live.pop(session_id, None)
+        if session.closing is None:
+            session.closing = self.spawn(self._close(session))
+        await asyncio.shield(session.closing)
         return {}
 
-    async def delete(self, call: Call, params: Any) -> dict[str, Any]:
-        session_id = check_session_id("session/delete", params.session_id)
+    async def delete(self, call: Call | None, params: Any) -> dict[str, Any]:
+        method = "session/delete"
+        session_id = check_session_id(method, params.session_id)
         session = self.live.get(session_id)
-        if session is not None:
-            session.machine.fire("delete", "session/delete: session is {state}")
-            await self._stop_turn(session)
-            session.open_updates = False
-            await self._session_end(session)
-            await session.stop_servers()
-            self.live.pop(session_id, None)
-        try:
-            self.store.delete_session(session_id)
-            self.inboxes.drop(session_id)
-        except StoreError as exc:
-            raise InternalError(f"session/delete: {exc}") from None
-        if session is not None:
-            session.machine.fire("deleted", "session/delete: session is {state}")
+        if session is None:
+            self._delete_stored(method, session_id)
+            return {}
+        session.machine.fire("delete", f"{method}: session is {{state}}")
+        if session.deleting is None:
+            session.deleting = self.spawn(self._delete(method, session))
+        await asyncio.shield(session.deleting)
         return {}
+
+    def _delete_stored(self, method: str, session_id: str) -> None:
+        """A session not live here; refused while another live process holds it."""
+        self._store_call(method, lambda: self.store.delete_session(session_id))
+        self.runtime.inboxes.drop(session_id)
+
+    def _teardown(self, session: Session) -> asyncio.Future[None]:
+        """Stop the turn, run session_end hooks, stop the servers, release the lease: once,
+        shared by a close and a delete of the same session."""
+        if session.teardown is None:
+            session.teardown = self.spawn(self._stop(session))
+        return session.teardown
+
+    async def _stop(self, session: Session) -> None:
+        task = session.turn_task
+        if task is not None and not task.done():
+            session.turn.request_cancel()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        session.open_updates = False
+        try:
+            if actions.has_hook(session.plugins, "session_end"):
+                where = actions.Where(session.id, session.record.cwd)
+                await actions.run_hooks(session.plugins, where, "session_end")
+        finally:
+            await session.stop_servers()
+            try:
+                self.store.release_lease(session.id)
+            except StoreError:
+                log.exception("session %s: releasing the lease failed", session.id)
+
+    async def _close(self, session: Session) -> None:
+        try:
+            await asyncio.shield(self._teardown(session))
+        finally:
+            session.machine.fire("closed", "session/close: session is {state}")
+            if session.deleting is None:
+                self.live.pop(session.id, None)
+
+    async def _delete(self, method: str, session: Session) -> None:
+        try:
+            await asyncio.shield(self._teardown(session))
+            self._delete_stored(method, session.id)
+        finally:
+            session.machine.fire("deleted", f"{method}: session is {{state}}")
+            self.live.pop(session.id, None)
 
     async def close_all(self) -> None:
+        """End of input or a signal: every session closed, hooks stopped, nothing left running."""
+        for hook in list(self._hooks):
+            hook.cancel()
+
         async def close_one(session_id: str) -> None:
             try:
                 await self.close(None, _Id(session_id))
-            except (TransitionRefused, StoreError):
+            except (TransitionRefused, StoreError, InternalError):
                 log.exception("closing %s at shutdown", session_id)
 
         # Together, so every session's MCP servers stop within one grace period.
         await asyncio.gather(*(close_one(i) for i in list(self.live)))
+        pending = [*self._tasks, *self._hooks]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
 
-    # -- controls ------------------------------------------------------------------------------
+    # -- _reasonix.io/session/status -----------------------------------------------------------
 
-    def set_mode(self, call: Call, params: Any) -> dict[str, Any]:
-        method = "session/set_mode"
-        session = self.lookup(method, params.session_id)
-        mode_id = params.mode_id.strip()
-        approval = controls.LEGACY_MODES.get(mode_id)
-        if approval is None and mode_id not in controls.MODE_IDS:
-            raise InvalidParams(f"{method}: unknown modeId {params.mode_id}")
-        mode = "normal" if approval else mode_id
-        self._refuse_if_closing(method, session)
-        changed_mode = mode != session.record.mode
-        changed_approval = approval is not None and approval != session.record.approval
-        session.record.mode = mode
-        if approval:
-            session.record.approval = approval
-        self.store.update_session(
-            session.id,
-            mode=mode,
-            approval=session.record.approval,
-            updated_at=session.record.updated_at,
-        )
-
-        def after() -> None:
-            if changed_mode:
-                self.send(session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
-            if changed_approval:
-                self.send(
-                    session,
-                    {
-                        "sessionUpdate": "config_option_update",
-                        "configOptions": session.options(self.config),
-                    },
-                )
-
-        call.after_response(after)
-        return {}
-
-    def _refuse_if_closing(self, method: str, session: Session) -> None:
-        if session.machine.state not in (State.IDLE, State.PROMPTING, State.REBUILDING):
-            raise InvalidRequest(f"{method}: session is {session.machine.state.value}")
-
-    def set_config_option(self, call: Call, params: Any) -> dict[str, Any]:
-        method = "session/set_config_option"
-        request = params.root
-        session = self.lookup(method, request.session_id)
-        config_id = controls.normalise_config_id(request.config_id)
-        value = request.value
-        if config_id in controls.RETIRED:
-            if not isinstance(value, str) or not controls.retired_value_ok(value):
-                raise InvalidParams(
-                    f'{method}: invalid value "{value}" for quality floor (accepted: standard, delivery; '
-                    "legacy light folds to standard)"
-                )
-            return {
-                "configOptions": session.options(self.config),
-                "deprecatedNotice": controls.DEPRECATED_NOTICE,
-            }
-        options = session.options(self.config)
-        allowed = controls.advertised_values(options, config_id)
-        if allowed is None:
-            raise InvalidParams(f"{method}: unknown config option {request.config_id}")
-        if not isinstance(value, str):
-            raise InvalidParams(f"{method}: {config_id} is a select option; its value is a string")
-        if value not in allowed:
-            raise InvalidParams(f"{method}: invalid value {value} for {config_id}")
-        self._refuse_if_closing(method, session)
-        self.apply(session, config_id, value)
-
-        def after() -> None:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "config_option_update",
-                    "configOptions": session.options(self.config),
-                },
-            )
-
-        call.after_response(after)
-        return {"configOptions": session.options(self.config)}
-
-    def set_model(self, call: Call, params: Any) -> dict[str, Any]:
-        method = "session/set_model"
-        session = self.lookup(method, params.session_id)
-        model = params.model_id.strip()
-        if model not in controls.model_options(self.config, session.record.model):
-            raise InvalidParams(f"{method}: invalid value {model} for model")
-        self._refuse_if_closing(method, session)
-        self.apply(session, "model", model)
-        call.after_response(
-            lambda: self.send(
-                session,
-                {
-                    "sessionUpdate": "config_option_update",
-                    "configOptions": session.options(self.config),
-                },
-            )
-        )
-        return {}
-
-    def apply(self, session: Session, axis: str, value: str) -> None:
-        """Change an axis now, or queue it when a turn is running (applied when it ends)."""
-        if axis == "tool_approval":
-            session.record.approval = value
-            self.store.update_session(
-                session.id, approval=value, updated_at=session.record.updated_at
-            )
-            return
-        if session.machine.state is State.PROMPTING:
-            session.queued[axis] = value
-            if axis == "model":
-                session.queued.pop("effort", None)
-            return
-        self.rebuild(session, {axis: value})
-
-    def rebuild(self, session: Session, changes: dict[str, str]) -> None:
-        """A new controller for a model or effort change; history and other axes carry over."""
-        session.machine.fire("begin_rebuild", "session config: session is {state}")
-        try:
-            model = changes.get("model", session.record.model)
-            effort = changes.get(
-                "effort", session.record.effort if model == session.record.model else "auto"
-            )
-            provider = (
-                self.make_provider(model) if model != session.record.model else session.provider
-            )
-            session.provider = provider
-            session.record.model, session.record.effort = model, effort
-            self.store.update_session(
-                session.id, model=model, effort=effort, updated_at=session.record.updated_at
-            )
-        finally:
-            session.machine.fire("end_rebuild", "session config: session is {state}")
-
-    def apply_queued(self, session: Session) -> None:
-        if not session.queued:
-            return
-        changes, session.queued = session.queued, {}
-        try:
-            self.rebuild(session, changes)
-        except Exception as exc:
-            log.exception("queued config change failed")
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {
-                        "type": "text",
-                        "text": f"\n\n[warning] session config switch failed after turn: {exc}",
-                    },
-                },
-            )
-        self.send(
-            session,
-            {
-                "sessionUpdate": "config_option_update",
-                "configOptions": session.options(self.config),
-            },
-        )
+    def status(self, call: Call, params: Any) -> dict[str, Any]:
+        """`_reasonix.io/session/status`: the session's status object, as of now."""
+        session = self.lookup("_reasonix.io/session/status", params.session_id)
+        record = session.record
+        session.status.controls(record.model, record.effort, record.mode)
+        snapshot: dict[str, Any] = session.status.snapshot()
+        return snapshot
 
     def touch_title(self, session: Session, text: str) -> str | None:
         if session.record.title:
@@ -548,3 +463,10 @@ class Sessions(SessionRuntime):
 class _Id:
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
+
+
+def check_cwd(method: str, cwd: str | None, record: SessionRecord) -> None:
+    if cwd is not None and cwd != "":
+        cwd = check_absolute(method, "cwd", cwd)
+        if cwd != record.cwd:
+            raise InvalidParams(f"{method}: cwd {cwd} is not the session's cwd {record.cwd}")

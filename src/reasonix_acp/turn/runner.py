@@ -6,7 +6,7 @@ Invariants:
   end marks whatever is left `failed` (a cancel can land between the two).
 - The transcript is appended as the turn goes: after the user message, at every tool call's
   start and end, and at the end, whatever the outcome. Live updates and stored events come from the
-  same `projector.updates`, so a reload shows what the turn showed.
+  same projector, so a reload shows what the turn showed (the user's words only in replays).
 - A cancel (the task is cancelled) ends the turn at its next await; the runner reports
   `cancelled` and never raises it. Other failures are reported with their cause.
 """
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasonix_acp.machines.turn import Outcome
+from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
     ModelRequest,
     Provider,
@@ -34,8 +35,10 @@ from reasonix_acp.providers.base import (
     UsageReport,
 )
 from reasonix_acp.session import projector
+from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
+from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.runner")
 
@@ -48,6 +51,7 @@ Emit = Callable[[dict[str, Any]], None]
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
 Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
 REFUSED = "refused by the user"
+CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 # Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
 # under a 60 KB frame budget.
 DEFAULT_OUTPUT_CAP = 48 * 1024
@@ -75,60 +79,76 @@ def system_message(mode: str) -> dict[str, Any]:
     return {"role": "system", "content": SYSTEM_PROMPT + extra}
 
 
+@dataclass
+class Limits:
+    """How far one turn may go before it pauses (config.toml: max_steps, [budgets])."""
+
+    max_steps: int = 25
+    seconds: float | None = None
+    tokens: int | None = None
+    cost: float | None = None
+    output_cap: int = DEFAULT_OUTPUT_CAP  # bytes of tool output text in one update
+
+
+@dataclass
+class Gate:
+    """The permission gate: deny rules, the session's preset and remembered answers, and the
+    question to the user."""
+
+    deny: Callable[[str, str, str], bool] = lambda access, real, scope: False
+    preset: Callable[[], str] = lambda: "workspace-write"
+    grants: list[tuple[str, str, bool]] = field(default_factory=list)  # (access, scope, allow)
+    ask: Ask | None = None
+
+
+@dataclass
+class TurnSettings:
+    """Everything one turn runs with; built by the prompt's admission (turn/wiring.py)."""
+
+    turn: int
+    provider: Provider
+    model: str
+    tools: list[Tool]
+    history: list[dict[str, Any]]
+    context: ToolContext
+    emit: Emit
+    persist: Persist
+    effort: str = "auto"
+    mode: str = "normal"
+    limits: Limits = field(default_factory=Limits)
+    gate: Gate = field(default_factory=Gate)
+    price: Callable[[UsageReport], float | None] = lambda usage: None
+    # MCP tools, asked before every model call; (warn) → tools, `warn` shows a warning chunk
+    more_tools: Callable[[Callable[[str], None]], Awaitable[list[Any]]] | None = None
+    steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
+    readiness: Obligations | None = None  # what the turn still owes the readiness gate
+
+
 class TurnRunner:
-    def __init__(
-        self,
-        *,
-        turn: int,
-        provider: Provider,
-        model: str,
-        effort: str,
-        tools: list[Tool],
-        history: list[dict[str, Any]],
-        context: ToolContext,
-        emit: Emit,
-        persist: Persist,
-        max_steps: int,
-        mode: str = "normal",
-        budget_seconds: float | None = None,
-        budget_tokens: int | None = None,
-        budget_cost: float | None = None,
-        price: Callable[[UsageReport], float | None] = lambda usage: None,
-        ask: Ask | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        deny: Callable[[str, str, str], bool] = lambda access, real, scope: False,
-        preset: Callable[[], str] = lambda: "workspace-write",
-        grants: list[tuple[str, str, bool]] | None = None,
-        more_tools: Callable[[], Awaitable[list[Any]]] | None = None,
-        steers: Callable[[bool], list[str]] | None = None,
-        readiness: Any = None,
-    ) -> None:
-        self.turn = turn
-        self.provider = provider
-        self.model = model
-        self.effort = effort
-        self.base_tools = list(tools)
-        self.more_tools = more_tools  # MCP tools: asked again before every model call
-        self.steers = steers  # (final) → steer texts admitted since the last step boundary
-        self.readiness = readiness  # readiness.Obligations: what the turn still owes
-        self.tools = {t.name: t for t in tools}
-        self.tool_schemas = [t.schema for t in tools]
-        self.history = history
-        self.context = context
-        self.emit = emit
-        self.persist = persist
-        self.max_steps = max_steps
-        self.mode = mode
-        self.budget_seconds = budget_seconds
-        self.budget_tokens = budget_tokens
-        self.budget_cost = budget_cost
-        self.price = price
+    def __init__(self, settings: TurnSettings) -> None:
+        s = settings
+        self.turn = s.turn
+        self.provider = s.provider
+        self.model = s.model
+        self.effort = s.effort
+        self.mode = s.mode
+        self.base_tools = list(s.tools)
+        self.more_tools = s.more_tools
+        self.steers = s.steers
+        self.readiness = s.readiness
+        self.tools = {t.name: t for t in s.tools}
+        self.tool_schemas = [t.schema for t in s.tools]
+        self.history = s.history
+        self.context = s.context
+        self.emit = s.emit
+        self.persist = s.persist
+        self.limits = s.limits
+        self.max_steps = s.limits.max_steps
+        self.output_cap = s.limits.output_cap
+        self.gate = s.gate
+        self.grants = s.gate.grants
+        self.price = s.price
         self.cost: float | None = None  # what this turn's model calls cost, when priced
-        self.ask = ask
-        self.output_cap = output_cap
-        self.deny = deny
-        self.preset = preset
-        self.grants = grants if grants is not None else []  # (access, path scope, allowed)
         self._tokens = 0
         self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
@@ -139,6 +159,21 @@ class TurnRunner:
         self._open_calls: dict[str, dict[str, Any]] = {}
         self._calls = 0
         self.plan: list[dict[str, Any]] | None = None
+        if self.context.publish is None:
+            self.context.publish = self.publish
+
+    def publish(self, plugin_id: str, raw: list[Any]) -> None:
+        """A plugin tool's extension surfaces, shown and kept like the rest of the turn."""
+        for kind, body in surface_events(plugin_id, raw, self.context.session_id):
+            self.record(kind, body)
+
+    def record_decision(self, decision: dict[str, Any]) -> None:
+        """An MCP interaction's decision, committed before the server hears the answer."""
+        self.record("mcp_interaction", decision)
+        self.flush()
+
+    def warn(self, text: str) -> None:
+        self.record("agent_message", {"text": f"\n\n[warning] {text}\n\n"})
 
     # -- transcript ---------------------------------------------------------------------------
 
@@ -159,7 +194,7 @@ class TurnRunner:
         if kind in projector.RUN_UPDATES:
             self.emit(projector.chunk(kind, body["text"]))
         else:
-            for update in projector.updates(kind, body):
+            for update in projector.live_updates(kind, body):
                 self.emit(update)
         if kind in projector.RUN_UPDATES:
             # Consecutive deltas of one kind are stored as one event, joined once at the end
@@ -194,13 +229,16 @@ class TurnRunner:
             self.flush()
             retried_empty = False
             for step in range(self.max_steps):
-                if step:
-                    self._apply_steers(final=False)
+                last = step == self.max_steps - 1
+                if step or last:
+                    # Admission closes before the last model call, so every steer admitted
+                    # is read by a model call of this turn.
+                    self._apply_steers(final=last)
                 calls, usage = await self._model_call(usage)
                 if not calls and not self._produced and not retried_empty:
                     retried_empty = True  # a truly empty reply is retried once
                     continue
-                if not calls and self._apply_steers(final=True):
+                if not calls and not last and self._apply_steers(final=True):
                     continue  # steered while finishing: one more step reads it
                 if not calls and self.readiness is not None and self.readiness.unmet():
                     warning = self.readiness.unmet()
@@ -233,6 +271,9 @@ class TurnRunner:
         finally:
             self._sweep()
             self.flush()
+            # However the turn ended, every tool call the model made is answered in the history
+            # the next model call reads (OpenAI-compatible APIs refuse it otherwise).
+            answer_open_calls(self.history, CANCELLED_CALL)
 
     def _apply_steers(self, final: bool) -> bool:
         """Steers become user messages after the history; the transcript keeps their words."""
@@ -246,19 +287,20 @@ class TurnRunner:
         return bool(taken)
 
     def _over_budget(self, started: float) -> str | None:
-        if self.budget_seconds is not None and time.monotonic() - started > self.budget_seconds:
-            return f"paused after reaching this task's time budget ({self.budget_seconds:g} s); send a prompt to continue"
-        if self.budget_cost is not None and self.cost is not None and self.cost > self.budget_cost:
-            return f"paused after reaching this task's cost budget ({self.budget_cost:g}); send a prompt to continue"
-        if self.budget_tokens is not None and self._tokens > self.budget_tokens:
-            return f"paused after reaching this task's token budget ({self.budget_tokens} tokens); send a prompt to continue"
+        limits = self.limits
+        if limits.seconds is not None and time.monotonic() - started > limits.seconds:
+            return f"paused after reaching this task's time budget ({limits.seconds:g} s); send a prompt to continue"
+        if limits.cost is not None and self.cost is not None and self.cost > limits.cost:
+            return f"paused after reaching this task's cost budget ({limits.cost:g}); send a prompt to continue"
+        if limits.tokens is not None and self._tokens > limits.tokens:
+            return f"paused after reaching this task's token budget ({limits.tokens} tokens); send a prompt to continue"
         return None
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         if self.more_tools is not None:
             # Built-in tools first, then the servers' in a stable order, so the request prefix
             # stays the same from call to call unless a server's list really changed.
-            every = [*self.base_tools, *await self.more_tools()]
+            every = [*self.base_tools, *await self.more_tools(self.warn)]
             self.tools = {t.name: t for t in every}
             self.tool_schemas = [t.schema for t in every]
         request = ModelRequest(
@@ -362,9 +404,9 @@ class TurnRunner:
         access = tool.access
         by_path = not hasattr(tool, "grant_scope")
         scope = scope_of(real) if by_path else tool.grant_scope(args, self.context)
-        if self.deny(access, real, scope):
+        if self.gate.deny(access, real, scope):
             raise ToolFailed("denied by the permission rules in config.toml")
-        if not needs_permission(self.preset(), access, self.context.workspace.inside(real)):
+        if not needs_permission(self.gate.preset(), access, self.context.workspace.inside(real)):
             return True
         exact = f"exact {args.get('command', '')}" if access == "execute" else None
         for granted_access, granted, allowed in reversed(self.grants):
@@ -372,7 +414,7 @@ class TurnRunner:
                 in_scope(real, granted) if by_path else granted in (scope, exact)
             ):
                 return allowed
-        if self.ask is None:
+        if self.gate.ask is None:
             return False
         options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
         if exact is not None:
@@ -397,7 +439,7 @@ class TurnRunner:
             },
         ]
         visible = {k: v for k, v in shown.items() if not k.startswith("x-")}
-        choice = await self.ask(visible, options)
+        choice = await self.gate.ask(visible, options)
         if choice is None:  # the client cancelled the request: the turn is cancelled
             raise asyncio.CancelledError
         if choice == "allow_always_exact" and exact is not None:

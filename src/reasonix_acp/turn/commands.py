@@ -1,0 +1,97 @@
+"""Prompts the agent answers itself: its own commands (`/help`, `/status`, `/mcp`) and plugin
+actions (`/<plugin>:<action>`), recorded like a turn. Plugin prompt templates are expanded
+here and go to the model.
+
+These run inside the turn (the turn machine is running), so a cancel reaches an action's form
+questions and its command like any model turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reasonix_acp.machines.turn import STOP_REASON, Outcome
+from reasonix_acp.plugins import actions
+from reasonix_acp.plugins.manifest import Template
+from reasonix_acp.session import commands
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.service import Sessions
+
+Events = list[tuple[str, dict[str, Any]]]
+
+
+@dataclass
+class ForModel:
+    """A plugin entry that becomes a model turn: the prompt it expands to."""
+
+    text: str
+    events: Events  # surfaces to show first
+
+
+class Commands:
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    def answer(
+        self, session: Session, blocks: list[dict[str, Any]], events: Events
+    ) -> dict[str, Any]:
+        """A prompt the agent answers itself, recorded like a turn."""
+        turn = session.record.turn_count + 1
+        self.sessions.show(session, [("user_message", {"content": blocks}), *events], turn)
+        session.record.turn_count = turn
+        # A cancel that came while the agent worked on it still wins.
+        return {"stopReason": STOP_REASON[session.turn.settle(Outcome.END_TURN)]}
+
+    def reply(self, session: Session, blocks: list[dict[str, Any]], text: str) -> dict[str, Any]:
+        return self.answer(session, blocks, [("agent_message", {"text": text})])
+
+    async def local(
+        self, session: Session, name: str, rest: str, blocks: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """`/help`, `/status`, `/mcp [reconnect [name]]`."""
+        record = session.record
+        if name == "help":
+            text = commands.help_text(session.plugins)
+        elif name == "status":
+            text = (
+                f"model {record.model} (effort {record.effort}), mode {record.mode}, "
+                f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}"
+            )
+        elif name == "mcp":
+            text = await self._mcp(session, rest)
+        else:
+            raise ValueError(f"/{name} is not answered by the agent alone")
+        return self.reply(session, blocks, text)
+
+    async def _mcp(self, session: Session, rest: str) -> str:
+        servers = session.servers
+        if not servers:
+            return "No MCP servers in this session (the client sent none and config.toml has none)."
+        word, _, name = rest.partition(" ")
+        name = name.strip()
+        if word == "reconnect":
+            if name and name not in servers.links:
+                return f"No MCP server named {name} in this session.\n\n{servers.status()}"
+            await servers.reconnect(name or None)
+        else:
+            await servers.ready()
+        return servers.status()
+
+    async def plugin(
+        self, session: Session, text: str, blocks: list[dict[str, Any]]
+    ) -> dict[str, Any] | ForModel | None:
+        """A `/<plugin>:<name>` prompt: an answer, a prompt for the model, or None (not one)."""
+        entry = commands.plugin_entry(text, session.plugins)
+        if entry is None:
+            return None
+        plugin, target, rest = entry
+        if isinstance(target, Template):
+            return ForModel(target.expand(rest), [])
+        where = actions.Where(session.id, session.record.cwd)
+        done = await actions.run_action(self.sessions.request, where, plugin, target, rest)
+        if done.prompt is None:
+            return self.answer(
+                session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
+            )
+        return ForModel(done.prompt, done.events)

@@ -1,0 +1,111 @@
+"""What a prompt asks for, decided before anything changes: its blocks and the text the model
+reads, or one of the agent's own commands, or a recovery (`/continue-checks`,
+`final_readiness_recovery`; `/recover-context`, `protocol_recovery`).
+
+Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link inside
+the workspace is read, any other is passed to the model as a note naming it). `image` and
+`audio` are not advertised and are refused with -32602 saying so.
+
+A prompt that cannot be served is refused here, with nothing published or stored: -32602 for
+bad params, -32600 for a recovery that names no open offer. A queued follow-up is read the
+same way; what would refuse a prompt is its answer instead (`Intent.reply`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
+from reasonix_acp.session import commands
+from reasonix_acp.session.history import flatten
+from reasonix_acp.session.live import Session
+from reasonix_acp.vendor import recovery
+from reasonix_acp.vendor.readiness import DEFAULT_GUIDANCE
+
+METHOD = "session/prompt"
+ACTIONS = (None, "final_readiness_recovery", "protocol_recovery")
+
+
+@dataclass
+class Intent:
+    blocks: list[dict[str, Any]]  # the user's words, as the transcript keeps them
+    text: str  # what the model reads
+    command: tuple[str, str] | None = None  # an agent command (help, status, mcp) and its rest
+    owed: list[str] | None = None  # a readiness check resumed: the files it is owed for
+    reply: str | None = None  # answered with this text; no model call
+    closes_offers: bool = True  # the readiness checkpoint and the recovery offer end with it
+
+
+def blocks_of(params: Any) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [
+        b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in params.prompt
+    ]
+    for i, block in enumerate(blocks):
+        if block["type"] in ("image", "audio"):
+            raise InvalidParams(
+                f"{METHOD}: prompt[{i}] is {block['type']} content, which this agent does not "
+                f"accept (promptCapabilities.{block['type']} is false)"
+            )
+    return blocks
+
+
+def read(
+    session: Session,
+    blocks: list[dict[str, Any]],
+    action: str | None = None,
+    recovery_id: str | None = None,
+) -> Intent:
+    """The prompt's intent, or the AcpError to refuse it with (nothing has changed)."""
+    roots = [session.record.cwd, *session.record.additional_directories]
+    text = flatten(blocks, roots)
+    if not text and action != "protocol_recovery":
+        raise InvalidParams(f"{METHOD}: empty prompt")
+    if action == "protocol_recovery" and not recovery_id:
+        raise InvalidParams(f"{METHOD}: missing recoveryId")
+    if action not in ACTIONS:
+        raise InvalidParams(f"{METHOD}: unsupported action {action}")
+    command = commands.parse(text)
+    name = command[0] if command is not None else None
+    sole = len(blocks) == 1 and blocks[0].get("type") == "text"
+    if name in ("continue-checks", "recover-context") and not sole:
+        raise InvalidRequest(f"{METHOD}: /{name} must be the prompt's only content")
+    if action == "final_readiness_recovery" or name == "continue-checks":
+        return _continue_checks(session, text, command)
+    if action == "protocol_recovery" or name == "recover-context":
+        wanted, guidance = (
+            (recovery_id, text)
+            if action == "protocol_recovery"
+            else recovery.parse_command(command[1] if command else "")
+        )
+        return _recover(session, wanted, guidance)
+    if command is not None and name in commands.LOCAL:
+        # The agent's own commands leave both one-shot offers open.
+        return Intent(blocks, text, command=command, closes_offers=False)
+    return Intent(blocks, text)
+
+
+def _continue_checks(session: Session, text: str, command: tuple[str, str] | None) -> Intent:
+    if session.checkpoint is None:
+        raise InvalidRequest(f"{METHOD}: no pending final-readiness check to continue")
+    guidance = text
+    if command is not None and command[0] == "continue-checks":
+        guidance = command[1] or DEFAULT_GUIDANCE
+    return Intent([{"type": "text", "text": guidance}], guidance, owed=session.checkpoint)
+
+
+def _recover(session: Session, wanted: str | None, guidance: str) -> Intent:
+    offer = session.recovery
+    if offer is None or (wanted and wanted != offer.id):
+        raise InvalidRequest(f"{METHOD}: {recovery.STALE}")
+    guidance = guidance or recovery.DEFAULT_GUIDANCE
+    return Intent([{"type": "text", "text": guidance}], offer.note(guidance))
+
+
+def follow_up(session: Session, text: str) -> Intent:
+    """A queued follow-up's intent: read as a prompt; a refusal becomes its answer."""
+    blocks = [{"type": "text", "text": text}]
+    try:
+        return read(session, blocks)
+    except AcpError as exc:
+        return Intent(blocks, text, reply=f"\n\n[warning] {exc.message}", closes_offers=False)

@@ -1,0 +1,215 @@
+"""One session's turn, put together: the runner's settings from the session's config, the
+permission question to the client, prices, the client's file system and terminals, and the MCP
+servers' tools and elicitations.
+
+The runner is built first and everything that reports into its transcript is attached to it
+after (MCP interactions), so nothing reads a runner that does not exist yet.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from reasonix_acp.config import Config
+from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
+from reasonix_acp.mcp_servers.elicit import TurnInteractions
+from reasonix_acp.mcp_servers.hub import ServerSet
+from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
+from reasonix_acp.protocol.handshake import ClientFeatures
+from reasonix_acp.providers.base import UsageReport
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.service import Sessions
+from reasonix_acp.tools.base import Tool, ToolContext
+from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
+from reasonix_acp.tools.workspace import Workspace
+from reasonix_acp.turn.runner import Ask, Gate, Limits, TurnRunner, TurnSettings
+from reasonix_acp.vendor.readiness import Obligations
+
+log = logging.getLogger("reasonix_acp.turn.wiring")
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class Built:
+    runner: TurnRunner
+    obligations: Obligations
+    interactions: TurnInteractions | None
+
+
+def denied(config: Config) -> Callable[[str, str, str], bool]:
+    """config.toml's deny rules: commands by name, paths by pattern."""
+
+    def deny(access: str, real: str, scope: str) -> bool:
+        if access in ("mcp", "plugin"):
+            return False
+        if access == "execute":
+            return scope.removeprefix("command ") in config.deny_commands
+        return any(fnmatch.fnmatch(real, pattern) for pattern in config.deny_paths)
+
+    return deny
+
+
+class Wiring:
+    def __init__(
+        self, sessions: Sessions, tools: list[Tool], client: Callable[[], ClientFeatures | None]
+    ) -> None:
+        self.sessions = sessions
+        self.tools = tools
+        self.client = client
+
+    def build(self, session: Session, turn: int, emit: Emit, owed: list[str] | None) -> Built:
+        config = session.config
+        record = session.record
+        obligations = Obligations(config.require_checks, owed)
+        settings = TurnSettings(
+            turn=turn,
+            provider=session.provider,
+            model=record.model,
+            effort=record.effort,
+            mode=record.mode,
+            tools=[*self.tools, *(t for p in session.plugins for t in p.tools)],
+            history=session.history,
+            context=self._context(session),
+            emit=emit,
+            persist=lambda batch: self._persist(session, turn, batch),
+            limits=Limits(
+                max_steps=config.max_steps,
+                seconds=config.budget_seconds,
+                tokens=config.budget_tokens,
+                cost=config.budget_cost,
+                output_cap=config.output_cap,
+            ),
+            gate=Gate(
+                deny=denied(config),
+                preset=lambda: record.approval,
+                grants=session.grants,
+                ask=self._ask(session),
+            ),
+            price=self._price(session),
+            more_tools=_more_tools(session.servers) if session.servers else None,
+            steers=lambda final: session.desk.take(session.inbox, final),
+            readiness=obligations,
+        )
+        runner = TurnRunner(settings)
+        return Built(runner, obligations, self._interactions(session, runner))
+
+    def _persist(
+        self, session: Session, turn: int, batch: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        # A failed append is logged and the turn goes on: the user's live view stays whole.
+        try:
+            self.sessions.store.append_events(session.id, turn, batch)
+        except Exception:
+            log.exception("session %s: transcript append failed", session.id)
+
+    def _context(self, session: Session) -> ToolContext:
+        record, client = session.record, self.client()
+        request = self.sessions.request
+        shell = session.config.shell
+        files = terminal = None
+        if client is not None and request is not None:
+            if client.terminal:
+                terminal = ClientTerminal(request, session.id, shell)
+            if client.fs_read or client.fs_write:
+                files = ClientFiles(request, session.id, client.fs_read, client.fs_write)
+        return ToolContext(
+            cwd=record.cwd,
+            session_id=session.id,
+            workspace=Workspace(record.cwd, list(record.additional_directories)),
+            files=files,
+            terminal=terminal,
+            shell=shell,
+            terminal_meta=bool(client and client.terminal_meta),
+        )
+
+    def _price(self, session: Session) -> Callable[[UsageReport], float | None]:
+        """A call's cost for usage_update and the cost budget: the status's own quote of it,
+        when complete and in the currency usage_update names; the status gets the quote."""
+        config, model = session.config, session.record.model
+        quote = config.pricer(model)
+        provider = config.provider_for(model)
+        currency = provider.currency if provider else "USD"
+
+        def price(usage: UsageReport) -> float | None:
+            priced = quote(usage)
+            session.status.usage(usage, priced)
+            return priced.cost(currency)
+
+        return price
+
+    def _ask(self, session: Session) -> Ask:
+        async def ask(tool_call: dict[str, Any], options: list[dict[str, Any]]) -> str | None:
+            request = self.sessions.request
+            if request is None:
+                return "reject_once"
+            session.turn.fire("ask_permission", "turn is {state}")
+            session.status.set_phase("waiting_permission")
+            try:
+                params = {"sessionId": session.id, "toolCall": tool_call, "options": options}
+                reply = await request(SESSION_REQUEST_PERMISSION, params)
+            except (RemoteError, ConnectionClosed, AcpError) as exc:
+                log.warning("permission request failed (%s); treated as a rejection", exc)
+                return "reject_once"
+            finally:
+                if session.turn.can("permission_answered"):
+                    session.turn.fire("permission_answered", "turn is {state}")
+                session.status.set_phase("working")
+            return _chosen(reply.outcome, options)
+
+        return ask
+
+    def _interactions(self, session: Session, runner: TurnRunner) -> TurnInteractions | None:
+        servers = session.servers
+        if not servers:
+            return None
+        interactions = TurnInteractions(
+            self.sessions.request,
+            self.client(),
+            session.id,
+            prompt_id=str(uuid.uuid4()),
+            turn_id=str(runner.turn),
+            record=runner.record_decision,
+            call_id=lambda: runner.context.call_id,
+        )
+        servers.elicit = interactions
+        return interactions
+
+
+def detach(session: Session, interactions: TurnInteractions | None) -> None:
+    """The turn ended: its open MCP questions are answered `cancel`."""
+    if interactions is None:
+        return
+    interactions.close()
+    if session.servers is not None and session.servers.elicit is interactions:
+        session.servers.elicit = None
+
+
+def _chosen(outcome: Any, options: list[dict[str, Any]]) -> str | None:
+    if outcome.outcome == "cancelled":
+        return None
+    if outcome.option_id not in {o["optionId"] for o in options}:
+        log.warning(
+            "permission answer %r is not one of the options; treated as a rejection",
+            outcome.option_id,
+        )
+        return "reject_once"
+    return str(outcome.option_id)
+
+
+def _more_tools(servers: ServerSet) -> Callable[[Callable[[str], None]], Any]:
+    async def more_tools(warn: Callable[[str], None]) -> list[Any]:
+        for link in await servers.ready():
+            warn(
+                f"MCP server {link.name} is not available ({link.error}); "
+                "/mcp shows the servers, /mcp reconnect tries again"
+            )
+        tools: list[Any] = await servers.tools()
+        return tools
+
+    return more_tools
