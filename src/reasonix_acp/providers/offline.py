@@ -20,6 +20,11 @@ of steps, `{"steps": [...]}`, where each step is one of:
   {"usage": {"prompt_tokens": 10, "completion_tokens": 5, "cache_hit_tokens": 0, ...}}
 and optional `"chunk": n` on a step or on the whole line. Lines starting with `#` are comments. When the script runs out, the
 default behaviour applies.
+
+Like the APIs it stands in for (OpenAI-compatible ones, DeepSeek's included, answer HTTP 400),
+every request is checked first: each assistant message's tool calls must be answered by tool
+messages right after it, and every tool message must answer one of them. A request that breaks
+this fails the call with the same kind of error, so tests catch a history the real APIs refuse.
 """
 
 from __future__ import annotations
@@ -61,6 +66,26 @@ def load_script(path: Path) -> list[dict[str, Any]]:
     return calls
 
 
+def unanswered_tool_calls(messages: list[dict[str, Any]]) -> str | None:
+    """What is wrong with the tool-call ordering of `messages`, or None."""
+    open_ids: list[str] = []
+    for i, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_ids:
+                return f"messages[{i}] answers tool call {call_id!r}, which no assistant message before it made"
+            open_ids.remove(call_id)
+            continue
+        if open_ids:
+            return f"tool calls {open_ids} are not answered before messages[{i}] ({role})"
+        if role == "assistant":
+            open_ids = [str(c.get("id")) for c in message.get("tool_calls") or []]
+    if open_ids:
+        return f"tool calls {open_ids} are not answered at the end of the messages"
+    return None
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text) or [text]
 
@@ -88,6 +113,9 @@ class OfflineProvider:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         self._calls += 1
+        problem = unanswered_tool_calls(request.messages)
+        if problem is not None:
+            raise ProviderError(f"HTTP 400: invalid messages: {problem}")
         if self._script:
             async for event in self._scripted(self._script.pop(0)):
                 yield event
