@@ -26,8 +26,9 @@
 #   applied at once when idle, queued when prompting (applied when the prompt ends).
 #   `rebuilding` swaps the model controller or reloads the runtime; `queue_reload` answers a
 #   reload asked for while a turn or another rebuild runs, drained when that ends. `steer` is
-#   admitted by every live state (the turn machine decides whether a turn reads it); refused
-#   means the session is going away (`rejected_closed`).
+#   admitted while the session is opening, idle or prompting (the turn machine then decides
+#   whether a turn reads it); refused while rebuilding (`rejected_rotating`) and once the
+#   session is going away (`rejected_closed`).
 #   `closing` stops a live turn and releases the lease; `closed` keeps the stored history.
 #   `deleting` stops everything and removes every stored trace; `deleted` is final.
 
@@ -65,7 +66,7 @@ TRANSITIONS: list[Row] = [
     ("end_rebuild", State.REBUILDING, State.IDLE),
     *stay("end_rebuild", ENDING),
     *stay("queue_reload", (State.PROMPTING, State.REBUILDING)),
-    *stay("steer", LIVE),
+    *stay("steer", (State.OPENING, State.IDLE, State.PROMPTING)),
     ("close", LIVE, State.CLOSING),
     *stay("close", (State.CLOSING,)),
     ("closed", State.CLOSING, State.CLOSED),

@@ -4,9 +4,10 @@
 # Rule 1: commit first, then admit. The item is in the inbox (`committed`) before any turn hears
 #   of it, so a crash at any later point leaves it recoverable; the reply is sent after the
 #   disposition is fixed, never before the commit.
-# Rule 2: `steer_accepted` is a promise that the running turn will read the steer. It may only be
-#   given while the turn's admission is open, and admission is closed by the turn itself, under
-#   the same lock the offer takes, before the turn decides to end.
+# Rule 2: `steer_accepted` is a promise that a model call of the running turn will read the
+#   steer. It may only be given while the turn's admission is open, and admission is closed by
+#   the turn itself before its last allowed model call and before it decides to end (the event
+#   loop is the lock: the offer and the closing never interleave).
 # Rule 3 (the admission race): a steer can arrive after the turn's last model call but before
 #   the turn has ended. If admission is still open the offer wins the lock first and the item is
 #   admitted; the turn then closes admission, re-reads its accepted steers and must either take
@@ -16,15 +17,16 @@
 #   is never told "accepted" for a steer no turn will read without someone noticing.
 # Rule 4: a refusal is final for this request and carries a reason; closed and rotating sessions
 #   report `rejected_closed` and `rejected_rotating`, every other reason `queued_followup`.
-# Rule 5: no I/O here; the steer handler and the turn fire triggers as things happen.
+# Rule 5: this machine lives for one steer request: what happens to an admitted steer after
+#   the reply (consumed at a step boundary, left uncertain when unapplied, deleted) is the inbox
+#   item's machine (machines/inbox.py), which is stored.
+# Rule 6: no I/O here; the steer handler fires triggers as it asks the session and turn machines.
 #
 # Theory of operation:
 #   committed --offer--> offered (a turn is running and its admission is open)
 #   offered --admit--> admitted (the item is now durably steer_accepted)
-#   committed|offered --refuse--> refused (no turn, turn finishing, inbox paused, closed, …)
-#   admitted --consume--> consumed (the turn loaded it at a step boundary: steer_consumed)
-#   admitted --unapply--> unapplied (the turn ended before its next step boundary)
-#   admitted --withdraw--> withdrawn (the item was deleted before the turn loaded it)
+#   committed|offered --refuse--> refused (closed, rotating, no turn, turn finishing, paused,
+#   images)
 
 from __future__ import annotations
 
@@ -38,9 +40,6 @@ class State(Enum):
     OFFERED = "offered"
     ADMITTED = "admitted"
     REFUSED = "refused"
-    CONSUMED = "consumed"
-    UNAPPLIED = "unapplied"
-    WITHDRAWN = "withdrawn"
 
 
 class Refusal(Enum):
@@ -69,12 +68,7 @@ TRANSITIONS: list[Row] = [
     ("offer", State.COMMITTED, State.OFFERED),
     ("admit", State.OFFERED, State.ADMITTED),
     ("refuse", (State.COMMITTED, State.OFFERED), State.REFUSED),
-    ("consume", State.ADMITTED, State.CONSUMED),
-    ("unapply", State.ADMITTED, State.UNAPPLIED),
-    ("withdraw", State.ADMITTED, State.WITHDRAWN),
 ]
-
-ADMITTED_STATES = (State.ADMITTED, State.CONSUMED, State.UNAPPLIED, State.WITHDRAWN)
 
 
 class SteerMachine(StateMachine):
@@ -92,12 +86,3 @@ class SteerMachine(StateMachine):
         self.fire("refuse", "steer is {state}; it can no longer be refused")
         self.refusal = reason
         return REFUSED_DISPOSITION[reason]
-
-    @property
-    def disposition(self) -> str | None:
-        """What the steer reply says; None while admission is undecided."""
-        if self.state in ADMITTED_STATES:
-            return "steer_accepted"
-        if self.refusal is not None:
-            return REFUSED_DISPOSITION[self.refusal]
-        return None

@@ -4,7 +4,9 @@ Rules:
 - Commit first, then admit: every steer is stored in the inbox sidecar before it is offered to
   a turn, and its reply is written after its disposition is fixed.
 - Admission is decided by the machines, in this order: the session admits `steer` while it is
-  live (else `rejected_closed`); the turn admits `admit_steer` while it runs (else there is no
+  opening, idle or prompting (else `rejected_rotating` while it rebuilds, `rejected_closed`
+  once it is going away); a steer with images is not offered (the model call that would read
+  it takes text: `queued_followup`); the turn admits `admit_steer` while it runs (else there is no
   turn, or it is cancelling or finishing: `queued_followup`); the turn's desk is still open
   (else it is finishing: `queued_followup`); the inbox is not paused (else `queued_followup`).
   A refused steer stays in the inbox as a follow-up for the next prompt.
@@ -21,6 +23,7 @@ from typing import Any
 
 from reasonix_acp.generated import methods as m
 from reasonix_acp.machines._base import TransitionRefused
+from reasonix_acp.machines.session import State as SessionState
 from reasonix_acp.machines.steer import Refusal, SteerMachine
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.protocol.errors import InvalidParams, InvalidRequest
@@ -89,16 +92,17 @@ class Steering:
             raise InvalidParams(f"{method}: empty prompt")
         try:
             stored = session.inbox.enqueue(text, "steer")
-            disposition = offer(session, stored["itemId"])
+            images = any(getattr(b, "type", None) == "image" for b in params.prompt)
+            disposition = offer(session, stored["itemId"], images)
         except InboxError as exc:
             raise InvalidRequest(f"{method}: {exc.message}") from None
         return {"itemId": stored["itemId"], "disposition": disposition}
 
 
-def offer(session: Session, item_id: str) -> str:
+def offer(session: Session, item_id: str, images: bool = False) -> str:
     """Admit a stored steer into the running turn, or leave it queued; the disposition."""
     machine = SteerMachine()
-    refusal = _refusal(session)
+    refusal = _refusal(session, images)
     if refusal is None:
         machine.fire("offer", "steer is {state}")
         session.inbox.accept_steer(item_id)
@@ -109,12 +113,14 @@ def offer(session: Session, item_id: str) -> str:
     return disposition
 
 
-def _refusal(session: Session) -> Refusal | None:
+def _refusal(session: Session, images: bool) -> Refusal | None:
     """Why the running turn cannot read this steer, asked of the machines; None: it can."""
     try:
         session.machine.fire("steer", "session is {state}")
-    except TransitionRefused:
-        return Refusal.CLOSED
+    except TransitionRefused as exc:
+        return Refusal.ROTATING if exc.state is SessionState.REBUILDING else Refusal.CLOSED
+    if images:
+        return Refusal.HAS_IMAGES
     before = session.turn.state
     try:
         session.turn.fire("admit_steer", "turn is {state}")
