@@ -9,7 +9,8 @@ from typing import Any
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.providers.offline import OfflineProvider
 from reasonix_acp.tools.base import ToolContext, ToolResult
-from reasonix_acp.turn.runner import Limits, TurnRunner, TurnSettings
+from reasonix_acp.turn.limits import Limits
+from reasonix_acp.turn.runner import TurnRunner, TurnSettings
 
 
 class NeverFinishes:

@@ -37,7 +37,8 @@ from reasonix_acp.providers.base import (
 from reasonix_acp.session import projector
 from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
-from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
+from reasonix_acp.turn.gate import REFUSED, Gate
+from reasonix_acp.turn.limits import Limits, cap_output
 from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.runner")
@@ -48,13 +49,7 @@ SYSTEM_PROMPT = (
 )
 
 Emit = Callable[[dict[str, Any]], None]
-# (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
-Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
-REFUSED = "refused by the user"
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
-# Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
-# under a 60 KB frame budget.
-DEFAULT_OUTPUT_CAP = 48 * 1024
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 STEER_NOTE = (
@@ -77,28 +72,6 @@ def system_message(mode: str) -> dict[str, Any]:
         "goal": " You are in goal mode: keep working until the goal is met or you are blocked.",
     }.get(mode, "")
     return {"role": "system", "content": SYSTEM_PROMPT + extra}
-
-
-@dataclass
-class Limits:
-    """How far one turn may go before it pauses (config.toml: max_steps, [budgets])."""
-
-    max_steps: int = 25
-    seconds: float | None = None
-    tokens: int | None = None
-    cost: float | None = None
-    output_cap: int = DEFAULT_OUTPUT_CAP  # bytes of tool output text in one update
-
-
-@dataclass
-class Gate:
-    """The permission gate: deny rules, the session's preset and remembered answers, and the
-    question to the user."""
-
-    deny: Callable[[str, str, str], bool] = lambda access, real, scope: False
-    preset: Callable[[], str] = lambda: "workspace-write"
-    grants: list[tuple[str, str, bool]] = field(default_factory=list)  # (access, scope, allow)
-    ask: Ask | None = None
 
 
 @dataclass
@@ -146,7 +119,6 @@ class TurnRunner:
         self.max_steps = s.limits.max_steps
         self.output_cap = s.limits.output_cap
         self.gate = s.gate
-        self.grants = s.gate.grants
         self.price = s.price
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self._tokens = 0
@@ -254,7 +226,7 @@ class TurnRunner:
                 for call in calls:
                     await self._tool_call(call)
                     self.flush()
-                paused = self._over_budget(started)
+                paused = self.limits.exceeded(time.monotonic() - started, self._tokens, self.cost)
                 if paused:
                     self.record("agent_message", {"text": f"\n\n[warning] {paused}"})
                     return TurnReport(Outcome.BUDGET_PAUSED, warning=paused, usage=usage)
@@ -285,16 +257,6 @@ class TurnRunner:
             self.history.append({"role": "user", "content": STEER_NOTE + text})
         self.flush()
         return bool(taken)
-
-    def _over_budget(self, started: float) -> str | None:
-        limits = self.limits
-        if limits.seconds is not None and time.monotonic() - started > limits.seconds:
-            return f"paused after reaching this task's time budget ({limits.seconds:g} s); send a prompt to continue"
-        if limits.cost is not None and self.cost is not None and self.cost > limits.cost:
-            return f"paused after reaching this task's cost budget ({limits.cost:g}); send a prompt to continue"
-        if limits.tokens is not None and self._tokens > limits.tokens:
-            return f"paused after reaching this task's token budget ({limits.tokens} tokens); send a prompt to continue"
-        return None
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         if self.more_tools is not None:
@@ -378,7 +340,9 @@ class TurnRunner:
                 raise ToolFailed(f"unknown tool {call.name}")
             if not isinstance(args, dict):
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
-            if getattr(tool, "access", None) and not await self._permitted(tool, args, start):
+            if getattr(tool, "access", None) and not await self.gate.permitted(
+                tool, args, start, self.context
+            ):
                 raise ToolFailed(REFUSED)
             self.context.progress = lambda content: self.record(
                 "tool_call_update",
@@ -398,93 +362,20 @@ class TurnRunner:
         self._finish(call_id, "completed", result)
         self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
 
-    async def _permitted(self, tool: Any, args: dict[str, Any], shown: dict[str, Any]) -> bool:
-        """Deny rules, then the preset, then the session's remembered answers, then the user."""
-        real = tool.target(args, self.context)
-        access = tool.access
-        by_path = not hasattr(tool, "grant_scope")
-        scope = scope_of(real) if by_path else tool.grant_scope(args, self.context)
-        if self.gate.deny(access, real, scope):
-            raise ToolFailed("denied by the permission rules in config.toml")
-        if not needs_permission(self.gate.preset(), access, self.context.workspace.inside(real)):
-            return True
-        exact = f"exact {args.get('command', '')}" if access == "execute" else None
-        for granted_access, granted, allowed in reversed(self.grants):
-            if granted_access == access and (
-                in_scope(real, granted) if by_path else granted in (scope, exact)
-            ):
-                return allowed
-        if self.gate.ask is None:
-            return False
-        options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
-        if exact is not None:
-            options.append(
-                {
-                    "optionId": "allow_always_exact",
-                    "name": "Always allow this command in this session",
-                    "kind": "allow_always",
-                }
-            )
-        options += [
-            {
-                "optionId": "allow_always",
-                "name": f"Allow {_what(access, scope)} for this session",
-                "kind": "allow_always",
-            },
-            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {
-                "optionId": "reject_always",
-                "name": f"Reject {_what(access, scope)} for this session",
-                "kind": "reject_always",
-            },
-        ]
-        visible = {k: v for k, v in shown.items() if not k.startswith("x-")}
-        choice = await self.gate.ask(visible, options)
-        if choice is None:  # the client cancelled the request: the turn is cancelled
-            raise asyncio.CancelledError
-        if choice == "allow_always_exact" and exact is not None:
-            self.grants.append((access, exact, True))
-        elif choice in ("allow_always", "reject_always"):
-            self.grants.append((access, scope, choice == "allow_always"))
-        return choice in ("allow_once", "allow_always", "allow_always_exact")
-
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
         self._open_calls.pop(call_id, None)
         body: dict[str, Any] = {"toolCallId": call_id, "status": status}
         if result.content is not None:
-            body["content"] = self._budgeted(call_id, result.content)
+            keep = os.path.join(
+                self.context.workspace.temp, self.context.session_id, f"{call_id}.txt"
+            )
+            body["content"] = cap_output(result.content, self.output_cap, keep)
         if result.meta:
             body["_meta"] = result.meta
         body["x-model-text"] = result.text
         if result.raw_output is not None:
             body["rawOutput"] = result.raw_output
         self.record("tool_call_update", body)
-
-    def _budgeted(self, call_id: str, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Text content past the output budget is cut, and kept whole in a file the cut names, so
-        no frame grows past what clients accept (some stop at 64 KB)."""
-        out = []
-        for item in content:
-            inner = item.get("content") if item.get("type") == "content" else None
-            text = (
-                inner.get("text")
-                if isinstance(inner, dict) and inner.get("type") == "text"
-                else None
-            )
-            if isinstance(text, str) and len(text.encode()) > self.output_cap:
-                keep = os.path.join(
-                    self.context.workspace.temp, self.context.session_id, f"{call_id}.txt"
-                )
-                os.makedirs(os.path.dirname(keep), exist_ok=True)
-                with open(keep, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                head = text.encode()[: self.output_cap].decode("utf-8", "ignore")
-                text = (
-                    f"{head}\n[output cut at {self.output_cap} bytes; the full output is in {keep}]"
-                )
-                item = {"type": "content", "content": {"type": "text", "text": text}}
-            out.append(item)
-        return out
 
     def _sweep(self) -> None:
         for call_id in list(self._open_calls):
@@ -493,14 +384,6 @@ class TurnRunner:
                 "failed",
                 ToolResult(text="interrupted", content=_text("interrupted before it finished")),
             )
-
-
-def _what(access: str, scope: str) -> str:
-    if access in ("mcp", "plugin"):
-        return f"calls of {scope.removeprefix(access + ' ')}"
-    if access == "execute":
-        return f"`{scope.removeprefix('command ')}` commands"
-    return f"{access}s under {scope}"
 
 
 def _text(text: str) -> list[dict[str, Any]]:

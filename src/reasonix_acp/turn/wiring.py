@@ -27,7 +27,9 @@ from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.runner import Ask, Gate, Limits, TurnRunner, TurnSettings
+from reasonix_acp.turn.gate import Ask, Gate
+from reasonix_acp.turn.limits import Limits
+from reasonix_acp.turn.runner import TurnRunner, TurnSettings
 from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.wiring")
