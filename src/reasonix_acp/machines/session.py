@@ -22,8 +22,8 @@
 #   show what the turn has not stored yet and its mcpServers would restart under the turn.
 #   `idle` ⇄ `prompting` is one prompt at a time; `continue_prompt` admits each queued
 #   follow-up the prompt runs after its own turn (refused once a close or delete took over).
-#   `configure` admits a mode or config change:
-#   applied at once when idle, queued when prompting (applied when the prompt ends).
+#   `configure` admits a mode or config change; whether it applies at once (idle) or is queued
+#   until the prompt ends (prompting) is how it is done, read from the state it was admitted in.
 #   `rebuilding` swaps the model controller or reloads the runtime; `queue_reload` answers a
 #   reload asked for while a turn or another rebuild runs, drained when that ends. `steer` is
 #   admitted while the session is opening, idle or prompting (the turn machine then decides

@@ -9,6 +9,9 @@
 #   settled as failed unless a cancel came first, and the next prompt finds it idle.
 # Rule 4: a steer is read only by a turn that is running (or waiting for a permission answer):
 #   `admit_steer` is refused once the turn is cancelling or finishing, or when there is none.
+#   The runner also closes its steer window itself before its last model call; that window is a
+#   flag on the session's steer desk, not a state here, because it closes inside a running
+#   step (the turn is `running` on both sides of it) and only the runner knows which step.
 # Rule 5: no I/O here; the turn runner fires triggers as things happen.
 #
 # Theory of operation:
