@@ -161,7 +161,7 @@ def _from_file(path: Path, strict: bool = False) -> dict[str, Any]:
         return {}
 
 
-def _bad_table(strict: bool, path: Path, what: str, exc: ValueError) -> None:
+def _bad_table(strict: bool, path: Path | None, what: str, exc: ValueError) -> None:
     if strict:  # a runtime reload keeps the configuration it has instead
         raise ValueError(f"{path}: {exc}") from None
     log.warning("ignoring %s of %s: %s", what, path, exc)
@@ -175,38 +175,43 @@ def load(
     path = config_dir(env) / "config.toml"
     data = _from_file(path, strict)
     config = Config(config_file=path)
-    steps = data.get("max_steps")
-    if isinstance(steps, int) and steps > 0:
-        config.max_steps = steps
-    rules = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
-    if rules is not None:
-        config.deny_commands = [
-            str(c) for c in rules.get("deny_commands") or [] if isinstance(c, str)
-        ]
-        config.deny_paths = [
-            os.path.expanduser(str(p)) for p in rules.get("deny_paths") or [] if isinstance(p, str)
-        ]
-    if isinstance(data.get("shell"), str) and data["shell"]:
-        config.shell = data["shell"]
-    cap = data.get("output_cap_bytes")
-    if isinstance(cap, int) and cap >= 1024:
-        config.output_cap = cap
+    _limits(config, data)
+    _permissions(config, data)
     if "mcp_servers" in data:
         try:
             config.mcp_servers = from_config(data["mcp_servers"])
         except ValueError as exc:
             log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
-    default_plugins = config_dir(env) / "plugins"
-    config.plugin_roots = [default_plugins] if default_plugins.is_dir() else []
-    raw_plugins = data.get("plugins")
-    if isinstance(raw_plugins, dict):
-        paths = raw_plugins.get("paths", [])
-        if isinstance(paths, list) and all(isinstance(x, str) and os.path.isabs(x) for x in paths):
-            config.plugin_roots += [Path(x) for x in paths]
-        elif strict:
-            raise ValueError(f"{path}: [plugins] paths must be a list of absolute paths")
-        else:
-            log.warning("ignoring [plugins] paths of %s: not a list of absolute paths", path)
+    _plugins(config, data, config_dir(env) / "plugins", strict)
+    if "pricing" in data:
+        try:
+            config.pricing = parse_pricing(data["pricing"])
+        except ValueError as exc:
+            _bad_table(strict, path, "[pricing]", exc)
+    for name, table in (data.get("providers") or {}).items():
+        if isinstance(table, dict):
+            config.providers[name] = _provider(config, name, table, strict)
+    _from_environment(config, env)
+    _default_model(config, cli_model or env.get("ACP_MODEL") or data.get("default_model"))
+    for p in config.providers.values():
+        # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.
+        entries = [config.pricing.lookup(f"{p.name}/{m}") for m in p.models]
+        currencies = {e.currency for e in entries if e is not None}
+        if p.price is None and len(currencies) == 1:
+            p.currency = currencies.pop()
+    return config
+
+
+def _limits(config: Config, data: dict[str, Any]) -> None:
+    """max_steps, shell, output_cap_bytes, [readiness], [budgets]."""
+    steps = data.get("max_steps")
+    if isinstance(steps, int) and steps > 0:
+        config.max_steps = steps
+    if isinstance(data.get("shell"), str) and data["shell"]:
+        config.shell = data["shell"]
+    cap = data.get("output_cap_bytes")
+    if isinstance(cap, int) and cap >= 1024:
+        config.output_cap = cap
     readiness = data.get("readiness")
     if isinstance(readiness, dict) and isinstance(readiness.get("require_checks"), bool):
         config.require_checks = readiness["require_checks"]
@@ -220,43 +225,68 @@ def load(
     cost = budgets.get("task_cost")
     if isinstance(cost, int | float) and cost > 0:
         config.budget_cost = float(cost)
-    if "pricing" in data:
+
+
+def _permissions(config: Config, data: dict[str, Any]) -> None:
+    rules = data.get("permissions") if isinstance(data.get("permissions"), dict) else None
+    if rules is None:
+        return
+    config.deny_commands = [str(c) for c in rules.get("deny_commands") or [] if isinstance(c, str)]
+    config.deny_paths = [
+        os.path.expanduser(str(p)) for p in rules.get("deny_paths") or [] if isinstance(p, str)
+    ]
+
+
+def _plugins(config: Config, data: dict[str, Any], default: Path, strict: bool) -> None:
+    """The config directory's plugins/, then [plugins] paths."""
+    path = config.config_file
+    config.plugin_roots = [default] if default.is_dir() else []
+    raw_plugins = data.get("plugins")
+    if not isinstance(raw_plugins, dict):
+        return
+    paths = raw_plugins.get("paths", [])
+    if isinstance(paths, list) and all(isinstance(x, str) and os.path.isabs(x) for x in paths):
+        config.plugin_roots += [Path(x) for x in paths]
+    elif strict:
+        raise ValueError(f"{path}: [plugins] paths must be a list of absolute paths")
+    else:
+        log.warning("ignoring [plugins] paths of %s: not a list of absolute paths", path)
+
+
+def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) -> ProviderConfig:
+    """One [providers.<name>] table; its own `prices` win over [pricing] for its models."""
+    kind = str(table.get("kind") or name)
+    price = None
+    if "prices" in table:
         try:
-            config.pricing = parse_pricing(data["pricing"])
+            price = parse_price(
+                table["prices"],
+                f"providers.{name}.prices",
+                currency="USD",
+                schedule=config.pricing.schedule,
+                source="provider",
+            )
         except ValueError as exc:
-            _bad_table(strict, path, "[pricing]", exc)
-    for name, table in (data.get("providers") or {}).items():
-        if not isinstance(table, dict):
-            continue
-        kind = str(table.get("kind") or name)
-        models = [str(m) for m in table.get("models") or []]
-        price = None
-        if "prices" in table:
-            try:
-                price = parse_price(
-                    table["prices"],
-                    f"providers.{name}.prices",
-                    currency="USD",
-                    schedule=config.pricing.schedule,
-                    source="provider",
-                )
-            except ValueError as exc:
-                _bad_table(strict, path, f"[providers.{name}] prices", exc)
-        prices: dict[str, float] = {}
-        if price is not None:
-            r = price.rates
-            prices = {"input": float(r.input), "output": float(r.output)}
-            prices["cache_hit"] = float(r.cache_hit)
-        config.providers[name] = ProviderConfig(
-            name=name,
-            kind=kind,
-            base_url=str(table.get("base_url") or (DEEPSEEK_URL if kind == "deepseek" else "")),
-            api_key=str(table.get("api_key") or ""),
-            models=models,
-            prices=prices,
-            currency=price.currency if price is not None else "USD",
-            price=price,
-        )
+            _bad_table(strict, config.config_file, f"[providers.{name}] prices", exc)
+    prices: dict[str, float] = {}
+    if price is not None:
+        r = price.rates
+        prices = {"input": float(r.input), "output": float(r.output)}
+        prices["cache_hit"] = float(r.cache_hit)
+    return ProviderConfig(
+        name=name,
+        kind=kind,
+        base_url=str(table.get("base_url") or (DEEPSEEK_URL if kind == "deepseek" else "")),
+        api_key=str(table.get("api_key") or ""),
+        models=[str(m) for m in table.get("models") or []],
+        prices=prices,
+        currency=price.currency if price is not None else "USD",
+        price=price,
+    )
+
+
+def _from_environment(config: Config, env: dict[str, str]) -> None:
+    """DEEPSEEK_API_KEY; OPENAI_API_KEY with OPENAI_BASE_URL."""
     if env.get("DEEPSEEK_API_KEY"):
         p = config.providers.setdefault(
             "deepseek", ProviderConfig("deepseek", "deepseek", DEEPSEEK_URL)
@@ -265,7 +295,10 @@ def load(
     if env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL"):
         p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
         p.api_key, p.base_url = env["OPENAI_API_KEY"], env["OPENAI_BASE_URL"]
-    chosen = cli_model or env.get("ACP_MODEL") or data.get("default_model")
+
+
+def _default_model(config: Config, chosen: Any) -> None:
+    """--model, ACP_MODEL or default_model; else the first model a provider offers."""
     default = normalise_model(str(chosen)) if chosen else None
     if default == OFFLINE_MODEL or (default or "").startswith("offline/"):
         config.providers.setdefault(
@@ -281,13 +314,6 @@ def load(
     elif config.model_ids():
         default = config.model_ids()[0]
     config.default_model = default
-    for p in config.providers.values():
-        # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.
-        entries = [config.pricing.lookup(f"{p.name}/{m}") for m in p.models]
-        currencies = {e.currency for e in entries if e is not None}
-        if p.price is None and len(currencies) == 1:
-            p.currency = currencies.pop()
-    return config
 
 
 def clear_credentials(config: Config) -> list[str]:
