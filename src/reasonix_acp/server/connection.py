@@ -40,6 +40,7 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, Overflow, encode
 from reasonix_acp.protocol.messages import (
+    Ignored,
     Invalid,
     Notification,
     Request,
@@ -213,6 +214,8 @@ class Connection:
             self._on_response(frame)
         elif isinstance(frame, Invalid):
             self._send(dispatch.error_frame(frame.id, frame.error))
+        elif isinstance(frame, Ignored):
+            log.log(logging.WARNING if frame.warn else logging.DEBUG, "ignored: %s", frame.reason)
 
     def _start_request(self, request: Request) -> None:
         if request.id in self._inbound:
