@@ -83,6 +83,26 @@ def test_a_response_with_a_null_id_is_ignored(tmp_path: Path, frame: dict[str, A
     assert client.close() == 0
 
 
+# -- cancel before the handler runs ---------------------------------------------------------
+
+
+def test_a_cancel_in_the_same_read_as_its_request_is_answered_minus_32800_once(
+    tmp_path: Path,
+) -> None:
+    client = Client(tmp_path, "--model", "offline")
+    client.start()
+    cancel = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}'
+    raw(client, LIST + b"\n" + cancel + b"\n")
+    client.send({"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {}})
+    seen = frames_until(client, 8)
+    code, rest = client.agent.finish()
+    seen += [json.loads(line) for line in rest]
+    cancelled = answers(seen, 7)
+    assert len(cancelled) == 1, seen
+    assert cancelled[0]["error"]["code"] == -32800
+    assert code == 0
+
+
 # -- lone surrogates --------------------------------------------------------------------------
 
 

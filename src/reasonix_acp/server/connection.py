@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import itertools
 import logging
@@ -226,12 +227,16 @@ class Connection:
             return
         task = asyncio.get_running_loop().create_task(self._run_request(request))
         self._inbound[request.id] = task
-        request_id = request.id
+        task.add_done_callback(functools.partial(self._request_done, request))
 
-        def forget(_task: asyncio.Task[None]) -> None:
-            self._inbound.pop(request_id, None)
-
-        task.add_done_callback(forget)
+    def _request_done(self, request: Request, task: asyncio.Task[None]) -> None:
+        if self._inbound.get(request.id) is task:
+            del self._inbound[request.id]
+        if task.cancelled():
+            # `_run_request` answers every cancel it sees; a task cancelled before its first
+            # step (the cancel came in the same read as the request) never ran its body.
+            error = RequestCancelled(f"{request.method}: request cancelled")
+            self._send(dispatch.error_frame(request.id, error))
 
     async def _run_request(self, request: Request) -> None:
         try:
