@@ -20,6 +20,7 @@ from reasonix_acp.server import capabilities
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
     from reasonix_acp.session.changes import Changes
+    from reasonix_acp.session.opening import Opening
     from reasonix_acp.session.service import Sessions
     from reasonix_acp.session.steering import Steering
     from reasonix_acp.turn.admission import Prompts
@@ -68,8 +69,16 @@ STEERING = (
 class Services:
     """The session machinery, built on the first session method."""
 
-    def __init__(self, sessions: Sessions, changes: Changes, prompts: Prompts, steering: Steering):
+    def __init__(
+        self,
+        sessions: Sessions,
+        opening: Opening,
+        changes: Changes,
+        prompts: Prompts,
+        steering: Steering,
+    ):
         self.sessions = sessions
+        self.opening = opening
         self.changes = changes
         self.prompts = prompts
         self.steering = steering
@@ -89,7 +98,7 @@ class Agent:
         # `mcpServers` entries arrive in shapes older than the schema (an env map, a missing
         # `type`, transport aliases): they are made regular before validation.
         mcp = _normalise_mcp_servers
-        r.add(m.SESSION_NEW, lambda c, p: self.services.sessions.new(c, p), normalise=mcp)
+        r.add(m.SESSION_NEW, lambda c, p: self.services.opening.new(c, p), normalise=mcp)
         r.add(m.SESSION_LOAD, lambda c, p: self._open(c, p, True), normalise=mcp)
         r.add(m.SESSION_RESUME, lambda c, p: self._open(c, p, False), normalise=mcp)
         r.add(m.SESSION_LIST, lambda c, p: self.services.sessions.list(c, p))
@@ -115,7 +124,7 @@ class Agent:
         return lambda c, p: self.services.steering.handle(method, c, p)
 
     def _open(self, call: Call, params: Any, replay: bool) -> Any:
-        return self.services.sessions.open_stored(call, params, replay=replay)
+        return self.services.opening.open_stored(call, params, replay=replay)
 
     def _require_initialized(self, spec: m.MethodSpec) -> None:
         if self.client is None:
@@ -149,6 +158,9 @@ class Agent:
     def _build_services(self) -> Services:
         # lazy: start-up (the session machinery loads with the first session method)
         from reasonix_acp.session.changes import Changes
+
+        # lazy: start-up
+        from reasonix_acp.session.opening import Opening
 
         # lazy: start-up
         from reasonix_acp.session.runtime import Runtime
@@ -186,7 +198,7 @@ class Agent:
         changes = Changes(sessions)
         tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
         prompts = Prompts(sessions, changes, tools, lambda: self.client)
-        return Services(sessions, changes, prompts, Steering(sessions))
+        return Services(sessions, Opening(sessions), changes, prompts, Steering(sessions))
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:

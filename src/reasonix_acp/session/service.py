@@ -16,25 +16,19 @@ import json
 import logging
 import os
 import re
-import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from reasonix_acp.config import NO_PROVIDER
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins import actions
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
-from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams, InvalidRequest
+from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.session import commands, controls
-from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import REPLAYED, live_updates, updates
+from reasonix_acp.session.projector import live_updates
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
-from reasonix_acp.vendor import recovery
-from reasonix_acp.vendor.readiness import checkpoint_from
 
 log = logging.getLogger("reasonix_acp.session.service")
 
@@ -116,29 +110,7 @@ class Sessions:
         task.add_done_callback(tasks.discard)
         return task
 
-    def _opened(self, call: Call, session: Session) -> None:
-        def after() -> None:
-            self.send(
-                session,
-                {
-                    "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(session.plugins),
-                },
-            )
-            if session.record.plan:  # a session that never had a plan gets no empty one
-                self.send(session, {"sessionUpdate": "plan", "entries": session.record.plan})
-            if actions.has_hook(session.plugins, "session_start"):
-                self.spawn(self._session_start(session), hook=True)
-
-        call.after_response(after)
-
-    async def _session_start(self, session: Session) -> None:
-        where = actions.Where(session.id, session.record.cwd)
-        events = await actions.run_hooks(session.plugins, where, "session_start")
-        if session.machine.publishing and events:
-            self.show(session, events, session.record.turn_count)
-
-    def _store_call(self, method: str, fn: Callable[[], Any]) -> Any:
+    def store_call(self, method: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except LeaseHeld as exc:
@@ -147,155 +119,6 @@ class Sessions:
             ) from None
         except StoreError as exc:
             raise InternalError(f"{method}: {exc}") from None
-
-    def _build(self, method: str, record: SessionRecord, events: Events) -> Session:
-        try:
-            return self.runtime.build(record, history_from_events(events), events)
-        except ValueError as exc:
-            raise InternalError(f"{method}: {exc}") from None
-
-    # -- session/new ---------------------------------------------------------------------------
-
-    def new(self, call: Call, params: Any) -> dict[str, Any]:
-        method = "session/new"
-        cwd = check_absolute(method, "cwd", params.cwd)
-        dirs = [
-            check_absolute(method, f"additionalDirectories[{i}]", d)
-            for i, d in enumerate(params.additional_directories or [])
-        ]
-        model = self.runtime.config.default_model
-        if model is None:
-            raise AuthRequired(f"{method}: {NO_PROVIDER}")
-        record = SessionRecord(
-            id=str(uuid.uuid4()),
-            cwd=cwd,
-            model=model,
-            additional_directories=dirs,
-            mcp_servers=[
-                s.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                for s in params.mcp_servers
-            ],
-            approval=controls.DEFAULT_APPROVAL,
-        )
-        session = self._build(method, record, [])
-
-        def create() -> None:
-            self.store.create_session(record)
-            self.store.acquire_lease(record.id)
-
-        self._store_call(method, create)
-        session.machine.fire("opened", "session is {state}")
-        self.live[record.id] = session
-        self.runtime.start_servers(session)
-        self._opened(call, session)
-        return {"sessionId": record.id, **session.opening_result()}
-
-    # -- session/load and session/resume ------------------------------------------------------
-
-    async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
-        method = "session/load" if replay else "session/resume"
-        session_id = check_session_id(method, params.session_id)
-        given = params.mcp_servers
-        servers = (
-            [x.model_dump(mode="json", by_alias=True, exclude_unset=True) for x in given]
-            if given is not None
-            else None
-        )
-        live = self.live.get(session_id)
-        if live is not None:
-            return await self._reopen(call, method, live, params.cwd, servers, replay)
-        record = self._store_call(method, lambda: self.store.get_session(session_id))
-        if record is None:
-            raise InvalidParams(f"{method}: unknown session {session_id}")
-        check_cwd(method, params.cwd, record)
-        self._store_call(method, lambda: self.store.acquire_lease(session_id))
-        try:
-            session, events = self._restore(method, record)
-        except BaseException:
-            self.store.release_lease(session_id)
-            raise
-        if servers is not None and servers != record.mcp_servers:
-            record.mcp_servers = servers
-            self.store.update_session(session_id, mcp_servers=servers, updated_at=record.updated_at)
-        self.live[session_id] = session
-        try:
-            self.runtime.start_servers(session)
-            if replay:
-                self._replay(session, events)
-        finally:
-            session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session)
-        return session.opening_result()
-
-    async def _reopen(
-        self,
-        call: Call,
-        method: str,
-        session: Session,
-        cwd: str | None,
-        servers: list[dict[str, Any]] | None,
-        replay: bool,
-    ) -> dict[str, Any]:
-        """Load or resume of a session live in this process: only while it is idle."""
-        check_cwd(method, cwd, session.record)
-        session.machine.fire("reopen", f"{method}: session is {{state}}")
-        try:
-            events = self._store_call(
-                method, lambda: [(e.kind, e.body) for e in self.store.events(session.id)]
-            )
-            if servers is not None and servers != session.record.mcp_servers:
-                # The client's list for this opening is the session's set from now on.
-                session.record.mcp_servers = servers
-                self.store.update_session(
-                    session.id, mcp_servers=servers, updated_at=session.record.updated_at
-                )
-                await session.stop_servers()
-                self.runtime.start_servers(session)
-            if replay:
-                self._replay(session, events)
-        finally:
-            session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session)
-        return session.opening_result()
-
-    def _restore(self, method: str, record: SessionRecord) -> tuple[Session, Events]:
-        """A stored session made live: stale model replaced, interrupted calls closed, the
-        protocol-recovery offer and the readiness checkpoint found again."""
-        session_id = record.id
-        events = self._store_call(
-            method, lambda: [(e.kind, e.body) for e in self.store.events(session_id)]
-        )
-        config = self.runtime.config
-        if config.provider_for(record.model) is None and config.default_model:
-            log.warning(
-                "session %s: model %s is not configured; using %s",
-                session_id,
-                record.model,
-                config.default_model,
-            )
-            record.model = config.default_model
-            self.store.update_session(session_id, model=record.model, updated_at=record.updated_at)
-        unfinished = recovery.unfinished_calls(events)
-        if unfinished:  # ended as the lost turn's sweep would have ended them
-            closing = recovery.closing_updates(unfinished)
-            self.store.append_events(session_id, record.turn_count, closing)
-            events += closing
-        session = self._build(method, record, events)
-        saved = next((body for kind, body in reversed(events) if kind == "status"), None)
-        if saved is not None and saved.get("state") == "running":
-            session.recovery = recovery.Offer(
-                recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
-                [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
-            )
-            session.status.protocol_recovery = session.recovery.id
-        session.checkpoint = checkpoint_from(events)
-        return session, events
-
-    def _replay(self, session: Session, events: Events) -> None:
-        for kind, body in events:
-            if kind in REPLAYED:
-                for update in updates(kind, body):
-                    self.send(session, update)
 
     # -- session/list --------------------------------------------------------------------------
 
@@ -377,7 +200,7 @@ class Sessions:
 
     def _delete_stored(self, method: str, session_id: str) -> None:
         """A session not live here; refused while another live process holds it."""
-        self._store_call(method, lambda: self.store.delete_session(session_id))
+        self.store_call(method, lambda: self.store.delete_session(session_id))
         self.runtime.inboxes.drop(session_id)
 
     def _teardown(self, session: Session) -> asyncio.Future[None]:

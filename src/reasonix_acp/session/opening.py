@@ -1,0 +1,221 @@
+"""Sessions opening: `session/new`, `session/load` (with replay) and `session/resume`.
+
+Rules:
+- A stored session is made live under this process's lease; one that another live process
+  holds is refused with -32600 naming the holder.
+- Opening repairs what a lost process left: a model no longer configured is replaced by the
+  default, tool calls with no end get a failed end, and the interrupted turn becomes a
+  protocol-recovery offer; an open readiness checkpoint is found again.
+- A session live here is opened again only while idle (the session machine's `reopen`); the
+  replay and the servers' restart (for a changed `mcpServers`) happen before the response.
+- After the response: the command list, the plan if the session has one, session_start hooks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from reasonix_acp.config import NO_PROVIDER
+from reasonix_acp.plugins import actions
+from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
+from reasonix_acp.protocol.router import Call
+from reasonix_acp.session import commands, controls
+from reasonix_acp.session.history import history_from_events
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.projector import REPLAYED, updates
+from reasonix_acp.session.service import (
+    Events,
+    Sessions,
+    check_absolute,
+    check_cwd,
+    check_session_id,
+    log,
+)
+from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.vendor import recovery
+from reasonix_acp.vendor.readiness import checkpoint_from
+
+
+class Opening:
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    def _opened(self, call: Call, session: Session) -> None:
+        def after() -> None:
+            self.sessions.send(
+                session,
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": commands.available(session.plugins),
+                },
+            )
+            if session.record.plan:  # a session that never had a plan gets no empty one
+                self.sessions.send(
+                    session, {"sessionUpdate": "plan", "entries": session.record.plan}
+                )
+            if actions.has_hook(session.plugins, "session_start"):
+                self.sessions.spawn(self._session_start(session), hook=True)
+
+        call.after_response(after)
+
+    async def _session_start(self, session: Session) -> None:
+        where = actions.Where(session.id, session.record.cwd)
+        events = await actions.run_hooks(session.plugins, where, "session_start")
+        if session.machine.publishing and events:
+            self.sessions.show(session, events, session.record.turn_count)
+
+    def _build(self, method: str, record: SessionRecord, events: Events) -> Session:
+        try:
+            return self.sessions.runtime.build(record, history_from_events(events), events)
+        except ValueError as exc:
+            raise InternalError(f"{method}: {exc}") from None
+
+    # -- session/new ---------------------------------------------------------------------------
+
+    def new(self, call: Call, params: Any) -> dict[str, Any]:
+        method = "session/new"
+        cwd = check_absolute(method, "cwd", params.cwd)
+        dirs = [
+            check_absolute(method, f"additionalDirectories[{i}]", d)
+            for i, d in enumerate(params.additional_directories or [])
+        ]
+        model = self.sessions.runtime.config.default_model
+        if model is None:
+            raise AuthRequired(f"{method}: {NO_PROVIDER}")
+        record = SessionRecord(
+            id=str(uuid.uuid4()),
+            cwd=cwd,
+            model=model,
+            additional_directories=dirs,
+            mcp_servers=[
+                s.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                for s in params.mcp_servers
+            ],
+            approval=controls.DEFAULT_APPROVAL,
+        )
+        session = self._build(method, record, [])
+
+        def create() -> None:
+            self.sessions.store.create_session(record)
+            self.sessions.store.acquire_lease(record.id)
+
+        self.sessions.store_call(method, create)
+        session.machine.fire("opened", "session is {state}")
+        self.sessions.live[record.id] = session
+        self.sessions.runtime.start_servers(session)
+        self._opened(call, session)
+        return {"sessionId": record.id, **session.opening_result()}
+
+    # -- session/load and session/resume ------------------------------------------------------
+
+    async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
+        method = "session/load" if replay else "session/resume"
+        session_id = check_session_id(method, params.session_id)
+        given = params.mcp_servers
+        servers = (
+            [x.model_dump(mode="json", by_alias=True, exclude_unset=True) for x in given]
+            if given is not None
+            else None
+        )
+        live = self.sessions.live.get(session_id)
+        if live is not None:
+            return await self._reopen(call, method, live, params.cwd, servers, replay)
+        record = self.sessions.store_call(
+            method, lambda: self.sessions.store.get_session(session_id)
+        )
+        if record is None:
+            raise InvalidParams(f"{method}: unknown session {session_id}")
+        check_cwd(method, params.cwd, record)
+        self.sessions.store_call(method, lambda: self.sessions.store.acquire_lease(session_id))
+        try:
+            session, events = self._restore(method, record)
+        except BaseException:
+            self.sessions.store.release_lease(session_id)
+            raise
+        if servers is not None and servers != record.mcp_servers:
+            record.mcp_servers = servers
+            self.sessions.store.update_session(
+                session_id, mcp_servers=servers, updated_at=record.updated_at
+            )
+        self.sessions.live[session_id] = session
+        try:
+            self.sessions.runtime.start_servers(session)
+            if replay:
+                self._replay(session, events)
+        finally:
+            session.machine.fire("opened", f"{method}: session is {{state}}")
+        self._opened(call, session)
+        return session.opening_result()
+
+    async def _reopen(
+        self,
+        call: Call,
+        method: str,
+        session: Session,
+        cwd: str | None,
+        servers: list[dict[str, Any]] | None,
+        replay: bool,
+    ) -> dict[str, Any]:
+        """Load or resume of a session live in this process: only while it is idle."""
+        check_cwd(method, cwd, session.record)
+        session.machine.fire("reopen", f"{method}: session is {{state}}")
+        try:
+            events = self.sessions.store_call(
+                method, lambda: [(e.kind, e.body) for e in self.sessions.store.events(session.id)]
+            )
+            if servers is not None and servers != session.record.mcp_servers:
+                # The client's list for this opening is the session's set from now on.
+                session.record.mcp_servers = servers
+                self.sessions.store.update_session(
+                    session.id, mcp_servers=servers, updated_at=session.record.updated_at
+                )
+                await session.stop_servers()
+                self.sessions.runtime.start_servers(session)
+            if replay:
+                self._replay(session, events)
+        finally:
+            session.machine.fire("opened", f"{method}: session is {{state}}")
+        self._opened(call, session)
+        return session.opening_result()
+
+    def _restore(self, method: str, record: SessionRecord) -> tuple[Session, Events]:
+        """A stored session made live: stale model replaced, interrupted calls closed, the
+        protocol-recovery offer and the readiness checkpoint found again."""
+        session_id = record.id
+        events = self.sessions.store_call(
+            method, lambda: [(e.kind, e.body) for e in self.sessions.store.events(session_id)]
+        )
+        config = self.sessions.runtime.config
+        if config.provider_for(record.model) is None and config.default_model:
+            log.warning(
+                "session %s: model %s is not configured; using %s",
+                session_id,
+                record.model,
+                config.default_model,
+            )
+            record.model = config.default_model
+            self.sessions.store.update_session(
+                session_id, model=record.model, updated_at=record.updated_at
+            )
+        unfinished = recovery.unfinished_calls(events)
+        if unfinished:  # ended as the lost turn's sweep would have ended them
+            closing = recovery.closing_updates(unfinished)
+            self.sessions.store.append_events(session_id, record.turn_count, closing)
+            events += closing
+        session = self._build(method, record, events)
+        saved = next((body for kind, body in reversed(events) if kind == "status"), None)
+        if saved is not None and saved.get("state") == "running":
+            session.recovery = recovery.Offer(
+                recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
+                [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
+            )
+            session.status.protocol_recovery = session.recovery.id
+        session.checkpoint = checkpoint_from(events)
+        return session, events
+
+    def _replay(self, session: Session, events: Events) -> None:
+        for kind, body in events:
+            if kind in REPLAYED:
+                for update in updates(kind, body):
+                    self.sessions.send(session, update)
