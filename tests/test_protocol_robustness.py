@@ -203,3 +203,89 @@ def test_the_synchronous_handshake_applies_the_same_parse_rules(
     assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32700, replies
     assert replies[1]["id"] == 1 and "result" in replies[1], replies
     assert len(replies) == 2 and done.returncode == 0
+
+
+# -- -32603 carries data.details; client error data reaches the tool -------------------------
+
+
+def test_an_internal_error_carries_its_redacted_cause_in_data_details(tmp_path: Path) -> None:
+    script = tmp_path / "fail.jsonl"
+    cause = "upstream said 500: Authorization: Bearer sk-live-abcdefghijkl failed"
+    script.write_text(json.dumps({"steps": [{"error": cause}]}) + "\n", encoding="utf-8")
+    client = Client(tmp_path, "--model", "offline", "--script", str(script))
+    sid = client.start()
+    reply = client.call(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "x"}]}
+    )
+    error = reply["error"]
+    assert error["code"] == -32603
+    assert error["data"] == {"details": error["message"]}
+    assert "sk-live" not in json.dumps(error) and "[redacted]" in error["data"]["details"]
+    assert check_agent_frame(reply, {}) == []
+    assert client.close() == 0
+
+
+def test_the_wire_check_allows_data_on_internal_errors_only() -> None:
+    ours = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32603, "message": "m", "data": {"details": "m"}},
+    }
+    assert check_agent_frame(ours, {}) == []
+    peer = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "m", "data": {"x": 1}}}
+    assert check_agent_frame(peer, {}) != []
+    no_details = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "m", "data": 5}}
+    assert check_agent_frame(no_details, {}) != []
+
+
+class RefusingEditor:
+    """Refuses every write with an error that explains itself in data.details."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def write_text_file(self, content: str, path: str, session_id: str, **kw: Any) -> Any:
+        from acp.exceptions import RequestError
+
+        raise RequestError(-32000, "write refused", {"details": "the buffer is read-only"})
+
+    async def read_text_file(self, path: str, session_id: str, **kw: Any) -> Any:
+        from acp.exceptions import RequestError
+
+        raise RequestError(-32002, "not open")
+
+
+async def test_a_client_error_reaches_the_tool_result_with_its_message_and_details(
+    tmp_path: Path,
+) -> None:
+    from acp import spawn_agent_process
+    from acp.schema import ClientCapabilities, FileSystemCapabilities, TextContentBlock
+
+    scenario = Scenario(tmp_path)
+    target = str(Path(scenario.vars["CWD"]) / "out.txt")
+    script = tmp_path / "write.jsonl"
+    call = {"tool_call": {"name": "write", "arguments": {"path": target, "content": "hi"}}}
+    script.write_text(json.dumps({"steps": [call]}) + "\n", encoding="utf-8")
+    command = acp_command()
+    editor = RefusingEditor()
+    args = [*command[1:], "--model", "offline", "--script", str(script)]
+    env = {**os.environ, **scenario.env}
+    async with spawn_agent_process(editor, command[0], *args, env=env) as (conn, _p):
+        caps = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+        )
+        await conn.initialize(protocol_version=1, client_capabilities=caps)
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="w")])
+    assert reply.stop_reason == "end_turn"
+    failed = [u for u in editor.updates if getattr(u, "status", None) == "failed"]
+    assert len(failed) == 1
+    text = json.dumps([c.model_dump(mode="json") for c in failed[0].content or []])
+    assert "write refused" in text and "the buffer is read-only" in text, text
+    assert not Path(target).exists()

@@ -59,9 +59,7 @@ def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) ->
             return problems
         problems += [f"params: {p}" for p in errors(params, spec.params)]
     elif "error" in frame:
-        problems += [f"error: {p}" for p in errors(frame["error"], "Error")]
-        if set(frame["error"]) - {"code", "message"}:
-            problems.append("error: carries more than code and message")
+        problems += [f"error: {p}" for p in _error_problems(frame["error"])]
     elif "result" in frame:
         method = request_methods.get(frame.get("id"))
         spec = METHODS.get(method) if method else None
@@ -69,4 +67,21 @@ def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) ->
             problems.append(f"result for id {frame.get('id')!r}, which no client request had")
         else:
             problems += [f"result: {p}" for p in errors(frame["result"], spec.result)]
+    return problems
+
+
+def _error_problems(error: Any) -> list[str]:
+    """An error object against the schema's Error: `code` and `message`, and `data` only on our
+    -32603, as `{"details": <string>}`."""
+    problems = errors(error, "Error")
+    if not isinstance(error, dict):
+        return problems
+    internal = error.get("code") == -32603
+    if set(error) - {"code", "message", *(["data"] if internal else [])}:
+        problems.append("carries more than code and message (data is for -32603 only)")
+    data = error.get("data")
+    if internal and not (
+        isinstance(data, dict) and set(data) == {"details"} and isinstance(data["details"], str)
+    ):
+        problems.append(f"-32603 without data.details as a string: {data!r:.200}")
     return problems

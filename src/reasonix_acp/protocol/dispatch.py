@@ -30,5 +30,7 @@ def prepare(router: Router, request: Request, connection: Any) -> tuple[Route, A
 
 
 def internal(method: str, exc: BaseException) -> InternalError:
+    """Our bug while serving `method`: logged whole, answered with its cause (bounded and
+    redacted by InternalError, as `message` and `data.details`)."""
     log.error("%s failed", method, exc_info=exc)
-    return InternalError(f"{method}: {exc}")
+    return InternalError(f"{method}: {str(exc) or type(exc).__name__}")

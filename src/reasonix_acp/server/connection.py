@@ -38,6 +38,7 @@ from reasonix_acp.protocol.errors import (
     ParseError,
     RemoteError,
     RequestCancelled,
+    install_scrubber,
 )
 from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, Overflow, encode
 from reasonix_acp.protocol.messages import (
@@ -50,8 +51,10 @@ from reasonix_acp.protocol.messages import (
     decode,
 )
 from reasonix_acp.protocol.router import Router
+from reasonix_acp.redact import redact
 
 log = logging.getLogger("reasonix_acp.server.connection")
+install_scrubber(redact)  # -32603 causes leave bounded and without credentials
 
 WRITE_BATCH = 1 << 20
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
@@ -311,9 +314,8 @@ class Connection:
             return
         if response.error is not None:
             error = response.error
-            future.set_exception(
-                RemoteError(int(error.get("code", -32603)), str(error.get("message", "")))
-            )
+            code, message = int(error.get("code", -32603)), str(error.get("message", ""))
+            future.set_exception(RemoteError(code, message, error.get("data")))
         else:
             future.set_result(response.result)
 

@@ -3,7 +3,8 @@ writes go through the editor. Each direction is used only when the client advert
 
 - A failed client read falls back to the local file, and says so on stderr.
 - A failed client write fails the tool: the file is never written twice (once by the editor,
-  once locally).
+  once locally). The tool result says why in the client's words: a client error reads
+  `<message> (code N): <data.details>` (RemoteError keeps the error's `data`).
 - A local file that is not UTF-8 stays on the local path (the editor protocol carries text).
 """
 
