@@ -4,14 +4,20 @@ client that stops reading stdout."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reasonix_acp.generated.methods import SESSION_UPDATE
+from reasonix_acp.protocol.router import Router
+from reasonix_acp.server.connection import HARD_LIMIT, WRITE_BATCH, Connection, _Writer
 from tests.client import Client
 from tests.transcript import Scenario, acp_command
 from tests.wire import check_agent_frame
@@ -289,3 +295,178 @@ async def test_a_client_error_reaches_the_tool_result_with_its_message_and_detai
     text = json.dumps([c.model_dump(mode="json") for c in failed[0].content or []])
     assert "write refused" in text and "the buffer is read-only" in text, text
     assert not Path(target).exists()
+
+
+# -- a client that stops reading ---------------------------------------------------------------
+
+CHUNK = 64
+CHUNKS = 50_000
+# Each chunk's frame is ~550 bytes ("\x01" is escaped as six bytes): ~28 MB of frames in all,
+# which an unbounded queue holds (~60 MB of RSS). Bounded: the queue's limit, one write batch,
+# and the turn's own copy of the text in pieces (~6 MB).
+RSS_GROWTH_LIMIT_KB = (HARD_LIMIT + WRITE_BATCH) // 1024 + 16 * 1024
+
+
+def _proc_status(pid: int) -> tuple[int, int]:
+    """(VmRSS in kB, user+system CPU ticks) of a process."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        rss = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return rss, int(fields[11]) + int(fields[12])
+
+
+def _watch_stalled_writer(pid: int, budget: float) -> int:
+    """The largest RSS growth (kB) seen until the agent stops using CPU for half a second (it
+    waits for the client), or the growth passes the limit, or `budget` seconds pass."""
+    base, ticks = _proc_status(pid)
+    still_since = time.monotonic()
+    grown = 0
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline and grown < RSS_GROWTH_LIMIT_KB:
+        time.sleep(0.05)
+        rss, now_ticks = _proc_status(pid)
+        grown = max(grown, rss - base)
+        if now_ticks != ticks:
+            ticks, still_since = now_ticks, time.monotonic()
+        elif time.monotonic() - still_since > 0.5:
+            break
+    return grown
+
+
+def test_a_client_that_stops_reading_keeps_the_agent_memory_bounded(tmp_path: Path) -> None:
+    scenario = Scenario(tmp_path)
+    text = "\x01" * (CHUNK * CHUNKS)
+    script = tmp_path / "long.jsonl"
+    script.write_text(json.dumps({"chunk": CHUNK, "steps": [{"text": text}]}) + "\n")
+    env = {**os.environ, **scenario.env, "REASONIX_ACP_DEBUG": "0"}
+    with (tmp_path / "stderr.log").open("wb") as err:
+        proc = subprocess.Popen(
+            [*acp_command(), "--model", "offline", "--script", str(script)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=env,
+        )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+
+        def send(msg: dict[str, Any]) -> None:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(msg).encode() + b"\n")
+            proc.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        new = {"cwd": scenario.vars["CWD"], "mcpServers": []}
+        send({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new})
+        sid = json.loads(proc.stdout.readline())["result"]["sessionId"]
+        time.sleep(0.2)  # the session's start-up notifications are written
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}
+        send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
+        grown = _watch_stalled_writer(proc.pid, budget=6)
+        assert grown < RSS_GROWTH_LIMIT_KB, f"RSS grew by {grown} kB while the client did not read"
+        streamed: list[str] = []
+        while True:
+            frame = json.loads(proc.stdout.readline())
+            if frame.get("id") == 3 and "method" not in frame:
+                break
+            update = frame.get("params", {}).get("update", {})
+            if update.get("sessionUpdate") == "agent_message_chunk":
+                streamed.append(update["content"]["text"])
+        assert frame["result"]["stopReason"] == "end_turn", frame
+        assert len(streamed) == CHUNKS and "".join(streamed) == text
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _update(n: int, size: int) -> dict[str, Any]:
+    text = f"{n:08d}".ljust(size, ".")
+    content = {"type": "text", "text": text}
+    return {
+        "sessionId": "s",
+        "update": {"sessionUpdate": "agent_message_chunk", "content": content},
+    }
+
+
+def _read_all(fd: int, count: int) -> list[bytes]:
+    buf = b""
+    while buf.count(b"\n") < count:
+        buf += os.read(fd, 1 << 16)
+    return buf.splitlines()
+
+
+def test_the_writer_blocks_producers_at_its_limit_and_keeps_every_frame_in_order() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = _Writer(write_fd, high_water=64 << 10, low_water=16 << 10, hard_limit=128 << 10)
+    frames = [f"{n:06d}".encode().ljust(8 << 10, b"x") + b"\n" for n in range(100)]
+    done = threading.Event()
+
+    def produce() -> None:
+        for frame in frames:
+            writer.put(frame)
+        done.set()
+
+    threading.Thread(target=produce, daemon=True).start()
+    try:
+        time.sleep(0.3)  # nobody reads: the pipe fills (64 KiB), then the queue
+        assert not done.is_set(), "800 KiB were queued for a client that reads nothing"
+        assert writer.queued <= (128 << 10) + (8 << 10)
+        drained: list[bool] = []
+        writer.when_drained(lambda: drained.append(True))
+        assert drained == []
+        assert _read_all(read_fd, len(frames)) == [f.rstrip(b"\n") for f in frames]
+        assert done.wait(5) and drained == [True] and writer.queued == 0
+    finally:
+        writer.close()
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_a_released_writer_no_longer_blocks_and_a_broken_one_drops() -> None:
+    read_fd, write_fd = os.pipe()
+    writer = _Writer(write_fd, high_water=32 << 10, low_water=0, hard_limit=64 << 10)
+    blocked = threading.Thread(
+        target=lambda: [writer.put(b"y" * (16 << 10)) for _ in range(20)], daemon=True
+    )
+    blocked.start()
+    time.sleep(0.2)
+    assert blocked.is_alive()
+    writer.release()  # what end of input does
+    blocked.join(5)
+    assert not blocked.is_alive()
+    os.close(read_fd)  # the client closes our output
+    writer.put(b"z\n")
+    writer.close(timeout=5)
+    assert writer.broken
+    writer.put(b"dropped\n")
+    assert writer.queued == 0
+    os.close(write_fd)
+
+
+async def test_writable_waits_while_the_output_is_congested() -> None:
+    c2a_r, c2a_w = os.pipe()
+    a2c_r, a2c_w = os.pipe()
+    conn = Connection(Router(), read_fd=c2a_r, write_fd=a2c_w)
+    conn._writer.close()
+    conn._writer = _Writer(a2c_w, high_water=64 << 10, low_water=8 << 10, hard_limit=1 << 20)
+    try:
+        await conn.writable()  # nothing queued: returns at once
+        for n in range(40):  # ~160 KiB: the pipe fills, the rest stays queued
+            conn.notify(SESSION_UPDATE, _update(n, 4 << 10), trusted=True)
+        waiting = asyncio.ensure_future(conn.writable())
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        loop = asyncio.get_running_loop()
+        lines = await loop.run_in_executor(None, _read_all, a2c_r, 40)
+        await asyncio.wait_for(waiting, 5)
+        texts = [json.loads(line)["params"]["update"]["content"]["text"][:8] for line in lines]
+        assert texts == [f"{n:08d}" for n in range(40)]
+    finally:
+        conn._writer.close()
+        for fd in (c2a_r, c2a_w, a2c_r, a2c_w):
+            os.close(fd)

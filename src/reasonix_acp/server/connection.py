@@ -5,10 +5,13 @@ Invariants:
   `session/cancel`, a `session/list` or a steer. Notifications are handled in arrival order on
   the loop itself (a cancel takes effect before the next frame is read).
 - Every request gets exactly one answer: its result, its error, or -32800 when it was cancelled
-  by `$/cancel_request` or by end of input.
+  by `$/cancel_request` or by end of input, even before its handler first ran.
 - Frames are written in the order they are produced, by one writer thread; nothing else writes
   to the output descriptor. A hook registered with `Call.after_response` runs after its
   response frame is queued.
+- The output queue is bounded for a client that stops reading: async producers await
+  `writable()` (congested above HIGH_WATER), and any send blocks at HARD_LIMIT until the client
+  reads again. Nothing is dropped, responses least of all; end of input releases the block.
 - Our requests to the client use integer ids counting from 1. Cancelling the awaiting task sends
   `$/cancel_request` for it. At end of input every pending request fails with ConnectionClosed.
 - At end of input: handlers are cancelled and awaited, pending outbound requests fail, the agent
@@ -18,15 +21,15 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import inspect
 import itertools
 import logging
 import os
-import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from reasonix_acp.generated.methods import CANCEL_REQUEST, METHODS
@@ -57,55 +60,151 @@ log = logging.getLogger("reasonix_acp.server.connection")
 install_scrubber(redact)  # -32603 causes leave bounded and without credentials
 
 WRITE_BATCH = 1 << 20
+# Output back-pressure, in bytes of frames queued for a client that has not read them yet.
+# Above HIGH_WATER the output is congested: `Connection.writable()` waits until the client has
+# read the queue down to LOW_WATER. A synchronous send (`notify`, a response) that finds
+# HARD_LIMIT bytes queued blocks its thread until the queue is back under HIGH_WATER, so memory
+# stays bounded even for producers that never await `writable()`.
+HIGH_WATER = 4 << 20
+LOW_WATER = 1 << 20
+HARD_LIMIT = 8 << 20
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 
 
 class _Writer:
-    """One thread owns the output descriptor; frames are written whole and in order."""
+    """One thread owns the output descriptor; frames are written whole and in order, and at
+    most HARD_LIMIT bytes (plus one frame) wait for the client (see HIGH_WATER).
 
-    def __init__(self, fd: int) -> None:
+    `release()` (thread-safe, any thread) stops blocking producers for good, so that a client
+    that went away cannot hold shutdown: the reader calls it at end of input, and whatever
+    stops the connection otherwise (a signal) must call it too, since the loop it would
+    schedule on may be the thread that is blocked."""
+
+    def __init__(
+        self,
+        fd: int,
+        *,
+        high_water: int = HIGH_WATER,
+        low_water: int = LOW_WATER,
+        hard_limit: int = HARD_LIMIT,
+    ) -> None:
+        assert 0 <= low_water <= high_water <= hard_limit
         self._fd = fd
-        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.high_water, self.low_water, self.hard_limit = high_water, low_water, hard_limit
+        self._lock = threading.Lock()  # `with self._lock` is cheaper than the condition's
+        self._cond = threading.Condition(self._lock)
+        self._frames: collections.deque[bytes] = collections.deque()
+        self.queued = 0  # bytes put and not yet written, the batch being written included
+        self._closing = False
+        self._released = False
+        self._stalled = False
+        self._drained: list[Callable[[], None]] = []
         self.broken = False
         self._thread = threading.Thread(target=self._run, name="acp-writer", daemon=True)
         self._thread.start()
 
     def put(self, data: bytes) -> None:
-        if not self.broken:
-            self._queue.put(data)
+        with self._lock:
+            if self.queued >= self.hard_limit and not self._free():
+                if not self._stalled:
+                    self._stalled = True
+                    log.warning(
+                        "the client is not reading: %d bytes wait; sends block", self.queued
+                    )
+                while self.queued > self.high_water and not self._free():
+                    self._cond.wait(0.5)
+            if self.broken:
+                return
+            self._frames.append(data)
+            self.queued += len(data)
+            if len(self._frames) == 1:  # the writer waits only for an empty queue
+                self._cond.notify_all()
+
+    def congested(self) -> bool:
+        with self._lock:
+            return self.queued >= self.high_water and not self._free()
+
+    def when_drained(self, callback: Callable[[], None]) -> None:
+        """`callback()` once the queue is down to low water (now, when it already is); it may be
+        called on the writer thread."""
+        with self._lock:
+            if self.queued > self.low_water and not self._free():
+                self._drained.append(callback)
+                return
+        callback()
+
+    def release(self) -> None:
+        with self._cond:
+            self._released = True
+            self._cond.notify_all()
+        self._fire_drained()
+
+    def _free(self) -> bool:
+        return self.broken or self._released
 
     def _run(self) -> None:
-        # Frames queued while a write is in progress go out together in the next write: one
-        # system call for a burst of chunks instead of one per frame.
-        stop = False
-        while not stop:
-            item = self._queue.get()
-            if item is None:
-                break
-            batch = [item]
-            size = len(item)
-            while size < WRITE_BATCH:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
-                size += len(more)
-            view = memoryview(b"".join(batch) if len(batch) > 1 else item)
+        while (batch := self._take()) is not None:
+            data, size = batch
+            view = memoryview(data)
             try:
                 while view:
                     view = view[os.write(self._fd, view) :]
             except OSError as exc:  # the client closed our output: nothing more can be said
                 log.warning("output closed: %s", exc)
-                self.broken = True
+                with self._lock:
+                    self.broken = True
+                    self._frames.clear()
+            self._written(size)
+
+    def _take(self) -> tuple[bytes, int] | None:
+        """The next write: frames queued while a write was in progress go out together (one
+        system call for a burst of chunks instead of one per frame). None once closed and empty."""
+        with self._lock:
+            while not self._frames and not self._closing:
+                self._cond.wait()
+            if not self._frames:
+                return None
+            if self.queued <= WRITE_BATCH:  # all of it (nothing is in flight here)
+                batch, self._frames = self._frames, collections.deque()
+                size = self.queued
+            else:
+                batch, size = collections.deque(), 0
+                while self._frames and size < WRITE_BATCH:
+                    frame = self._frames.popleft()
+                    batch.append(frame)
+                    size += len(frame)
+        return (b"".join(batch) if len(batch) > 1 else batch[0]), size
+
+    def _written(self, size: int) -> None:
+        with self._lock:
+            self.queued = 0 if self.broken else self.queued - size
+            self._cond.notify_all()
+            drained = self.queued <= self.low_water or self.broken
+            if drained and self._stalled:
+                self._stalled = False
+                log.info("the client reads again")
+        if drained:
+            self._fire_drained()
+
+    def _fire_drained(self) -> None:
+        with self._lock:
+            callbacks, self._drained = self._drained, []
+        for callback in callbacks:
+            callback()
 
     def close(self, timeout: float = 5.0) -> None:
-        self._queue.put(None)
+        """Write what is queued (for at most `timeout` seconds), then end the thread."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self.release()
         self._thread.join(timeout)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class Connection:
@@ -148,10 +247,28 @@ class Connection:
             params = codec.encode_params(spec, params)
         self._writer.put(encode({"jsonrpc": "2.0", "method": method, "params": params}))
 
+    async def writable(self) -> None:
+        """Return once the output is not congested. While more than HIGH_WATER bytes wait for
+        the client, this waits until it has read them down to LOW_WATER: an async producer (a
+        streaming turn) that awaits it between updates goes at the client's pace. Producers that
+        do not are still bounded: their sends block at HARD_LIMIT."""
+        if not self._writer.congested():
+            return
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop may already be gone
+                loop.call_soon_threadsafe(_resolve, ready)
+
+        self._writer.when_drained(wake)
+        await ready
+
     async def request(self, method: str, params: Any) -> Any:
         """Ask the client; returns the decoded result model or raises RemoteError/ConnectionClosed."""
         spec = METHODS[method]
         assert spec.side == "client" and spec.kind == "request", method
+        await self.writable()
         if self._closed.is_set():
             raise ConnectionClosed(f"{method}: the connection is closed")
         data = codec.encode_params(spec, params)
@@ -189,6 +306,8 @@ class Connection:
             except OSError as exc:
                 log.warning("input failed: %s", exc)
                 data = b""
+            if not data:
+                self._writer.release()  # a producer blocked on a full output must not hold EOF
             with contextlib.suppress(RuntimeError):  # the loop may already be gone
                 self._loop.call_soon_threadsafe(self._on_data, data)
             if not data:
