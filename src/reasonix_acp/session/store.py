@@ -2,8 +2,13 @@
 
 Invariants:
 - WAL journal and a busy timeout, so several agent processes (two editor windows) share the file.
+- Every write is one `BEGIN IMMEDIATE` transaction under the process lock (`_write`), every read
+  runs under that lock (`_read`). Both end on every path: a BEGIN or COMMIT that fails, e.g. on
+  SQLITE_BUSY after the busy timeout, rolls back what is open and releases the lock. A busy
+  store fails that one call with `StoreBusy`; the next call tries again.
 - A session is live in one process at a time: `acquire_lease` refuses while another live process
   holds it (a holder whose pid is gone on this host is taken over), naming the holder.
+  `delete_session` refuses the same way (`LeaseHeld`), in the transaction that deletes.
 - Transcript events are appended in one transaction per batch; what was committed before a crash
   is what `events` returns afterwards. A row that does not decode is skipped with a warning.
 - The schema is versioned with `PRAGMA user_version` and migrated forward on open. A file from a
@@ -19,13 +24,14 @@ import os
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.sqlite import connect
+from reasonix_acp.sqlite import connect, is_busy
 
 log = logging.getLogger("reasonix_acp.session.store")
 
@@ -82,6 +88,10 @@ class StoreError(Exception):
 
 class StoreReadOnly(StoreError):
     pass
+
+
+class StoreBusy(StoreError):
+    """Another process held the store's write lock for longer than the busy timeout."""
 
 
 class LeaseHeld(StoreError):
@@ -182,25 +192,44 @@ class Store:
                         self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    class _Tx:
-        def __init__(self, store: Store) -> None:
-            self.store = store
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
+        """SQLITE_BUSY / SQLITE_LOCKED inside the block become `StoreBusy`, naming the file."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            raise StoreBusy(
+                f"the session store {self.path} is locked by another process ({exc}); "
+                "try again when it lets go"
+            ) from exc
 
-        def __enter__(self) -> sqlite3.Connection:
-            if self.store.readonly_reason:
-                raise StoreReadOnly(self.store.readonly_reason)
-            self.store._lock.acquire()
-            self.store._db.execute("BEGIN IMMEDIATE")
-            return self.store._db
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._busy():
+            yield self._db
 
-        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; it has committed when the block exits without error.
+
+        The lock is taken before BEGIN and released by the `with` whatever fails (BEGIN,
+        the block, COMMIT), and a transaction still open after a failure is rolled back
+        first: a failed write leaves neither the lock held nor the connection in a
+        transaction, so the next call starts clean."""
+        if self.readonly_reason:
+            raise StoreReadOnly(self.readonly_reason)
+        with self._lock, self._busy():
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
             try:
-                self.store._db.execute("ROLLBACK" if exc_type else "COMMIT")
-            finally:
-                self.store._lock.release()
-
-    def _write(self) -> Store._Tx:
-        return Store._Tx(self)
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         self._db.close()
@@ -218,8 +247,8 @@ class Store:
             )
 
     def get_session(self, session_id: str) -> SessionRecord | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return _record(row) if row else None
 
     def update_session(self, session_id: str, **changes: Any) -> None:
@@ -230,12 +259,25 @@ class Store:
             db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", [*values, session_id])
 
     def list_sessions(
-        self, cwd: str | None, after: tuple[str, str] | None, limit: int, prompted_only: bool = True
+        self,
+        cwd: str | None,
+        after: tuple[str, str] | None,
+        limit: int,
+        prompted_only: bool = True,
+        live: Collection[str] = (),
     ) -> list[SessionRecord]:
-        """Newest first, then by id; `after` is the (updated_at, id) of the previous page's last."""
-        where, args = [], []
+        """Newest first, then by id; `after` is the (updated_at, id) of the previous page's last.
+
+        `prompted_only` keeps the sessions with a turn and those whose id is in `live` (open in
+        the caller's process). The filter is in the query, before the LIMIT, so `limit` rows come
+        back whenever that many match: a caller asking for one more than a page knows from the
+        count alone whether there is another page."""
+        where: list[str] = []
+        args: list[Any] = []
         if prompted_only:
-            where.append("turn_count > 0")
+            # One parameter for any number of live ids (no per-id placeholders to run out of).
+            where.append("(turn_count > 0 OR id IN (SELECT value FROM json_each(?)))")
+            args.append(json.dumps(sorted(live)))
         if cwd is not None:
             where.append("cwd = ?")
             args.append(cwd)
@@ -246,12 +288,21 @@ class Store:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated_at DESC, id ASC LIMIT ?"
-        with self._lock:
-            rows = self._db.execute(sql, [*args, limit]).fetchall()
+        with self._read() as db:
+            rows = db.execute(sql, [*args, limit]).fetchall()
         return [_record(r) for r in rows]
 
     def delete_session(self, session_id: str) -> bool:
+        """Delete the session, its transcript and its lease; False if there was no such session.
+
+        Raises `LeaseHeld(holder)` while another live process holds the session's lease (as
+        `acquire_lease` would refuse it); a lease of this process, or of a pid gone from this
+        host, does not block. The check and the delete are one transaction, so no other
+        process can take the lease in between."""
         with self._write() as db:
+            holder = self._holder_elsewhere(db, session_id)
+            if holder is not None:
+                raise LeaseHeld(holder)
             db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
             return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
@@ -283,8 +334,8 @@ class Store:
             )
 
     def events(self, session_id: str) -> Iterator[StoredEvent]:
-        with self._lock:
-            rows = self._db.execute(
+        with self._read() as db:
+            rows = db.execute(
                 "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq",
                 (session_id,),
             ).fetchall()
@@ -304,8 +355,8 @@ class Store:
         """A random key kept in the store, for signing the cursors of session/list."""
         if self.readonly_reason:
             return hashlib.sha256(str(self.path).encode()).digest()
-        with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()
         if row is not None:
             return bytes.fromhex(row[0])
         value = os.urandom(32).hex()
@@ -321,17 +372,24 @@ class Store:
     def holder_text(self) -> str:
         return f"process {self.pid} on {self.host}"
 
+    def _holder_elsewhere(self, db: sqlite3.Connection, session_id: str) -> str | None:
+        """Who holds the session's lease, unless nobody does, this process does, or a process
+        that is gone from this host did. A holder on another host is never presumed gone."""
+        row = db.execute(
+            "SELECT pid, host, holder FROM leases WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        pid, host, holder = row
+        ours = pid == self.pid and host == self.host
+        stale = host == self.host and not _pid_alive(pid)
+        return None if ours or stale else str(holder)
+
     def acquire_lease(self, session_id: str) -> None:
         with self._write() as db:
-            row = db.execute(
-                "SELECT pid, host, holder FROM leases WHERE session_id = ?", (session_id,)
-            ).fetchone()
-            if row is not None:
-                pid, host, holder = row
-                ours = pid == self.pid and host == self.host
-                stale = host == self.host and not _pid_alive(pid)
-                if not ours and not stale:
-                    raise LeaseHeld(holder)
+            holder = self._holder_elsewhere(db, session_id)
+            if holder is not None:
+                raise LeaseHeld(holder)
             db.execute(
                 "INSERT OR REPLACE INTO leases (session_id, pid, host, holder, acquired_at) VALUES (?, ?, ?, ?, ?)",
                 (session_id, self.pid, self.host, self.holder_text(), now()),
