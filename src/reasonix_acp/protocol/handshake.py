@@ -1,5 +1,9 @@
 """`initialize` params decoded without pydantic, so the handshake is answered before it loads.
 
+The first frame itself goes through `messages.decode` like every later one, so the synchronous
+handshake keeps the same frame rules (strict UTF-8 JSON: no byte order mark, no `NaN` or
+`Infinity`; null ids; lone surrogates); tests/test_protocol_robustness.py sends such first frames.
+
 The rules are the generated `InitializeRequest` model's, field by field: the schema marks every
 field under `clientCapabilities` and `clientInfo` default-on-error, so a malformed value there
 turns the feature off (and is logged), never fails the handshake. Only `protocolVersion` can make
