@@ -150,14 +150,13 @@ class Sessions:
     def list(self, call: Call, params: Any) -> dict[str, Any]:
         cwd = check_absolute("session/list", "cwd", params.cwd) if params.cwd else None
         after = self._uncursor(cwd, params.cursor) if params.cursor else None
-        live_ids = set(self.live)
-        rows = [
-            r
-            for r in self.store.list_sessions(
-                cwd, after, PAGE_SIZE + 1 + len(live_ids), prompted_only=False
-            )
-            if r.turn_count > 0 or r.id in live_ids
-        ]
+        # Prompted sessions and those live here; the store filters before its LIMIT, so one row
+        # past the page means there is a next page.
+        live_ids = list(self.live)
+        rows = self.store_call(
+            "session/list",
+            lambda: self.store.list_sessions(cwd, after, PAGE_SIZE + 1, live=live_ids),
+        )
         page, more = rows[:PAGE_SIZE], len(rows) > PAGE_SIZE
         sessions = []
         for r in page:
