@@ -228,7 +228,11 @@ async def test_a_handler_bug_is_an_internal_error_and_the_connection_goes_on() -
     async with connected(router) as (_conn, peer, _task):
         peer.send(req(1, SESSION_CLOSE, {"sessionId": "s"}))
         reply = await peer.receive()
-        assert reply["error"] == {"code": InternalError.CODE, "message": "session/close: 'boom'"}
+        assert reply["error"] == {
+            "code": InternalError.CODE,
+            "message": "session/close: 'boom'",
+            "data": {"details": "session/close: 'boom'"},
+        }
         peer.send(req(2, SESSION_LIST, {}))
         assert (await peer.receive())["id"] == 2
 

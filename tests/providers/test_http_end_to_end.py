@@ -59,10 +59,8 @@ def test_failures_are_redacted_internal_errors_and_the_session_goes_on(tmp_path:
         c = client(tmp_path, server)
         sid = c.start()
         refused = prompt(c, sid, "one")
-        assert refused["error"] == {
-            "code": -32603,
-            "message": "session/prompt: authentication failed (HTTP 401): status 401 from the test server",
-        }
+        cause = "session/prompt: authentication failed (HTTP 401): status 401 from the test server"
+        assert refused["error"] == {"code": -32603, "message": cause, "data": {"details": cause}}
         broken = prompt(c, sid, "two")
         assert broken["error"]["code"] == -32603 and "ended early" in broken["error"]["message"]
         assert prompt(c, sid, "three")["result"] == {"stopReason": "end_turn"}

@@ -195,6 +195,7 @@ class Agent:
         sessions.surfaces_wanted = lambda: bool(
             self.client is not None and self.client.extension_surface
         )
+        sessions.writable = self._writable
         changes = Changes(sessions)
         tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
         prompts = Prompts(sessions, changes, tools, lambda: self.client)
@@ -203,6 +204,10 @@ class Agent:
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:
             self.connection.notify(method, params, trusted=True)
+
+    async def _writable(self) -> None:
+        if self.connection is not None:
+            await self.connection.writable()
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:
         if self.connection is None:

@@ -79,6 +79,8 @@ class Sessions:
         self._hooks: set[asyncio.Future[Any]] = set()  # session_start hooks still running
         # Whether the client opted in to structured extension surfaces; set by the agent.
         self.surfaces_wanted: Callable[[], bool] = lambda: False
+        # Returns once the client reads our output again (server/connection.py); set by the agent.
+        self.writable: Callable[[], Awaitable[None]] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 

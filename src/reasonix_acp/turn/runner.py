@@ -95,6 +95,9 @@ class TurnSettings:
     more_tools: Callable[[Callable[[str], None]], Awaitable[list[Any]]] | None = None
     steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
     readiness: Obligations | None = None  # what the turn still owes the readiness gate
+    # Awaited between streamed events: returns at once unless the client has stopped reading,
+    # so a turn streams at the client's pace instead of piling updates up in memory.
+    pace: Callable[[], Awaitable[None]] | None = None
 
 
 class TurnRunner:
@@ -120,6 +123,7 @@ class TurnRunner:
         self.output_cap = s.limits.output_cap
         self.gate = s.gate
         self.price = s.price
+        self.pace = s.pace
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self._tokens = 0
         self._produced = False
@@ -291,6 +295,8 @@ class TurnRunner:
                     cost = self.price(event)
                     if cost is not None:
                         self.cost = (self.cost or 0.0) + cost
+                if self.pace is not None:
+                    await self.pace()
         finally:
             # The assistant message is kept even when the call failed or was cancelled midway.
             message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}

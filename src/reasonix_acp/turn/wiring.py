@@ -97,6 +97,7 @@ class Wiring:
             more_tools=_more_tools(session.servers) if session.servers else None,
             steers=lambda final: session.desk.take(session.inbox, final),
             readiness=obligations,
+            pace=self.sessions.writable,
         )
         runner = TurnRunner(settings)
         return Built(runner, obligations, self._interactions(session, runner))
