@@ -3,7 +3,9 @@ offers terminals (tools/bridge.ClientTerminal; the call shows `{type: terminal}`
 locally, as follows.
 
 - The command runs in its own process group; on timeout or cancel the whole group is killed
-  (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns.
+  (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns. The kill
+  sequence runs in its own task (`ProcessGroups`), so a second cancel ends the tool's wait for
+  it, never the sequence; the agent's shutdown kills and reaps every group still there.
 - Output (stdout and stderr together) past OUTPUT_CAP bytes is cut in what the client and the
   model see; the full output is written to a file in the session's temp directory, which the
   cut content names.
@@ -18,16 +20,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shlex
 import signal
+import weakref
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
+log = logging.getLogger("reasonix_acp.tools.shell")
+Process = asyncio.subprocess.Process
+
 OUTPUT_CAP = 48 * 1024  # stays under the 60 KB frame budget with the frame's envelope
 DEFAULT_TIMEOUT_MS = 120_000
-KILL_GRACE = 2.0
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for it to exit)
+REAP_LIMIT = 2.0  # after SIGKILL; only a process outside the group can hold the output longer
 PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
 PROGRESS_TAIL = 4096
 
@@ -43,6 +52,114 @@ def first_word(command: str) -> str:
 def _kill_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
+
+
+class ProcessGroups:
+    """The process groups the bash tool started and has not seen end, and the tasks that start
+    and kill them. One per process (`GROUPS`).
+
+    Invariants:
+    - A group is killed by its reaper task, started once (`stop`): SIGTERM, a grace period,
+      SIGKILL, reap. Whoever waits for it does so through a shield, so a second cancel (a
+      session/cancel followed by `$/cancel_request` or session/close) ends only the wait.
+    - A spawn runs in its own task: when the caller is cancelled while the process is still
+      starting, the spawn completes anyway and what it started is stopped.
+    - `shutdown` (a stop signal, end of input) stops every group, cuts every grace period short
+      and awaits every task; whatever starts after it began is stopped at once.
+    """
+
+    def __init__(self) -> None:
+        self.live: dict[int, Process] = {}  # by pid, which is also the group id
+        self.closing = False
+        self._tasks: set[asyncio.Future[Any]] = set()  # spawns and reapers not yet done
+        self._reapers: weakref.WeakKeyDictionary[Process, asyncio.Future[None]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _track(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def spawn(self, shell: str, command: str, cwd: str) -> Process:
+        starting = asyncio.ensure_future(self._start(shell, command, cwd))
+        self._track(starting)
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            starting.add_done_callback(self._orphaned)
+            raise
+
+    async def _start(self, shell: str, command: str, cwd: str) -> Process:
+        proc = await asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.live[proc.pid] = proc  # no await since the spawn: nothing can slip in between
+        if self.closing:
+            self.stop(proc)
+        return proc
+
+    def _orphaned(self, starting: asyncio.Future[Process]) -> None:
+        """The caller was cancelled mid-spawn: stop what the spawn started, if anything."""
+        if not starting.cancelled() and starting.exception() is None:
+            self.stop(starting.result())
+
+    def ended(self, proc: Process) -> None:
+        """The command ended on its own (what it left running in the background stays)."""
+        self.live.pop(proc.pid, None)
+
+    def stop(self, proc: Process) -> asyncio.Future[None]:
+        """The task that kills `proc`'s group and reaps it; the same task for every call."""
+        reaper = self._reapers.get(proc)
+        if reaper is None:
+            grace = SHUTDOWN_GRACE if self.closing else KILL_GRACE
+            reaper = self._reapers[proc] = asyncio.ensure_future(self._reap(proc, grace))
+            self._track(reaper)
+        return reaper
+
+    async def _reap(self, proc: Process, grace: float) -> None:
+        try:
+            _kill_group(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), grace)
+            # Even when the shell is gone: its children may have ignored SIGTERM.
+            _kill_group(proc.pid, signal.SIGKILL)
+            try:
+                # wait() also waits for the output pipe, which only the group should hold
+                await asyncio.wait_for(proc.wait(), REAP_LIMIT)
+            except TimeoutError:
+                log.warning("bash: process %d keeps its output open after SIGKILL", proc.pid)
+        finally:
+            self.live.pop(proc.pid, None)
+
+    async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
+        """Kill and reap every group: SIGTERM now, SIGKILL after `grace` seconds at the latest
+        (sooner than a reaper's own KILL_GRACE); spawns in progress are awaited first."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        kill_at = loop.time() + grace
+        while self._tasks or self.live:
+            for proc in list(self.live.values()):
+                self.stop(proc)
+            pending = set(self._tasks)
+            if not pending:
+                break
+            remaining = kill_at - loop.time()
+            if remaining > 0:
+                await asyncio.wait(pending, timeout=remaining)
+                continue
+            for pid in list(self.live):
+                _kill_group(pid, signal.SIGKILL)
+            await asyncio.wait(pending)  # bounded: each reaper waits at most REAP_LIMIT now
+
+
+GROUPS = ProcessGroups()
 
 
 def clip_output(data: bytes, keep_file: str) -> tuple[str, bool]:
@@ -112,28 +229,36 @@ class Bash:
             terminal_id = await ctx.terminal.create(command, ctx.cwd)
             if terminal_id is not None:
                 return await self._in_client(ctx, terminal_id, timeout)
-        proc = await asyncio.create_subprocess_exec(
-            ctx.shell,
-            "-c",
-            command,
-            cwd=ctx.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        timed_out = False
+        proc = await GROUPS.spawn(ctx.shell, command, ctx.cwd)
+        # No await between the spawn and _collect's `try`: a cancel cannot land in between.
         chunks: list[bytes] = []
+        timed_out = await self._collect(proc, chunks, ctx, timeout)
+        return self._outcome(proc, b"".join(chunks), ctx, timeout, timed_out)
+
+    async def _collect(
+        self, proc: Process, chunks: list[bytes], ctx: ToolContext, timeout: float
+    ) -> bool:
+        """Pump the output until the command ends (False) or times out (True). On a timeout, a
+        cancel or any failure the group is stopped by its reaper task before this returns."""
+        finished = False
         try:
             await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
+            finished = True
         except TimeoutError:
-            timed_out = True
-            await self._stop(proc)
-        except asyncio.CancelledError:
-            await self._stop(proc)
-            raise
+            pass
+        finally:
+            if finished:
+                GROUPS.ended(proc)
+            else:
+                # Shielded: a second cancel ends this wait, never the kill sequence.
+                await asyncio.shield(GROUPS.stop(proc))
+        return not finished
+
+    def _outcome(
+        self, proc: Process, data: bytes, ctx: ToolContext, timeout: float, timed_out: bool
+    ) -> ToolResult:
         keep = os.path.join(ctx.workspace.temp, ctx.session_id, f"bash-{proc.pid}.log")
-        text, cut = clip_output(b"".join(chunks), keep)
+        text, cut = clip_output(data, keep)
         raw = {"exitCode": proc.returncode, "truncated": cut}
         content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
         if ctx.terminal_meta and not timed_out:
@@ -161,9 +286,7 @@ class Bash:
             raise ToolFailed(f"{text}\n[{status}]".lstrip())
         return ToolResult(text=text, content=content, raw_output=raw)
 
-    async def _pump(
-        self, proc: asyncio.subprocess.Process, chunks: list[bytes], ctx: ToolContext
-    ) -> None:
+    async def _pump(self, proc: Process, chunks: list[bytes], ctx: ToolContext) -> None:
         """Collect output; a command that runs for a while shows its latest output as it goes
         (in_progress updates, at most every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes)."""
         assert proc.stdout is not None
@@ -199,15 +322,6 @@ class Bash:
         return ToolResult(
             text=output, content=shown, raw_output={"exitCode": code, "truncated": truncated}
         )
-
-    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
-        _kill_group(proc.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(proc.wait(), KILL_GRACE)
-        except TimeoutError:
-            _kill_group(proc.pid, signal.SIGKILL)
-            await proc.wait()
-        _kill_group(proc.pid, signal.SIGKILL)  # children that ignored SIGTERM
 
 
 SHELL_TOOLS: list[Any] = [Bash()]

@@ -1,0 +1,142 @@
+"""The bash tool's process groups against a real `acp`: a second cancel never interrupts the
+kill sequence.
+
+The commands ignore SIGTERM (and pass that on to their children), so only the whole sequence,
+SIGTERM → grace → SIGKILL → reap, gets rid of them."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client import Client
+
+# Writes its process group id (the shell is the group leader) to group.pid in the workspace,
+# then runs until it is killed: SIGTERM is ignored by the shell and by every `sleep`.
+STUBBORN = "echo $$ > group.pid; trap '' TERM; while :; do sleep 1; done"
+PROMPT_ID = 50
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+
+
+def members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of the process group `pgid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state ppid pgrp ...
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.append(int(entry.name))
+    return found
+
+
+def leftovers(client: Client) -> list[int]:
+    """Live processes started under this test's agent: all of them, the agent's included,
+    inherit its private data directory in their environment."""
+    mark = f"\0REASONIX_ACP_DATA_DIR={client.scenario.vars['DATA']}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            environ = b"\0" + (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if mark in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def settles(probe: Callable[[], list[int]], seconds: float) -> bool:
+    """Whether `probe()` comes back empty within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while probe():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def clients() -> Iterator[list[Client]]:
+    """Agents a test started; whatever the outcome, nothing they started outlives the test."""
+    started: list[Client] = []
+    yield started
+    for client in started:
+        for pid in leftovers(client):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def agent(tmp_path: Path, clients: list[Client], command: str = STUBBORN) -> tuple[Client, str]:
+    """An agent whose model runs `command` with bash, under danger-full-access (no question)."""
+    script = tmp_path / "script.jsonl"
+    call = {"tool_call": {"name": "bash", "arguments": {"command": command}}}
+    script.write_text(
+        json.dumps({"steps": [call]}) + "\n" + json.dumps({"steps": [{"text": "done"}]}) + "\n",
+        encoding="utf-8",
+    )
+    client = Client(tmp_path, "--model", "offline", "--script", str(script))
+    clients.append(client)
+    sid = client.start()
+    client.result(
+        "session/set_config_option",
+        {"sessionId": sid, "configId": "tool_approval", "value": "danger-full-access"},
+    )
+    return client, sid
+
+
+def send_prompt(client: Client, sid: str) -> None:
+    params = {"sessionId": sid, "prompt": [{"type": "text", "text": "run it"}]}
+    client.send({"jsonrpc": "2.0", "id": PROMPT_ID, "method": "session/prompt", "params": params})
+
+
+def group_of(client: Client, seconds: float = 10) -> int:
+    """The command's process group id, once the command has written it."""
+    pidfile = Path(client.scenario.vars["CWD"]) / "group.pid"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        text = pidfile.read_text() if pidfile.exists() else ""
+        if text.endswith("\n"):
+            return int(text)
+        time.sleep(0.02)
+    raise AssertionError("the command did not start")
+
+
+def answer(client: Client, request_id: int) -> dict[str, Any]:
+    while True:
+        frame = client.agent.receive()
+        if frame.get("id") == request_id and "method" not in frame:
+            return frame
+        client.notes.append(frame)
+
+
+@pytest.mark.parametrize("second", ["cancel_request", "close"])
+def test_a_second_cancel_does_not_stop_the_kill_sequence(
+    tmp_path: Path, clients: list[Client], second: str
+) -> None:
+    client, sid = agent(tmp_path, clients)
+    send_prompt(client, sid)
+    pgid = group_of(client)
+    client.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    time.sleep(0.3)  # the kill sequence is in its grace period: the group ignored SIGTERM
+    if second == "cancel_request":
+        cancel = {"requestId": PROMPT_ID}
+        client.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": cancel})
+        assert answer(client, PROMPT_ID)["result"] == {"stopReason": "cancelled"}
+    else:
+        assert client.call("session/close", {"sessionId": sid})["result"] == {}
+    assert settles(lambda: members(pgid), 5), members(pgid)
+    assert client.agent.proc.poll() is None  # the agent itself lives on
+    assert client.agent.finish()[0] == 0
