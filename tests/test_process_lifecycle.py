@@ -1,5 +1,5 @@
 """The bash tool's process groups against a real `acp`: a second cancel never interrupts the
-kill sequence.
+kill sequence, and SIGTERM, SIGINT or end of input leave no process of a command behind.
 
 The commands ignore SIGTERM (and pass that on to their children), so only the whole sequence,
 SIGTERM → grace → SIGKILL → reap, gets rid of them."""
@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.client import Client
+from tests.transcript import acp_command
 
 # Writes its process group id (the shell is the group leader) to group.pid in the workspace,
 # then runs until it is killed: SIGTERM is ignored by the shell and by every `sleep`.
@@ -122,6 +124,10 @@ def answer(client: Client, request_id: int) -> dict[str, Any]:
         client.notes.append(frame)
 
 
+def stderr_of(client: Client) -> str:
+    return client.agent.stderr.decode(errors="replace")
+
+
 @pytest.mark.parametrize("second", ["cancel_request", "close"])
 def test_a_second_cancel_does_not_stop_the_kill_sequence(
     tmp_path: Path, clients: list[Client], second: str
@@ -140,3 +146,64 @@ def test_a_second_cancel_does_not_stop_the_kill_sequence(
     assert settles(lambda: members(pgid), 5), members(pgid)
     assert client.agent.proc.poll() is None  # the agent itself lives on
     assert client.agent.finish()[0] == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_mid_command_kills_the_group_and_exits(
+    tmp_path: Path, clients: list[Client], sig: int
+) -> None:
+    client, sid = agent(tmp_path, clients)
+    send_prompt(client, sid)
+    pgid = group_of(client)
+    start = time.monotonic()
+    client.agent.proc.send_signal(sig)
+    code = client.agent.proc.wait(10)
+    took = time.monotonic() - start
+    assert (code, took < 2) == (0, True), (took, stderr_of(client))
+    assert settles(lambda: members(pgid), 0.5), members(pgid)
+    assert settles(lambda: leftovers(client), 0.5), leftovers(client)
+
+
+# Seconds between the prompt and the end of input: the turn is cancelled before its command,
+# while it starts, or (None) once it runs. The shell has two children that ignore SIGTERM.
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.02, 0.04, None])
+def test_end_of_input_right_after_the_prompt_leaves_no_process(
+    tmp_path: Path, clients: list[Client], delay: float | None
+) -> None:
+    command = "echo $$ > group.pid; trap '' TERM; sleep 30 & sleep 30 & wait"
+    client, sid = agent(tmp_path, clients, command)
+    send_prompt(client, sid)
+    if delay is None:
+        group_of(client)
+    else:
+        time.sleep(delay)
+    assert client.agent.proc.stdin is not None
+    client.agent.proc.stdin.close()
+    assert client.agent.proc.wait(5) == 0, stderr_of(client)
+    assert settles(lambda: leftovers(client), 0.5), leftovers(client)
+
+
+def caught(pid: int, sig: int) -> bool:
+    """Whether process `pid` has a handler installed for `sig`."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_during_the_handshake_exits_cleanly(sig: int) -> None:
+    proc = subprocess.Popen(
+        acp_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 5
+        while not caught(proc.pid, sig) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # blocked on reading the first frame by now
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=2)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (proc.returncode, out, err) == (0, b"", b"")

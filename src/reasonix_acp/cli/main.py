@@ -129,12 +129,16 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"acp: {exc}\n{USAGE}")
         return 2
     # lazy: start-up
-    from reasonix_acp.server.agent import Options
+    from reasonix_acp.server.stdio import EarlyStop, serve
 
+    # From here on SIGTERM and SIGINT shut the agent down in order (exit status 0); installed
+    # before the agent's heavier imports, so that a signal during them is not fatal either.
+    early = EarlyStop()
     # lazy: start-up
-    from reasonix_acp.server.stdio import serve
+    from reasonix_acp.server.agent import Options
 
     return serve(
         limit,
         Options(model=opts.get("model"), data_dir=opts.get("data-dir"), script=opts.get("script")),
+        early,
     )

@@ -438,6 +438,13 @@ class Connection:
         else:
             future.set_result(response.result)
 
+    def stop(self) -> None:
+        """End the connection as end of input does (a stop signal; call it on the loop):
+        blocked producers are released, then handlers are cancelled, close hooks run, and
+        `serve` returns. Any input read after it is ignored."""
+        self._writer.release()
+        self._on_eof()
+
     def _on_eof(self) -> None:
         self._closed.set()
 

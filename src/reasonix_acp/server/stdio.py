@@ -10,13 +10,26 @@ response. `serve` therefore reads the first frame with a plain blocking read and
 `initialize`, answers it synchronously (the handshake needs neither asyncio nor pydantic, see
 protocol/handshake.py). Everything after it, including any bytes already read, goes to the
 asyncio connection.
+
+Stopping: SIGTERM and SIGINT (what editors send to stop an agent) shut down as end of input
+does: turns are cancelled, every bash process group is killed and reaped, sessions and stores
+are closed, and `serve` returns 0. The exit status is 0 rather than 128+signal because this is
+the orderly end the editor asked for, not a crash, and hosts report a non-zero status as a
+failure. Before the event loop runs, `EarlyStop` holds the signals: one that arrives during
+the handshake's blocking read ends the read at once; once the loop runs, its own handlers
+(`loop.add_signal_handler`) stop the connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import select
+import signal
 import sys
+from collections.abc import Callable
+from types import FrameType
 
 from reasonix_acp.generated.methods import INITIALIZE
 from reasonix_acp.protocol import dispatch
@@ -25,6 +38,53 @@ from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, e
 from reasonix_acp.protocol.messages import Request, decode
 
 log = logging.getLogger("reasonix_acp.server.stdio")
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Stopped(Exception):
+    """A stop signal arrived before the event loop ran."""
+
+
+class EarlyStop:
+    """SIGTERM and SIGINT before the event loop exists: remembered, never fatal.
+
+    `read` waits for input and for a signal together (select on the input and on a wakeup
+    descriptor the C-level handler writes to), so a signal landing just before the read starts
+    cannot leave it blocked. Must be installed on the main thread."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._wake_r, self._wake_w = os.pipe()
+        for fd in (self._wake_r, self._wake_w):
+            os.set_blocking(fd, False)
+        self._old_wakeup = signal.set_wakeup_fd(self._wake_w)
+        self.hold()
+
+    def hold(self) -> None:
+        """(Re)install the handlers that only remember: also after the loop has closed, when
+        it has put the default handlers back."""
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, self._note)
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signum
+
+    def read(self, fd: int) -> bytes:
+        """os.read(fd, READ_CHUNK), or Stopped once a stop signal has arrived."""
+        while self.received is None:
+            ready, _, _ = select.select([fd, self._wake_r], [], [])
+            if self._wake_r in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self._wake_r, 512)
+            elif fd in ready:
+                return os.read(fd, READ_CHUNK)
+        raise Stopped(signal.Signals(self.received).name)
+
+    def release(self) -> None:
+        """Hand signal wake-ups back (the event loop installs its own)."""
+        signal.set_wakeup_fd(self._old_wakeup)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
 
 
 def claim_stdio() -> tuple[int, int]:
@@ -47,9 +107,14 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def handshake(
-    agent: object, framer: LineFramer, in_fd: int, out_fd: int
+    agent: object,
+    framer: LineFramer,
+    in_fd: int,
+    out_fd: int,
+    read: Callable[[int], bytes] | None = None,
 ) -> tuple[list[Event], bool]:
-    """Serve a leading `initialize` synchronously. Returns (events not yet handled, at EOF)."""
+    """Serve a leading `initialize` synchronously. Returns (events not yet handled, at EOF).
+    `read(in_fd)` reads the input (EarlyStop.read raises Stopped on a stop signal)."""
     # lazy: start-up
     from reasonix_acp.server.agent import Agent
 
@@ -57,7 +122,7 @@ def handshake(
     events: list[Event] = []
     at_eof = False
     while not events and not at_eof:
-        data = os.read(in_fd, READ_CHUNK)
+        data = read(in_fd) if read is not None else os.read(in_fd, READ_CHUNK)
         at_eof = not data
         events = framer.feed(data) if data else framer.close()
     first = events[0] if events else None
@@ -80,31 +145,72 @@ def handshake(
     return events[1:], at_eof
 
 
-def serve(line_limit: int, options: object = None) -> int:
+def serve(line_limit: int, options: object = None, early: EarlyStop | None = None) -> int:
+    """Serve until end of input or a stop signal; the exit status (0)."""
+    early = early or EarlyStop()
     in_fd, out_fd = claim_stdio()
     # lazy: start-up
     from reasonix_acp.server.agent import Agent, Options
 
     agent = Agent(options if isinstance(options, Options) else None)
     framer = LineFramer(line_limit)
-    pending, at_eof = handshake(agent, framer, in_fd, out_fd)
+    try:
+        pending, at_eof = handshake(agent, framer, in_fd, out_fd, early.read)
+    except Stopped as exc:
+        log.info("stopped by %s during the handshake", exc)
+        return 0
+    finally:
+        early.release()
 
     import asyncio
+
+    asyncio.run(_serve_connection(agent, framer, in_fd, out_fd, pending, at_eof, early))
+    early.hold()  # the closed loop put the default handlers back; exit stays orderly
+    return 0
+
+
+async def _serve_connection(
+    agent: object,
+    framer: LineFramer,
+    in_fd: int,
+    out_fd: int,
+    pending: list[Event],
+    at_eof: bool,
+    early: EarlyStop,
+) -> None:
+    """The asyncio connection until it ends; then every bash process group is killed and
+    reaped (a spawn still in progress included) before the loop closes."""
+    import asyncio
+
+    # lazy: start-up
+    from reasonix_acp.server.agent import Agent
 
     # lazy: start-up
     from reasonix_acp.server.connection import Connection
 
-    async def run() -> None:
-        connection = Connection(
-            agent.router,
-            read_fd=in_fd,
-            write_fd=out_fd,
-            framer=framer,
-            pending=pending,
-            at_eof=at_eof,
-        )
-        agent.attach(connection)
-        await connection.serve()
+    # lazy: start-up
+    from reasonix_acp.tools.shell import GROUPS
 
-    asyncio.run(run())
-    return 0
+    assert isinstance(agent, Agent)
+    loop = asyncio.get_running_loop()
+    connection = Connection(
+        agent.router, read_fd=in_fd, write_fd=out_fd, framer=framer, pending=pending, at_eof=at_eof
+    )
+    agent.attach(connection)
+    killing: list[asyncio.Task[None]] = []
+
+    def stop(signum: int) -> None:
+        log.info("stopping on %s", signal.Signals(signum).name)
+        if not killing:  # groups get SHUTDOWN_GRACE now, not KILL_GRACE after their turn ends
+            killing.append(loop.create_task(GROUPS.shutdown()))
+        connection.stop()
+
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop, sig)
+    if early.received is not None:  # between the handshake and the handlers above
+        stop(early.received)
+    try:
+        await connection.serve()
+    finally:
+        await GROUPS.shutdown()
+        await asyncio.gather(*killing)
