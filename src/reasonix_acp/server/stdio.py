@@ -33,9 +33,12 @@ from types import FrameType
 
 from reasonix_acp.generated.methods import INITIALIZE
 from reasonix_acp.protocol import dispatch
-from reasonix_acp.protocol.errors import AcpError
+from reasonix_acp.protocol.errors import AcpError, install_scrubber
 from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, encode
 from reasonix_acp.protocol.messages import Request, decode
+from reasonix_acp.redact import redact
+
+install_scrubber(redact)  # before the handshake: its -32603 causes are redacted too
 
 log = logging.getLogger("reasonix_acp.server.stdio")
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
