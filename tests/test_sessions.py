@@ -261,3 +261,27 @@ def test_concurrent_writers_share_the_store(tmp_path: Path) -> None:
     listed = {s["sessionId"] for s in first.result("session/list", {})["sessions"]}
     assert set(sids) <= listed
     assert first.close() == 0 and second.close() == 0
+
+
+def test_a_load_shows_the_plan_once(tmp_path: Path) -> None:
+    """The replay already ends with the session's plan: no second copy after the response
+    (Toad draws every plan update it gets). A resume, which replays nothing, gets it once."""
+    first = Client(tmp_path, "--model", "offline")
+    sid = first.start()
+    first.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "- a\n- b"}]}
+    )
+    assert first.close() == 0
+    for method in ("session/load", "session/resume"):
+        again = Client(tmp_path, "--model", "offline", scenario=first.scenario)
+        again.result("initialize", {"protocolVersion": 1})
+        again.result(
+            method, {"sessionId": sid, "cwd": first.scenario.vars["CWD"], "mcpServers": []}
+        )
+        again.take_notes()
+        # the notifications sent after the response arrive before the next response
+        again.result("session/list", {})
+        after = [u for u in updates_of(again.take_notes(), sid) if u["sessionUpdate"] == "plan"]
+        assert again.close() == 0
+        expected = 0 if method == "session/load" else 1
+        assert len(after) == expected, (method, after)

@@ -41,7 +41,10 @@ class Opening:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    def _opened(self, call: Call, session: Session) -> None:
+    def _opened(self, call: Call, session: Session, shown: list[Any] | None = None) -> None:
+        """After the response: commands, the plan unless the replay just `shown` it (or the
+        session never had one), session_start hooks."""
+
         def after() -> None:
             self.sessions.send(
                 session,
@@ -50,7 +53,7 @@ class Opening:
                     "availableCommands": commands.available(session.plugins),
                 },
             )
-            if session.record.plan:  # a session that never had a plan gets no empty one
+            if session.record.plan and session.record.plan != shown:
                 self.sessions.send(
                     session, {"sessionUpdate": "plan", "entries": session.record.plan}
                 )
@@ -139,13 +142,14 @@ class Opening:
                 session_id, mcp_servers=servers, updated_at=record.updated_at
             )
         self.sessions.live[session_id] = session
+        shown = None
         try:
             self.sessions.runtime.start_servers(session)
             if replay:
-                self._replay(session, events)
+                shown = self._replay(session, events)
         finally:
             session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session)
+        self._opened(call, session, shown)
         return session.opening_result()
 
     async def _reopen(
@@ -172,11 +176,10 @@ class Opening:
                 )
                 await session.stop_servers()
                 self.sessions.runtime.start_servers(session)
-            if replay:
-                self._replay(session, events)
+            shown = self._replay(session, events) if replay else None
         finally:
             session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session)
+        self._opened(call, session, shown)
         return session.opening_result()
 
     def _restore(self, method: str, record: SessionRecord) -> tuple[Session, Events]:
@@ -214,8 +217,13 @@ class Opening:
         session.checkpoint = checkpoint_from(events)
         return session, events
 
-    def _replay(self, session: Session, events: Events) -> None:
+    def _replay(self, session: Session, events: Events) -> list[Any] | None:
+        """Send the transcript again; returns the last plan it showed."""
+        plan = None
         for kind, body in events:
+            if kind == "plan":
+                plan = body.get("entries")
             if kind in REPLAYED:
                 for update in updates(kind, body):
                     self.sessions.send(session, update)
+        return plan
