@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.sessions = ["update_schema", "codegen_check", "lint", "typecheck", "tests"]
@@ -69,3 +71,12 @@ def bench(session: nox.Session) -> None:
         "bench/inbox.py",
     ):
         session.run("python", script, *session.posargs)
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """The seeded session storm at length: STORM_SEEDS seeds (200 unless set) of STORM_STEPS
+    steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED."""
+    session.install("-e", ".[test,codegen]")
+    env = {"STORM_SEEDS": os.environ.get("STORM_SEEDS", "200")}
+    session.run("pytest", "-q", "tests/test_session_storm.py", *session.posargs, env=env)
