@@ -15,6 +15,7 @@ def test_deny_rules_hold_under_full_access(tmp_path: Path) -> None:
     config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
     config_dir.mkdir(parents=True)
     secret = tmp_path / "secrets"
+    secret.mkdir()
     (config_dir / "config.toml").write_text(
         f'[permissions]\ndeny_commands = ["rm"]\ndeny_paths = ["{secret}/**"]\n', encoding="utf-8"
     )
@@ -26,6 +27,8 @@ def test_deny_rules_hold_under_full_access(tmp_path: Path) -> None:
                 "arguments": {"path": str(secret / "key"), "content": "x"},
             }
         },
+        {"tool_call": {"name": "bash", "arguments": {"command": "ls; rm -rf ."}}},
+        {"tool_call": {"name": "bash", "arguments": {"command": f"echo x > {secret}/key"}}},
         {"tool_call": {"name": "bash", "arguments": {"command": "echo allowed"}}},
     ]
     script = tmp_path / "deny.jsonl"
@@ -44,8 +47,13 @@ def test_deny_rules_hold_under_full_access(tmp_path: Path) -> None:
     ) == {"stopReason": "end_turn"}
     done = [u for u in updates_of(c.take_notes(), sid) if u["sessionUpdate"] == "tool_call_update"]
     assert [(u["status"], u["content"][0]["content"]["text"].strip()) for u in done] == [
+        ("failed", "denied by the permission rules in config.toml: `rm` is in deny_commands"),
         ("failed", "denied by the permission rules in config.toml"),
-        ("failed", "denied by the permission rules in config.toml"),
+        ("failed", "denied by the permission rules in config.toml: `rm` is in deny_commands"),
+        (
+            "failed",
+            f"denied by the permission rules in config.toml: {secret}/key matches deny_paths",
+        ),
         ("completed", "allowed"),
     ]
     assert not (secret / "key").exists() and Path(scenario.vars["CWD"]).exists()

@@ -7,7 +7,7 @@ config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
-`[permissions] deny_commands = ["rm", ...]` (by first word) and `deny_paths = ["/etc/**", ...]`
+`[permissions] deny_commands = ["rm", ...]` (any simple command in a shell line, by name) and `deny_paths = ["/etc/**", ...]`
 (globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
 editor's terminal. Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it

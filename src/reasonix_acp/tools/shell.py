@@ -12,8 +12,8 @@ locally, as follows.
 - A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
   `in_progress` updates.
 - A non-zero exit status makes the call `failed`, with the output and the status.
-- Every command asks for permission unless the preset is danger-full-access; "always" answers
-  are remembered for commands with the same first word.
+- Every command line asks for permission unless the preset is danger-full-access; the gate
+  judges the whole line, every simple command in it (turn/gate.py, tools/command_line.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import shlex
 import signal
 import weakref
 from typing import Any
@@ -39,14 +38,6 @@ SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for
 REAP_LIMIT = 2.0  # after SIGKILL; only a process outside the group can hold the output longer
 PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
 PROGRESS_TAIL = 4096
-
-
-def first_word(command: str) -> str:
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    return os.path.basename(words[0]) if words else ""
 
 
 def _kill_group(pid: int, sig: int) -> None:
@@ -202,9 +193,6 @@ class Bash:
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return ctx.workspace.resolve(".")
-
-    def grant_scope(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"command {first_word(self._command(args))}"
 
     def shown_at_start(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """For clients with Zed's terminal display: a terminal card named by the call id."""

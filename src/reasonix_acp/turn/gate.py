@@ -2,22 +2,108 @@
 config.toml, then the session's preset, then the session's remembered answers ("always"),
 then the user, asked with `session/request_permission` through the turn (turn/wiring.py).
 
+Shell commands are judged as whole lines (tools/command_line.py):
+- a deny rule matches when it names any simple command in the line, or a path the line
+  redirects to or from; a line that cannot be read is refused under danger-full-access when
+  there are command deny rules (it cannot be checked), and asked otherwise;
+- a remembered "allow" covers the line only when every simple command in it is covered (the
+  shell's own control builtins, `exit`, `true`, `test` and the like, need none) and it writes
+  nothing outside the workspace; one remembered "reject" of any command refuses it;
+- a line the grammar cannot read, or whose command names are known only when it runs, is
+  asked whatever was remembered, unless its exact text was allowed before.
+
 A refused or failed question is a rejection; a cancelled one cancels the turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fnmatch
+import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed
-from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
+from reasonix_acp.tools.command_line import CommandLine, parse, writes_outside
+from reasonix_acp.tools.workspace import Workspace, in_scope, needs_permission, scope_of
 
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
 Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
+Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 REFUSED = "refused by the user"
+FULL = "danger-full-access"
+# Builtins that only steer the shell itself: a line needs no grant for them (it still needs one
+# for something else: a line of these alone is asked).
+CONTROL = frozenset({"true", "false", ":", "exit", "return", "break", "continue", "test", "["})
+
+
+@dataclass(frozen=True)
+class Rules:
+    """config.toml's deny rules: command names (matched by basename) and path patterns."""
+
+    commands: frozenset[str] = frozenset()
+    paths: tuple[str, ...] = ()
+
+    def path_denied(self, real: str) -> bool:
+        return any(fnmatch.fnmatch(real, pattern) for pattern in self.paths)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: str  # "allow", "reject" (remembered), "deny" (rules), "ask"
+    reason: str = ""
+    outside: tuple[str, ...] = ()
+
+
+def judge_line(
+    line: CommandLine, preset: str, grants: Grants, rules: Rules, workspace: Workspace
+) -> Verdict:
+    """The decision for a shell command line, before the user is asked."""
+    denied = _denied(line, preset, rules, workspace)
+    if denied:
+        return Verdict("deny", denied)
+    if preset == FULL:
+        return Verdict("allow")
+    exact = f"exact {line.text}"
+    for access, scope, allowed in reversed(grants):
+        if access == "execute" and scope == exact:
+            return Verdict("allow" if allowed else "reject")
+    remembered = {
+        scope.removeprefix("command "): allowed
+        for access, scope, allowed in grants
+        if access == "execute" and scope.startswith("command ")
+    }  # later answers win
+    names = [name for name in line.names if name not in CONTROL]
+    if any(remembered.get(name) is False for name in names):
+        return Verdict("reject")
+    outside = tuple(writes_outside(line, workspace.resolve, workspace.inside))
+    if (
+        line.readable
+        and names
+        and not outside
+        and all(remembered.get(name) is True for name in names)
+    ):
+        return Verdict("allow")
+    return Verdict("ask", outside=outside)
+
+
+def _denied(line: CommandLine, preset: str, rules: Rules, workspace: Workspace) -> str:
+    for command in line.commands:
+        if command.name is not None and os.path.basename(command.name) in rules.commands:
+            return f"`{os.path.basename(command.name)}` is in deny_commands"
+    for target in (*line.writes, *line.reads):
+        if target is not None and rules.path_denied(workspace.resolve(os.path.expanduser(target))):
+            return f"{target} matches deny_paths"
+    if not line.readable and rules.commands:
+        words = {os.path.basename(w) for w in re.findall(r"[\w./+-]+", line.text)}
+        hit = sorted(words & rules.commands)
+        if hit:
+            return f"`{hit[0]}` is in deny_commands"
+        if preset == FULL:
+            return f"cannot be checked against deny_commands: {line.problems[0]}"
+    return ""
 
 
 @dataclass
@@ -25,67 +111,111 @@ class Gate:
     """The permission gate: deny rules, the session's preset and remembered answers, and the
     question to the user."""
 
-    deny: Callable[[str, str, str], bool] = lambda access, real, scope: False
+    rules: Rules = field(default_factory=Rules)
     preset: Callable[[], str] = lambda: "workspace-write"
-    grants: list[tuple[str, str, bool]] = field(default_factory=list)  # (access, scope, allow)
+    grants: Grants = field(default_factory=list)
     ask: Ask | None = None
 
     async def permitted(
         self, tool: Any, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
     ) -> bool:
         """Deny rules, then the preset, then the session's remembered answers, then the user."""
+        if tool.access == "execute" and isinstance(args.get("command"), str):
+            return await self._command_line(args, shown, context)
         real = tool.target(args, context)
         access = tool.access
         by_path = not hasattr(tool, "grant_scope")
         scope = scope_of(real) if by_path else tool.grant_scope(args, context)
-        if self.deny(access, real, scope):
+        if access not in ("mcp", "plugin") and self.rules.path_denied(real):
             raise ToolFailed("denied by the permission rules in config.toml")
         if not needs_permission(self.preset(), access, context.workspace.inside(real)):
             return True
-        exact = f"exact {args.get('command', '')}" if access == "execute" else None
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
-                in_scope(real, granted) if by_path else granted in (scope, exact)
+                in_scope(real, granted) if by_path else granted == scope
             ):
                 return allowed
+        what = _what(access, scope)
+        choice = await self._ask(shown, _options(f"Allow {what}", f"Reject {what}"))
+        if choice in ("allow_always", "reject_always"):
+            self.grants.append((access, scope, choice == "allow_always"))
+        return choice in ("allow_once", "allow_always")
+
+    async def _command_line(
+        self, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
+    ) -> bool:
+        line = parse(args["command"])
+        verdict = judge_line(line, self.preset(), self.grants, self.rules, context.workspace)
+        if verdict.decision == "deny":
+            raise ToolFailed(f"denied by the permission rules in config.toml: {verdict.reason}")
+        if verdict.decision != "ask":
+            return verdict.decision == "allow"
+        names = [name for name in line.names if name not in CONTROL]
+        listed = ", ".join(f"`{n}`" for n in names)
+        by_name = line.readable and bool(names) and not verdict.outside
+        options = _options(
+            f"Allow {listed} commands for this session" if by_name else None,
+            f"Reject {listed} commands for this session" if names else None,
+            exact=True,
+        )
+        choice = await self._ask(_shown_line(shown, args, line, verdict), options)
+        if choice == "allow_always_exact":
+            self.grants.append(("execute", f"exact {line.text}", True))
+        elif choice in ("allow_always", "reject_always"):
+            self.grants += [("execute", f"command {n}", choice == "allow_always") for n in names]
+        return choice in ("allow_once", "allow_always", "allow_always_exact")
+
+    async def _ask(self, shown: dict[str, Any], options: list[dict[str, Any]]) -> str:
         if self.ask is None:
-            return False
-        options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
-        if exact is not None:
-            options.append(
-                {
-                    "optionId": "allow_always_exact",
-                    "name": "Always allow this command in this session",
-                    "kind": "allow_always",
-                }
-            )
-        options += [
-            {
-                "optionId": "allow_always",
-                "name": f"Allow {_what(access, scope)} for this session",
-                "kind": "allow_always",
-            },
-            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {
-                "optionId": "reject_always",
-                "name": f"Reject {_what(access, scope)} for this session",
-                "kind": "reject_always",
-            },
-        ]
+            return "reject_once"
         visible = {k: v for k, v in shown.items() if not k.startswith("x-")}
         choice = await self.ask(visible, options)
         if choice is None:  # the client cancelled the request: the turn is cancelled
             raise asyncio.CancelledError
-        if choice == "allow_always_exact" and exact is not None:
-            self.grants.append((access, exact, True))
-        elif choice in ("allow_always", "reject_always"):
-            self.grants.append((access, scope, choice == "allow_always"))
-        return choice in ("allow_once", "allow_always", "allow_always_exact")
+        return choice
+
+
+def _options(allow: str | None, reject: str | None, exact: bool = False) -> list[dict[str, Any]]:
+    options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
+    if exact:
+        options.append(
+            {
+                "optionId": "allow_always_exact",
+                "name": "Always allow this command in this session",
+                "kind": "allow_always",
+            }
+        )
+    if allow:
+        options.append({"optionId": "allow_always", "name": allow, "kind": "allow_always"})
+    options.append({"optionId": "reject_once", "name": "Reject", "kind": "reject_once"})
+    if reject:
+        options.append({"optionId": "reject_always", "name": reject, "kind": "reject_always"})
+    return options
+
+
+def _shown_line(
+    shown: dict[str, Any], args: dict[str, Any], line: CommandLine, verdict: Verdict
+) -> dict[str, Any]:
+    """The tool call as the question shows it: every simple command the line runs."""
+    commands = [c.shown() for c in line.commands]
+    raw: dict[str, Any] = {**args, "commands": commands}
+    notes = []
+    if verdict.outside:
+        raw["writesOutsideWorkspace"] = list(verdict.outside)
+        notes.append("writes outside the workspace: " + ", ".join(verdict.outside))
+    if not line.readable:
+        raw["unreadable"] = line.problems[0]
+        notes.append(line.problems[0])
+    title = shown.get("title", "Run")
+    if len(commands) > 1 or notes:
+        title = "Run " + " · ".join(commands or [line.text])
+        title = title if len(title) <= 160 else title[:157] + "..."
+        if notes:
+            title += " (" + "; ".join(notes) + ")"
+    return {**shown, "title": title, "rawInput": raw}
 
 
 def _what(access: str, scope: str) -> str:
     if access in ("mcp", "plugin"):
-        return f"calls of {scope.removeprefix(access + ' ')}"
-    if access == "execute":
-        return f"`{scope.removeprefix('command ')}` commands"
-    return f"{access}s under {scope}"
+        return f"calls of {scope.removeprefix(access + ' ')} for this session"
+    return f"{access}s under {scope} for this session"

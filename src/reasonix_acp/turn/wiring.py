@@ -8,14 +8,12 @@ after (MCP interactions), so nothing reads a runner that does not exist yet.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
 from reasonix_acp.mcp_servers.hub import ServerSet
@@ -27,7 +25,7 @@ from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.gate import Ask, Gate
+from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
 from reasonix_acp.vendor.readiness import Obligations
@@ -42,19 +40,6 @@ class Built:
     runner: TurnRunner
     obligations: Obligations
     interactions: TurnInteractions | None
-
-
-def denied(config: Config) -> Callable[[str, str, str], bool]:
-    """config.toml's deny rules: commands by name, paths by pattern."""
-
-    def deny(access: str, real: str, scope: str) -> bool:
-        if access in ("mcp", "plugin"):
-            return False
-        if access == "execute":
-            return scope.removeprefix("command ") in config.deny_commands
-        return any(fnmatch.fnmatch(real, pattern) for pattern in config.deny_paths)
-
-    return deny
 
 
 class Wiring:
@@ -88,7 +73,7 @@ class Wiring:
                 output_cap=config.output_cap,
             ),
             gate=Gate(
-                deny=denied(config),
+                rules=Rules(frozenset(config.deny_commands), tuple(config.deny_paths)),
                 preset=lambda: record.approval,
                 grants=session.grants,
                 ask=self._ask(session),

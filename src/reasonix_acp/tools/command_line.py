@@ -1,0 +1,346 @@
+"""A shell command line read as the shell reads it, so a permission covers the whole line.
+
+The line is parsed with the bash grammar of tree-sitter into its simple commands: those joined
+by `;`, `&&`, `||`, `|`, `&` and newlines, inside subshells `( )`, groups `{ }`, `if`/`for`/
+`while`/`case` bodies and function bodies, and those in command substitutions (`$( )`, backticks,
+also inside double quotes and heredocs) and process substitutions `<( )` `>( )`. A command that
+runs another command is unwrapped too: `eval`, `sh`/`bash`/`zsh`/`dash -c` strings, `env`,
+`nice`, `timeout`, `sudo`, `xargs`, `nohup`, `find -exec` and the like. The wrapper stays in
+the list as well, so a grant for `rm` never covers `sudo rm`.
+
+Invariants:
+- A word is known (a `str`) only when its value does not depend on the run: quotes and
+  backslashes are taken off, anything with an expansion is `None`.
+- `readable` is False when the parser found an error, a command name is not known, or a nested
+  string (`sh -c "$X"`) cannot be read: such a line cannot be judged, and the gate asks.
+- `writes` lists every path the line writes through a redirection (`>`, `>>`, `&>`, `>|`, `<>`)
+  or names to `tee`; `None` stands for a target known only at run time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+_PARSER = Parser(Language(tree_sitter_bash.language()))
+MAX_DEPTH = 8  # nested `sh -c` / `eval` strings
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"}
+# Wrappers: the options that take a value; the wrapped command follows the options.
+_WRAPPERS: dict[str, set[str]] = {
+    "env": {"-u", "--unset", "-C", "--chdir"},
+    "nice": {"-n", "--adjustment"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "sudo": {"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R"},
+    "doas": {"-u", "-C"},
+    "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter"},
+    "nohup": set(),
+    "command": set(),
+    "exec": {"-a"},
+    "builtin": set(),
+    "time": {"-f", "-o"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "setsid": set(),
+    "ionice": {"-c", "-n", "-p"},
+    "chrt": set(),
+    "flock": {"-w", "-E"},
+}
+_POSITIONAL_FIRST = {"timeout": 1, "flock": 1}  # a duration / lock file before the command
+_DIR_CHANGERS = {"cd", "pushd", "popd"}
+_NOT_FILES = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+_UNSURE_PATH = re.compile(r"[*?\[{]")
+_UNSURE_NAME = re.compile(r"[*?\[{}=~]|^$")
+
+
+@dataclass(frozen=True)
+class Simple:
+    argv: tuple[str | None, ...]
+
+    @property
+    def name(self) -> str | None:
+        return self.argv[0] if self.argv else None
+
+    def shown(self) -> str:
+        return " ".join(w if w is not None else "…" for w in self.argv)
+
+
+@dataclass
+class CommandLine:
+    text: str
+    commands: list[Simple] = field(default_factory=list)
+    writes: list[str | None] = field(default_factory=list)
+    reads: list[str | None] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def readable(self) -> bool:
+        return not self.problems
+
+    @property
+    def names(self) -> list[str]:
+        """The distinct known command names, in order."""
+        seen: dict[str, None] = {}
+        for command in self.commands:
+            if command.name is not None:
+                seen.setdefault(command.name, None)
+        return list(seen)
+
+    @property
+    def changes_dir(self) -> bool:
+        return any(os.path.basename(n) in _DIR_CHANGERS for n in self.names)
+
+
+def parse(text: str) -> CommandLine:
+    line = CommandLine(text)
+    _parse_into(text, line, 0)
+    return line
+
+
+def _parse_into(text: str, line: CommandLine, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        line.problems.append("nested too deeply")
+        return
+    tree = _PARSER.parse(text.encode("utf-8", "surrogateescape"))
+    if tree.root_node.has_error:
+        line.problems.append("the shell grammar cannot read it")
+        return
+    _Walker(line, depth).walk(tree.root_node)
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "surrogateescape")
+
+
+def _unescape(word: str) -> str:
+    return re.sub(r"\\(.)", r"\1", word.replace("\\\n", ""), flags=re.S)
+
+
+def literal(node: Node) -> str | None:
+    """The value of a word, or None when it is known only at run time."""
+    kind = node.type
+    if kind in ("word", "number"):
+        text = _text(node)
+        return None if "$" in text or "`" in text else _unescape(text)
+    if kind == "raw_string":
+        return _text(node)[1:-1]
+    if kind == "string":
+        parts = []
+        for child in node.named_children:
+            if child.type != "string_content":
+                return None
+            parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)))
+        return "".join(parts)
+    if kind == "concatenation":
+        values = [literal(child) for child in node.named_children]
+        return None if any(v is None for v in values) else "".join(v or "" for v in values)
+    return None
+
+
+@dataclass
+class _Walker:
+    line: CommandLine
+    depth: int
+
+    def walk(self, node: Node) -> None:
+        kind = node.type
+        if kind == "ERROR" or node.is_missing:
+            self.line.problems.append("the shell grammar cannot read it")
+        elif kind == "command":
+            self._command(node)
+        elif kind in ("declaration_command", "unset_command"):
+            self._builtin(node)
+        elif kind == "redirected_statement":
+            self._redirected(node)
+        elif kind == "file_redirect":
+            self._redirect(node)
+        else:
+            for child in node.named_children:
+                self.walk(child)
+
+    def _command(self, node: Node, extra: list[Node] | None = None) -> None:
+        argv: list[str | None] = []
+        for child in node.named_children:
+            if child.type == "command_name":
+                word = child.named_children[0] if child.named_children else child
+                argv.append(literal(word))
+                self.walk(word)
+            elif child.type in ("variable_assignment", "file_redirect", "herestring_redirect"):
+                self.walk(child)
+            else:
+                argv.append(literal(child))
+                self.walk(child)
+        for child in extra or []:
+            argv.append(literal(child))
+            self.walk(child)
+        self._simple(tuple(argv))
+
+    def _builtin(self, node: Node) -> None:
+        keyword = node.children[0] if node.children else None
+        self._simple((_text(keyword) if keyword else None,))
+        for child in node.named_children:
+            self.walk(child)
+
+    def _redirected(self, node: Node) -> None:
+        extra: list[Node] = []
+        redirects = node.children_by_field_name("redirect")
+        for redirect in redirects:
+            if redirect.type == "file_redirect":
+                # `cmd > out arg`: words after the target are the command's arguments
+                extra += redirect.children_by_field_name("destination")[1:]
+        body = node.child_by_field_name("body")
+        if body is not None and body.type == "command":
+            self._command(body, extra)
+        else:
+            if body is not None:
+                self.walk(body)
+            for word in extra:
+                self.walk(word)
+        for redirect in redirects:
+            self.walk(redirect)
+
+    def _redirect(self, node: Node) -> None:
+        operator = next((_text(c) for c in node.children if not c.is_named), "")
+        targets = node.children_by_field_name("destination")
+        if not targets:
+            return
+        target = targets[0]
+        self.walk(target)
+        if target.type == "number" and "&" in operator:
+            return  # a descriptor copy: 2>&1
+        if target.type == "process_substitution":
+            return  # `> >(cmd)`: into a command, walked above
+        value = literal(target)
+        if value == "-" and "&" in operator:
+            return  # closing a descriptor
+        if ">" in operator:
+            self.line.writes.append(value)
+        if "<" in operator:
+            self.line.reads.append(value)
+
+    def _simple(self, argv: tuple[str | None, ...]) -> None:
+        if not argv:
+            return
+        name = argv[0]
+        if name is None or _UNSURE_NAME.search(name):
+            self.line.problems.append("a command name is known only when it runs")
+            self.line.commands.append(Simple((None, *argv[1:])))
+            return
+        self.line.commands.append(Simple(argv))
+        self._runs(argv)
+
+    def _runs(self, argv: tuple[str | None, ...]) -> None:
+        """What a command runs in turn: a nested script, a wrapped command, files it writes."""
+        base = os.path.basename(argv[0] or "")
+        rest = list(argv[1:])
+        if base == "eval":
+            self._script(None if None in rest else " ".join(w or "" for w in rest))
+        elif base in SHELLS:
+            self._shell(rest)
+        elif base == "find":
+            self._find(rest)
+        elif base == "tee":
+            self.line.writes += _operands(rest)
+        elif base in _WRAPPERS:
+            inner = _wrapped(base, rest)
+            if inner:
+                self._simple(tuple(inner))
+            if base == "env" and any(w in ("-S", "--split-string") for w in rest):
+                self.line.problems.append("`env -S` splits a string the grammar does not read")
+
+    def _script(self, text: str | None) -> None:
+        if text is None:
+            self.line.problems.append("a nested command string is known only when it runs")
+        else:
+            _parse_into(text, self.line, self.depth + 1)
+
+    def _shell(self, rest: list[str | None]) -> None:
+        for i, word in enumerate(rest):
+            if word is None:
+                self.line.problems.append("a shell option is known only when it runs")
+                return
+            if word == "--" or not word.startswith(("-", "+")):
+                return  # a script file or nothing: the shell itself is the command judged
+            if "c" in word.lstrip("-+") and not word.startswith("--"):
+                self._script(rest[i + 1] if i + 1 < len(rest) else "")
+                return
+
+    def _find(self, rest: list[str | None]) -> None:
+        i = 0
+        while i < len(rest):
+            if rest[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < len(rest) and rest[j] not in (";", "+"):
+                    j += 1
+                if j > i + 1:
+                    self._simple(tuple(rest[i + 1 : j]))
+                i = j
+            elif rest[i] in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(rest):
+                self.line.writes.append(rest[i + 1])
+            elif rest[i] == "-delete":
+                self._simple(("rm",))  # judged as the removal it is
+            i += 1
+
+
+def _operands(rest: list[str | None]) -> list[str | None]:
+    out: list[str | None] = []
+    options = True
+    for word in rest:
+        if options and word == "--":
+            options = False
+        elif options and word is not None and word.startswith("-") and word != "-":
+            continue
+        else:
+            out.append(word)
+    return out
+
+
+def _wrapped(base: str, rest: list[str | None]) -> list[str | None]:
+    """The command a wrapper runs, with its arguments ([] when it runs none)."""
+    takes_value = _WRAPPERS[base]
+    positional = _POSITIONAL_FIRST.get(base, 0)
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word is None:
+            return [None]
+        if word == "--":
+            i += 1
+            break
+        if base == "env" and "=" in word and not word.startswith("-"):
+            i += 1
+        elif word.startswith("-") and len(word) > 1 and not (base == "nice" and word[1:].isdigit()):
+            i += 2 if word in takes_value else 1
+        elif base == "nice" and word.startswith("-"):
+            i += 1
+        else:
+            break
+    i += positional
+    return list(rest[i:])
+
+
+def path_unsure(path: str) -> bool:
+    """A target whose meaning a glob or brace expansion can change."""
+    return bool(_UNSURE_PATH.search(path))
+
+
+def writes_outside(
+    line: CommandLine, resolve: Callable[[str], str], inside: Callable[[str], bool]
+) -> list[str]:
+    """The targets the line writes that are outside (or cannot be judged): as shown to the user."""
+    out = []
+    for target in line.writes:
+        if target is None:
+            out.append("(a path known only when it runs)")
+            continue
+        if target in _NOT_FILES or target.startswith("/dev/fd/"):
+            continue
+        if path_unsure(target) or (line.changes_dir and not os.path.isabs(target)):
+            out.append(target)
+            continue
+        if not inside(resolve(os.path.expanduser(target))):
+            out.append(target)
+    return out

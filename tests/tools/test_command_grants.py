@@ -1,0 +1,153 @@
+"""A remembered answer or a deny rule covers the whole shell line, through a real `acp`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.client import Client
+from tests.transcript import Scenario
+
+Answer = Callable[[dict[str, Any]], str]
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"steps": [{"tool_call": {"name": "bash", "arguments": {"command": command}}}]}
+
+
+def agent(tmp_path: Path, turns: list[dict[str, Any]], config: str = "") -> Client:
+    """An offline agent that runs `turns` (one model answer each, then "ok")."""
+    scenario = Scenario(tmp_path)
+    if config:
+        config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+        config_dir.mkdir(parents=True)
+        (config_dir / "config.toml").write_text(config, encoding="utf-8")
+    lines = []
+    for turn in turns:
+        lines += [json.dumps(turn), json.dumps({"steps": [{"text": "ok"}]})]
+    script = tmp_path / "script.jsonl"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
+
+
+def prompt(c: Client, sid: str, answer: Answer) -> tuple[list[dict[str, Any]], list[str]]:
+    """One prompt; permission questions answered by `answer`. → (questions, tool results)."""
+    c._id += 1
+    rid = c._id
+    c.send(
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
+        }
+    )
+    questions, results = [], []
+    while True:
+        frame = c.agent.receive()
+        if frame.get("method") == "session/request_permission":
+            questions.append(frame["params"])
+            outcome = {"outcome": "selected", "optionId": answer(frame["params"])}
+            c.send({"jsonrpc": "2.0", "id": frame["id"], "result": {"outcome": outcome}})
+        elif frame.get("id") == rid:
+            assert frame.get("result") == {"stopReason": "end_turn"}, frame
+            return questions, results
+        elif frame.get("method") == "session/update":
+            update = frame["params"]["update"]
+            if update["sessionUpdate"] == "tool_call_update" and update.get("status") in (
+                "completed",
+                "failed",
+            ):
+                results.append(update["status"])
+
+
+def always(params: dict[str, Any]) -> str:
+    return "allow_always"
+
+
+def reject(params: dict[str, Any]) -> str:
+    return "reject_once"
+
+
+def test_a_grant_for_echo_does_not_cover_a_second_command(tmp_path: Path) -> None:
+    c = agent(tmp_path, [bash("echo hi"), bash("echo innocent; touch X")])
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    asked, results = prompt(c, sid, always)
+    assert len(asked) == 1 and results == ["completed"]
+    assert [o["name"] for o in asked[0]["options"]][2] == "Allow `echo` commands for this session"
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1, "the line also runs `touch`: it must be asked"
+    shown = asked[0]["toolCall"]
+    assert shown["rawInput"]["commands"] == ["echo innocent", "touch X"]
+    assert "echo innocent · touch X" in shown["title"]
+    assert results == ["failed"] and not (cwd / "X").exists()
+    assert c.close() == 0
+
+
+def test_a_grant_covers_a_line_of_granted_commands_only(tmp_path: Path) -> None:
+    turns = [bash("echo a && ls"), bash("ls | echo b; echo c"), bash("echo $(touch Y)")]
+    c = agent(tmp_path, turns)
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    asked, _ = prompt(c, sid, always)  # remembers `echo` and `ls`
+    assert asked[0]["options"][2]["name"] == "Allow `echo`, `ls` commands for this session"
+    asked, results = prompt(c, sid, reject)
+    assert asked == [] and results == ["completed"]
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1 and asked[0]["toolCall"]["rawInput"]["commands"] == ["touch Y", "echo …"]
+    assert not (cwd / "Y").exists()
+    assert c.close() == 0
+
+
+def test_a_write_outside_the_workspace_asks_despite_the_grant(tmp_path: Path) -> None:
+    c = agent(tmp_path, [bash("echo hi"), bash("echo x > ../outside.txt")])
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    prompt(c, sid, always)
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1 and results == ["failed"]
+    shown = asked[0]["toolCall"]
+    assert shown["rawInput"]["writesOutsideWorkspace"] == ["../outside.txt"]
+    assert "writes outside the workspace: ../outside.txt" in shown["title"]
+    assert "allow_always" not in [o["optionId"] for o in asked[0]["options"]]
+    assert not (cwd.parent / "outside.txt").exists()
+    assert c.close() == 0
+
+
+def test_an_unreadable_line_asks_whatever_was_granted(tmp_path: Path) -> None:
+    c = agent(tmp_path, [bash("echo hi"), bash('echo "unclosed; touch Z')])
+    sid = c.start()
+    prompt(c, sid, always)
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1 and results == ["failed"]
+    assert asked[0]["toolCall"]["rawInput"]["unreadable"] == "the shell grammar cannot read it"
+    assert c.close() == 0
+
+
+def test_a_remembered_rejection_of_one_command_refuses_the_line(tmp_path: Path) -> None:
+    turns = [bash("touch A"), bash("echo hi; touch B")]
+    c = agent(tmp_path, turns)
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    prompt(c, sid, lambda p: "reject_always")
+    asked, results = prompt(c, sid, always)
+    assert asked == [] and results == ["failed"]
+    assert not (cwd / "A").exists() and not (cwd / "B").exists()
+    assert c.close() == 0
+
+
+def test_deny_commands_match_any_command_in_the_line(tmp_path: Path) -> None:
+    config = '[permissions]\ndeny_commands = ["rm"]\n'
+    lines = ["ls; rm -rf build", "true && sudo rm -rf build", "bash -c 'rm -rf build'"]
+    c = agent(tmp_path, [bash(line) for line in lines], config)
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    (cwd / "build").mkdir()
+    for _ in lines:
+        asked, results = prompt(c, sid, always)
+        assert asked == [] and results == ["failed"]
+        assert (cwd / "build").is_dir()
+    assert c.close() == 0
