@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -65,7 +66,9 @@ class Simple:
         return self.argv[0] if self.argv else None
 
     def shown(self) -> str:
-        return " ".join(w if w is not None else "…" for w in self.argv)
+        """As the user reads it: quoted where the shell would need it, `…` for a word known
+        only at run time."""
+        return " ".join(shlex.quote(w) if w is not None else "…" for w in self.argv)
 
 
 @dataclass
