@@ -2,65 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.client import Client
-from tests.transcript import Scenario
-
-Answer = Callable[[dict[str, Any]], str]
-
-
-def bash(command: str) -> dict[str, Any]:
-    return {"steps": [{"tool_call": {"name": "bash", "arguments": {"command": command}}}]}
-
-
-def agent(tmp_path: Path, turns: list[dict[str, Any]], config: str = "") -> Client:
-    """An offline agent that runs `turns` (one model answer each, then "ok")."""
-    scenario = Scenario(tmp_path)
-    if config:
-        config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
-        config_dir.mkdir(parents=True)
-        (config_dir / "config.toml").write_text(config, encoding="utf-8")
-    lines = []
-    for turn in turns:
-        lines += [json.dumps(turn), json.dumps({"steps": [{"text": "ok"}]})]
-    script = tmp_path / "script.jsonl"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
-
-
-def prompt(c: Client, sid: str, answer: Answer) -> tuple[list[dict[str, Any]], list[str]]:
-    """One prompt; permission questions answered by `answer`. → (questions, tool results)."""
-    c._id += 1
-    rid = c._id
-    c.send(
-        {
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "session/prompt",
-            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
-        }
-    )
-    questions, results = [], []
-    while True:
-        frame = c.agent.receive()
-        if frame.get("method") == "session/request_permission":
-            questions.append(frame["params"])
-            outcome = {"outcome": "selected", "optionId": answer(frame["params"])}
-            c.send({"jsonrpc": "2.0", "id": frame["id"], "result": {"outcome": outcome}})
-        elif frame.get("id") == rid:
-            assert frame.get("result") == {"stopReason": "end_turn"}, frame
-            return questions, results
-        elif frame.get("method") == "session/update":
-            update = frame["params"]["update"]
-            if update["sessionUpdate"] == "tool_call_update" and update.get("status") in (
-                "completed",
-                "failed",
-            ):
-                results.append(update["status"])
+from tests.tools.driver import agent, bash
+from tests.tools.driver import statuses as prompt
 
 
 def always(params: dict[str, Any]) -> str:

@@ -50,7 +50,7 @@ async def test_write_creates_utf8_and_refuses_what_the_encoding_cannot_hold(tmp_
 
 
 async def test_glob_finds_files_below_the_workspace(tmp_path: Path) -> None:
-    from reasonix_acp.tools.files import Glob
+    from reasonix_acp.tools.search import Glob
 
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     for name in ("src/a.py", "src/pkg/b.py", "src/pkg/c.txt"):

@@ -29,6 +29,7 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import live_updates
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
+from reasonix_acp.tools.workspace import remove_session_temp
 
 log = logging.getLogger("reasonix_acp.session.service")
 
@@ -203,6 +204,7 @@ class Sessions:
         """A session not live here; refused while another live process holds it."""
         self.store_call(method, lambda: self.store.delete_session(session_id))
         self.runtime.inboxes.drop(session_id)
+        remove_session_temp(session_id)
 
     def _teardown(self, session: Session) -> asyncio.Future[None]:
         """Stop the turn, run session_end hooks, stop the servers, release the lease: once,

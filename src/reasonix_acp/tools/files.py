@@ -1,4 +1,5 @@
-"""File tools: read (line windows), list, glob, grep, write, edit (exact replacements).
+"""File tools: read (line windows), write, edit (exact replacements); list, glob and grep are
+in tools/search.py.
 
 Each declares the access it needs for the path it touches (`access`), which the turn runner
 checks against the session's preset before running it; the tools themselves only do the work.
@@ -8,15 +9,17 @@ through the client's file system when it offers one (tools/bridge.py).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-import re
+import stat
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.search import SEARCH_TOOLS
 
 MAX_LINES = 2000
-MAX_LIST = 500
-MAX_MATCHES = 200
+MAX_READ = 64 * 1024 * 1024  # bytes: a bigger file is not read whole
 
 
 def _fn(
@@ -60,7 +63,15 @@ def encoding_of(data: bytes) -> str:
 
 def _read_bytes(real: str) -> bytes:
     try:
+        if (
+            os.path.exists(real)
+            and not stat.S_ISREG(os.stat(real).st_mode)
+            and not os.path.isdir(real)
+        ):
+            raise ToolFailed(f"{real}: not a regular file")
         with open(real, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_READ:
+                raise ToolFailed(f"{real}: larger than {MAX_READ >> 20} MB; read it with bash")
             return fh.read()
     except FileNotFoundError:
         raise ToolFailed(f"{real}: no such file") from None
@@ -115,138 +126,33 @@ class ReadFile:
         )
 
 
-class ListDir:
-    name = "list"
-    kind = "read"
-    access = "read"
-    schema = _fn(
-        "list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, []
-    )
-
-    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_path_arg(args, default="."))
-
-    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"List {ctx.workspace.display(self.target(args, ctx))}"
-
-    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
-        return [{"path": self.target(args, ctx)}]
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        real = self.target(args, ctx)
-        try:
-            entries = sorted(os.scandir(real), key=lambda e: e.name)
-        except OSError as exc:
-            raise ToolFailed(f"{real}: {exc.strerror}") from None
-        names = [e.name + ("/" if e.is_dir() else "") for e in entries[:MAX_LIST]]
-        if len(entries) > MAX_LIST:
-            names.append(f"[... {len(entries) - MAX_LIST} more]")
-        text = "\n".join(names) or "(empty)"
-        return ToolResult(text=text, content=_text(text), raw_output={"entries": len(entries)})
-
-
-class Glob:
-    name = "glob"
-    kind = "search"
-    access = "read"
-    schema = _fn(
-        "glob",
-        "Find files by a glob pattern relative to the workspace, such as src/**/*.py.",
-        {"pattern": {"type": "string"}},
-        ["pattern"],
-    )
-
-    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        pattern = _path_arg(args, "pattern")
-        fixed = (
-            pattern.split("*", 1)[0].split("?", 1)[0].rsplit("/", 1)[0] if "/" in pattern else "."
-        )
-        return ctx.workspace.resolve(fixed or "/")
-
-    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Find {args.get('pattern', '')}"
-
-    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
-        return [{"path": self.target(args, ctx)}]
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        import glob as globbing
-
-        pattern = _path_arg(args, "pattern")
-        root = pattern if os.path.isabs(pattern) else os.path.join(ctx.cwd, pattern)
-        found = sorted(globbing.glob(root, recursive=True))
-        names = [ctx.workspace.display(os.path.realpath(p)) for p in found[:MAX_LIST]]
-        if len(found) > MAX_LIST:
-            names.append(f"[... {len(found) - MAX_LIST} more]")
-        text = "\n".join(names) or "no matches"
-        return ToolResult(text=text, content=_text(text), raw_output={"matches": len(found)})
-
-
-class Grep:
-    name = "grep"
-    kind = "search"
-    access = "read"
-    schema = _fn(
-        "grep",
-        "Search files under a directory for a regular expression; returns path:line: text.",
-        {"pattern": {"type": "string"}, "path": {"type": "string"}},
-        ["pattern"],
-    )
-
-    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_path_arg(args, default="."))
-
-    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return (
-            f"Search {args.get('pattern', '')!r} in {ctx.workspace.display(self.target(args, ctx))}"
-        )
-
-    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
-        return [{"path": self.target(args, ctx)}]
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            pattern = re.compile(_path_arg(args, "pattern"))
-        except re.error as exc:
-            raise ToolFailed(f"bad pattern: {exc}") from None
-        root = self.target(args, ctx)
-        hits: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                path = os.path.join(dirpath, name)
-                try:
-                    with open(path, encoding="utf-8") as fh:
-                        for n, line in enumerate(fh, 1):
-                            if pattern.search(line):
-                                hits.append(f"{ctx.workspace.display(path)}:{n}: {line.rstrip()}")
-                                if len(hits) >= MAX_MATCHES:
-                                    break
-                except (OSError, UnicodeDecodeError):
-                    continue
-                if len(hits) >= MAX_MATCHES:
-                    break
-            if len(hits) >= MAX_MATCHES:
-                break
-        text = "\n".join(hits) or "no matches"
-        return ToolResult(text=text, content=_text(text), raw_output={"matches": len(hits)})
-
-
 async def _load(ctx: ToolContext, real: str) -> str:
     if ctx.files is not None:
         text = await ctx.files.read(real)
         if text is not None:
             return str(text)
-    return _read_text(real)
+    return await asyncio.to_thread(_read_text, real)
 
 
 async def _store(ctx: ToolContext, real: str, text: str) -> None:
     if ctx.files is not None and await ctx.files.write(real, text):
         return
     try:
-        _write(real, text)
+        await asyncio.to_thread(_write, real, text)
     except OSError as exc:
         raise ToolFailed(f"{real}: {exc.strerror}") from None
+
+
+def _umask() -> int:
+    """The process umask, read without setting it (os.umask would race other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _write(real: str, text: str) -> None:
@@ -259,10 +165,27 @@ def _write(real: str, text: str) -> None:
             f"{real}: the new text cannot be written in the file's encoding ({encoding})"
         ) from None
     os.makedirs(os.path.dirname(real), exist_ok=True)
-    tmp = real + ".reasonix-tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, real)
+    try:
+        before: os.stat_result | None = os.stat(real)
+    except FileNotFoundError:
+        before = None
+    tmp = f"{real}.reasonix-{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            # The replaced file's mode and, where allowed, owner; a new file gets the umask's.
+            if before is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(before.st_mode))
+                with contextlib.suppress(OSError):
+                    os.fchown(fh.fileno(), before.st_uid, before.st_gid)
+            else:
+                os.fchmod(fh.fileno(), 0o666 & ~_umask())
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 class WriteFile:
@@ -333,7 +256,9 @@ class EditFile:
         if not isinstance(edits, list) or not edits:
             raise ToolFailed("`edits` must be a non-empty list")
         old = await _load(ctx, real)
-        new = old
+        # A file with CRLF line ends is edited as LF text and written back with CRLF.
+        crlf = "\r\n" in old and old.count("\r\n") == old.count("\n")
+        new = old.replace("\r\n", "\n") if crlf else old
         for i, edit in enumerate(edits):
             if (
                 not isinstance(edit, dict)
@@ -341,12 +266,16 @@ class EditFile:
                 or not isinstance(edit.get("new_text"), str)
             ):
                 raise ToolFailed(f"edits[{i}] needs `old_text` and `new_text` strings")
+            if crlf:
+                edit = {k: edit[k].replace("\r\n", "\n") for k in ("old_text", "new_text")}
             count = new.count(edit["old_text"]) if edit["old_text"] else 0
             if count != 1:
                 raise ToolFailed(
                     f"edits[{i}]: `old_text` occurs {count} times; it must occur exactly once"
                 )
             new = new.replace(edit["old_text"], edit["new_text"], 1)
+        if crlf:
+            new = new.replace("\r\n", "\n").replace("\n", "\r\n")
         await _store(ctx, real, new)
         diff = {"type": "diff", "path": real, "oldText": old, "newText": new}
         return ToolResult(
@@ -354,4 +283,4 @@ class EditFile:
         )
 
 
-FILE_TOOLS: list[Any] = [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile()]
+FILE_TOOLS: list[Any] = [ReadFile(), *SEARCH_TOOLS, WriteFile(), EditFile()]

@@ -27,11 +27,12 @@ import weakref
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.workspace import keep
 
 log = logging.getLogger("reasonix_acp.tools.shell")
 Process = asyncio.subprocess.Process
 
-OUTPUT_CAP = 48 * 1024  # stays under the 60 KB frame budget with the frame's envelope
+OUTPUT_CAP = 47 * 1024  # with its note, under the turn's default output cap (48 KB): cut once
 DEFAULT_TIMEOUT_MS = 120_000
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for it to exit)
@@ -153,17 +154,15 @@ class ProcessGroups:
 GROUPS = ProcessGroups()
 
 
-def clip_output(data: bytes, keep_file: str) -> tuple[str, bool]:
-    """(text to show, whether it was cut); a cut output is saved whole to `keep_file`."""
+def clip_output(data: bytes, where: tuple[str, str]) -> tuple[str, bool]:
+    """(text to show, whether it was cut); a cut output is kept whole (0600) in `where`
+    (directory, name)."""
     if len(data) <= OUTPUT_CAP:
         return data.decode("utf-8", "replace"), False
-    os.makedirs(os.path.dirname(keep_file), exist_ok=True)
-    with open(keep_file, "wb") as fh:
-        fh.write(data)
+    kept = keep(*where, data)
     head = data[:OUTPUT_CAP].decode("utf-8", "ignore")
     return (
-        head
-        + f"\n[output cut at {OUTPUT_CAP} of {len(data)} bytes; the full output is in {keep_file}]",
+        head + f"\n[output cut at {OUTPUT_CAP} of {len(data)} bytes; the full output is in {kept}]",
         True,
     )
 
@@ -245,8 +244,7 @@ class Bash:
     def _outcome(
         self, proc: Process, data: bytes, ctx: ToolContext, timeout: float, timed_out: bool
     ) -> ToolResult:
-        keep = os.path.join(ctx.workspace.temp, ctx.session_id, f"bash-{proc.pid}.log")
-        text, cut = clip_output(data, keep)
+        text, cut = clip_output(data, (ctx.workspace.temp, f"bash-{proc.pid}.log"))
         raw = {"exitCode": proc.returncode, "truncated": cut}
         content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
         if ctx.terminal_meta and not timed_out:

@@ -2,19 +2,71 @@
 
 A path resolves against the session cwd, then through `realpath` (so `..` and symlinks are
 followed before judging), and is inside when it lies under the cwd, an additional directory,
-or the session's temp directory. What needs the user's permission depends on the preset:
+or the session's own temp directory. What needs the user's permission depends on the preset:
 
   read-only           reads inside: allowed; writes, commands, MCP tools, anything outside: ask
   workspace-write     reads and writes inside: allowed; commands, MCP tools, anything outside: ask
   danger-full-access  nothing asks
+
+What a search or listing reports is judged again, result by result, after `realpath`
+(`reports`): a result outside the roots (unless under the directory the user let the tool
+search, or the preset is danger-full-access) or matched by a deny rule is left out and counted.
+
+The temp directory is private to one session: `<tmp>/reasonix-acp-<uid>/<session id>`, both
+0700, the base refused when it is not a directory this user owns; what is kept there is 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
+import hashlib
 import os
+import re
+import shutil
+import stat
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+def _temp_base() -> str:
+    """The user's private base for session temp directories, made 0700 and checked."""
+    base = os.path.join(tempfile.gettempdir(), f"reasonix-acp-{os.getuid()}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(base, 0o700)
+    info = os.lstat(base)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        raise PermissionError(f"{base} is not a directory of this user: refusing to use it")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        os.chmod(base, 0o700)
+    return base
+
+
+def session_temp(session_id: str) -> str:
+    """The session's private temp directory (not created here; `keep` creates it)."""
+    safe = session_id if re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", session_id) else None
+    if not safe or safe in (".", ".."):
+        safe = "id-" + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
+    name = safe
+    return os.path.join(tempfile.gettempdir(), f"reasonix-acp-{os.getuid()}", name)
+
+
+def keep(directory: str, name: str, data: bytes) -> str:
+    """Write `data` to `directory/name`, the directory 0700 and the file 0600; → its path."""
+    _temp_base()
+    os.makedirs(directory, 0o700, exist_ok=True)
+    path = os.path.join(directory, name)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        os.fchmod(fd, 0o600)
+        fh.write(data)
+    return path
+
+
+def remove_session_temp(session_id: str) -> None:
+    shutil.rmtree(session_temp(session_id), ignore_errors=True)
 
 
 @dataclass
@@ -22,10 +74,24 @@ class Workspace:
     cwd: str
     extra: list[str] = field(default_factory=list)
     temp: str = ""
+    deny: tuple[str, ...] = ()  # config.toml's deny_paths
+    unconfined: Callable[[], bool] = lambda: False  # the preset is danger-full-access
 
     def __post_init__(self) -> None:
         if not self.temp:
-            self.temp = os.path.join(tempfile.gettempdir(), "reasonix-acp")
+            self.temp = session_temp("shared")
+
+    def denied(self, real: str) -> bool:
+        return any(fnmatch.fnmatch(real, pattern) for pattern in self.deny)
+
+    def reports(self, real: str, searched: str) -> str:
+        """Why a result at `real` is left out ("outside", "denied"), or "" when it is shown.
+        `searched` is the real directory the tool was let search."""
+        if self.denied(real):
+            return "denied"
+        if self.unconfined() or self.inside(real) or _under(real, searched):
+            return ""
+        return "outside"
 
     @property
     def roots(self) -> list[str]:
@@ -36,9 +102,7 @@ class Workspace:
         return os.path.realpath(joined)
 
     def inside(self, real: str) -> bool:
-        return any(
-            real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots
-        )
+        return any(_under(real, root) for root in self.roots)
 
     def display(self, real: str) -> str:
         """A path as the user reads it: relative to the cwd when it is under it."""
@@ -48,6 +112,10 @@ class Workspace:
         if real.startswith(cwd + os.sep):
             return real[len(cwd) + 1 :]
         return real
+
+
+def _under(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def needs_permission(preset: str, access: str, inside: bool) -> bool:

@@ -3,9 +3,10 @@ cost), and the size of tool output in one update."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
+
+from reasonix_acp.tools.workspace import keep as keep_file
 
 # Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
 # under a 60 KB frame budget.
@@ -33,9 +34,11 @@ class Limits:
         return None
 
 
-def cap_output(content: list[dict[str, Any]], cap: int, keep: str) -> list[dict[str, Any]]:
-    """Text content past `cap` bytes is cut, and kept whole in the file `keep` the cut names, so
-    no frame grows past what clients accept (some stop at 64 KB)."""
+def cap_output(
+    content: list[dict[str, Any]], cap: int, where: tuple[str, str]
+) -> list[dict[str, Any]]:
+    """Text content past `cap` bytes is cut, and kept whole (0600) in the file `where` (directory,
+    name) the cut names, so no frame grows past what clients accept (some stop at 64 KB)."""
     out = []
     for item in content:
         inner = item.get("content") if item.get("type") == "content" else None
@@ -43,9 +46,7 @@ def cap_output(content: list[dict[str, Any]], cap: int, keep: str) -> list[dict[
             inner.get("text") if isinstance(inner, dict) and inner.get("type") == "text" else None
         )
         if isinstance(text, str) and len(text.encode()) > cap:
-            os.makedirs(os.path.dirname(keep), exist_ok=True)
-            with open(keep, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            keep = keep_file(*where, text.encode("utf-8", "surrogatepass"))
             head = text.encode()[:cap].decode("utf-8", "ignore")
             text = f"{head}\n[output cut at {cap} bytes; the full output is in {keep}]"
             item = {"type": "content", "content": {"type": "text", "text": text}}

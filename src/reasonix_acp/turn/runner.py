@@ -372,9 +372,7 @@ class TurnRunner:
         self._open_calls.pop(call_id, None)
         body: dict[str, Any] = {"toolCallId": call_id, "status": status}
         if result.content is not None:
-            keep = os.path.join(
-                self.context.workspace.temp, self.context.session_id, f"{call_id}.txt"
-            )
+            keep = (self.context.workspace.temp, f"{call_id}.txt")
             body["content"] = cap_output(result.content, self.output_cap, keep)
         if result.meta:
             body["_meta"] = result.meta

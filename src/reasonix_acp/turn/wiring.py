@@ -24,7 +24,7 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
-from reasonix_acp.tools.workspace import Workspace
+from reasonix_acp.tools.workspace import Workspace, session_temp
 from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
@@ -109,7 +109,13 @@ class Wiring:
         return ToolContext(
             cwd=record.cwd,
             session_id=session.id,
-            workspace=Workspace(record.cwd, list(record.additional_directories)),
+            workspace=Workspace(
+                record.cwd,
+                list(record.additional_directories),
+                temp=session_temp(session.id),
+                deny=tuple(session.config.deny_paths),
+                unconfined=lambda: record.approval == "danger-full-access",
+            ),
             files=files,
             terminal=terminal,
             shell=shell,

@@ -1,0 +1,308 @@
+"""Search and listing tools: list, glob, grep.
+
+Each is judged twice. Before it runs, the gate judges the directory it searches (`target`: for
+glob, the pattern's fixed part after `..` in it is resolved, so `s*/../../x/*` is judged as
+`../x`). While it runs, every result is judged after `realpath` (Workspace.reports): one outside
+the roots or matched by a deny rule is left out, and the answer says how many were. Symbolic
+links to directories are not followed.
+
+The walk runs in a worker thread, so the event loop keeps answering (`session/cancel`,
+`session/list`) during a search over a big tree; a cancel stops it at the next file. Results,
+bytes read and entries visited are bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import stat
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.workspace import Workspace
+
+MAX_LIST = 500
+MAX_MATCHES = 200
+MAX_VISITED = 200_000  # directory entries a glob or grep looks at
+MAX_SCANNED = 256 * 1024 * 1024  # bytes a grep reads
+MAX_FILE = 16 * 1024 * 1024  # a bigger file is not searched
+MAX_LINE = 400  # characters of a matching line shown
+
+
+@dataclass
+class Tally:
+    """What a search left out, and why; said in its answer."""
+
+    outside: int = 0
+    denied: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def judge(self, workspace: Workspace, real: str, searched: str) -> bool:
+        why = workspace.reports(real, searched)
+        if why == "outside":
+            self.outside += 1
+        elif why == "denied":
+            self.denied += 1
+        return not why
+
+    def said(self) -> str:
+        parts = list(self.notes)
+        if self.outside:
+            parts.append(f"{self.outside} results outside the workspace were skipped")
+        if self.denied:
+            parts.append(f"{self.denied} results denied by deny_paths were skipped")
+        return "".join(f"\n[{p}]" for p in parts)
+
+    def raw(self) -> dict[str, int]:
+        return {"skippedOutside": self.outside, "skippedDenied": self.denied}
+
+
+def _fn(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def _arg(args: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise ToolFailed(f"`{key}` must be a non-empty string")
+    return value
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "content", "content": {"type": "text", "text": text}}]
+
+
+async def off_loop(work: Callable[[threading.Event], ToolResult]) -> ToolResult:
+    """Run `work` in a thread; a cancel returns at once and tells the thread to stop."""
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(work, stop)
+    finally:
+        stop.set()
+
+
+def walk(root: str, stop: threading.Event, tally: Tally) -> Iterator[tuple[str, list[str]]]:
+    """(directory, its file names), depth first in name order, hidden directories and symbolic
+    links to directories skipped, at most MAX_VISITED entries."""
+    visited = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        if stop.is_set():
+            return
+        visited += len(dirnames) + len(filenames)
+        if visited > MAX_VISITED:
+            tally.notes.append(f"stopped after {MAX_VISITED} entries")
+            return
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        yield dirpath, sorted(filenames)
+
+
+class ListDir:
+    name = "list"
+    kind = "read"
+    access = "read"
+    schema = _fn(
+        "list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, []
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_arg(args, "path", "."))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"List {ctx.workspace.display(self.target(args, ctx))}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        real = self.target(args, ctx)
+        return await off_loop(lambda stop: self._list(real, ctx.workspace))
+
+    def _list(self, real: str, workspace: Workspace) -> ToolResult:
+        try:
+            entries = sorted(os.scandir(real), key=lambda e: e.name)
+        except OSError as exc:
+            raise ToolFailed(f"{real}: {exc.strerror}") from None
+        tally = Tally()
+        shown = [e for e in entries if tally.judge(workspace, os.path.realpath(e.path), real)]
+        names = [e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in shown]
+        if len(names) > MAX_LIST:
+            names = [*names[:MAX_LIST], f"[... {len(names) - MAX_LIST} more]"]
+        text = ("\n".join(names) or "(empty)") + tally.said()
+        raw = {"entries": len(shown), **tally.raw()}
+        return ToolResult(text=text, content=_text(text), raw_output=raw)
+
+
+def split_pattern(pattern: str, cwd: str) -> tuple[str, str]:
+    """(the fixed directory, the rest): `..` resolved first, so nothing climbs out unseen."""
+    joined = os.path.normpath(pattern if os.path.isabs(pattern) else os.path.join(cwd, pattern))
+    parts = joined.split(os.sep)
+    fixed = next((i for i, p in enumerate(parts) if re.search(r"[*?\[]", p)), len(parts) - 1)
+    return os.sep.join(parts[:fixed]) or os.sep, "/".join(parts[fixed:])
+
+
+def translate(pattern: str) -> re.Pattern[str]:
+    """A glob over `/`-separated relative paths: `**` any depth, `*` and `?` within a name."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+class Glob:
+    name = "glob"
+    kind = "search"
+    access = "read"
+    schema = _fn(
+        "glob",
+        "Find files by a glob pattern relative to the workspace, such as src/**/*.py.",
+        {"pattern": {"type": "string"}},
+        ["pattern"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return os.path.realpath(split_pattern(_arg(args, "pattern"), ctx.cwd)[0])
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return f"Find {args.get('pattern', '')}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        fixed, rest = split_pattern(_arg(args, "pattern"), ctx.cwd)
+        real = self.target(args, ctx)
+        return await off_loop(lambda stop: self._glob(fixed, rest, real, ctx.workspace, stop))
+
+    def _glob(
+        self, fixed: str, rest: str, real: str, workspace: Workspace, stop: threading.Event
+    ) -> ToolResult:
+        tally = Tally()
+        matcher = translate(rest)
+        found: list[str] = []
+        for dirpath, filenames in walk(fixed, stop, tally):
+            base = os.path.relpath(dirpath, fixed)
+            for name in filenames + ([] if dirpath == fixed else [""]):
+                rel = os.path.join(base, name) if base != "." else name
+                if not rel or not matcher.match(rel.rstrip("/").replace(os.sep, "/")):
+                    continue
+                path = os.path.join(dirpath, name).rstrip(os.sep)
+                if tally.judge(workspace, os.path.realpath(path), real):
+                    found.append(workspace.display(os.path.realpath(path)))
+        found = sorted(set(found))
+        names = found[:MAX_LIST] + (
+            [f"[... {len(found) - MAX_LIST} more]"] if len(found) > MAX_LIST else []
+        )
+        text = ("\n".join(names) or "no matches") + tally.said()
+        return ToolResult(
+            text=text, content=_text(text), raw_output={"matches": len(found), **tally.raw()}
+        )
+
+
+class Grep:
+    name = "grep"
+    kind = "search"
+    access = "read"
+    schema = _fn(
+        "grep",
+        "Search files under a directory for a regular expression; returns path:line: text.",
+        {"pattern": {"type": "string"}, "path": {"type": "string"}},
+        ["pattern"],
+    )
+
+    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return ctx.workspace.resolve(_arg(args, "path", "."))
+
+    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        where = ctx.workspace.display(self.target(args, ctx))
+        return f"Search {args.get('pattern', '')!r} in {where}"
+
+    def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
+        return [{"path": self.target(args, ctx)}]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            pattern = re.compile(_arg(args, "pattern"))
+        except re.error as exc:
+            raise ToolFailed(f"bad pattern: {exc}") from None
+        root = self.target(args, ctx)
+        return await off_loop(lambda stop: self._grep(pattern, root, ctx.workspace, stop))
+
+    def _files(self, root: str, stop: threading.Event, tally: Tally) -> Iterator[str]:
+        if os.path.isfile(root):
+            yield root
+            return
+        for dirpath, filenames in walk(root, stop, tally):
+            for name in filenames:
+                yield os.path.join(dirpath, name)
+
+    def _grep(
+        self, pattern: re.Pattern[str], root: str, workspace: Workspace, stop: threading.Event
+    ) -> ToolResult:
+        tally = Tally()
+        hits: list[str] = []
+        scanned = 0
+        for path in self._files(root, stop, tally):
+            real = os.path.realpath(path)
+            if stop.is_set() or not tally.judge(workspace, real, root):
+                continue
+            try:
+                info = os.stat(real)
+                size = info.st_size
+                if (
+                    not stat.S_ISREG(info.st_mode)
+                    or size > MAX_FILE
+                    or scanned + size > MAX_SCANNED
+                ):
+                    continue  # a FIFO or device would block the search, or never end
+                scanned += size
+                with open(real, encoding="utf-8") as fh:
+                    for n, line in enumerate(fh, 1):
+                        if pattern.search(line):
+                            shown = line.rstrip()[:MAX_LINE]
+                            hits.append(f"{workspace.display(path)}:{n}: {shown}")
+                            if len(hits) >= MAX_MATCHES:
+                                break
+            except (OSError, UnicodeDecodeError):
+                continue
+            if len(hits) >= MAX_MATCHES:
+                tally.notes.append(f"stopped at {MAX_MATCHES} matches")
+                break
+        text = ("\n".join(hits) or "no matches") + tally.said()
+        return ToolResult(
+            text=text, content=_text(text), raw_output={"matches": len(hits), **tally.raw()}
+        )
+
+
+SEARCH_TOOLS: list[Any] = [ListDir(), Glob(), Grep()]
