@@ -1,6 +1,7 @@
 """A real HTTP server on 127.0.0.1 that speaks OpenAI-style streaming chat completions.
 
 Each POST takes the next behaviour from a queue (default: "ok"); every request body is kept.
+A behaviour is a name, `(status, body)` for a plain answer, or a list of frames to stream.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ TOOL_STREAM = [
 
 class Server:
     def __init__(self) -> None:
-        self.behaviours: deque[str] = deque()
+        self.behaviours: deque[Any] = deque()
         self.bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         outer = self
@@ -82,6 +83,14 @@ class Server:
                 outer.bodies.append(body)
                 outer.headers.append(dict(self.headers))
                 behaviour = outer.behaviours.popleft() if outer.behaviours else "ok"
+                if isinstance(behaviour, tuple):
+                    code, data = behaviour
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if behaviour in ("401", "429", "500", "400"):
                     code = int(behaviour)
                     data = json.dumps(
@@ -99,7 +108,11 @@ class Server:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                frames = {"ok": OK_STREAM, "tool": TOOL_STREAM}.get(behaviour, OK_STREAM)
+                frames = (
+                    behaviour
+                    if isinstance(behaviour, list)
+                    else {"ok": OK_STREAM, "tool": TOOL_STREAM}.get(behaviour, OK_STREAM)
+                )
                 if behaviour == "disconnect":
                     frames = OK_STREAM[:3]
                 if behaviour == "malformed":

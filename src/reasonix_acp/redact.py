@@ -1,35 +1,131 @@
-"""Credentials never reach the client: error causes and status text pass through `redact`."""
+"""Credentials never reach the client, a log or the store: text that can carry remote or
+configured content passes through `redact`.
+
+Two layers:
+- the secret values this process knows (`remember`): provider API keys from config.toml and the
+  environment, the values of MCP servers' headers and env; each is replaced wherever it
+  appears, whatever its shape;
+- patterns for credentials nobody told us about: Authorization headers, Bearer tokens, well-known
+  key prefixes, `key=value` and JSON `"api_key": "value"` pairs, URL userinfo and key query
+  parameters, masked keys (`****ae54`).
+
+A pattern replaces the credential only: quotes, punctuation and the text around it stay.
+`RedactingFilter` applies the same to every log record.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
 import re
+import threading
 
 from reasonix_acp.protocol.errors import clip
 
 MARK = "[redacted]"
+MIN_SECRET = 6  # a shorter configured value would hide ordinary words
 
-# A pattern's groups (prefix, and suffix when there are two) are kept; the rest is replaced.
+_KEYS = r"(?:api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|token|access[_-]?token|refresh[_-]?token|credential|credentials)"
+_TOKEN = r"[A-Za-z0-9_~+/=-](?:[A-Za-z0-9._~+/=-]*[A-Za-z0-9_~+/=-])?"  # never ends on a dot
+# A pattern's named group `v` is replaced; everything else is kept.
 _PATTERNS = [
-    re.compile(r"(?i)(authorization\s*[:=]\s*(?:bearer|basic|token)?\s*)[^\s,;\"']+"),
-    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"\b(?:sk|pk|rk|ghp|gho|ghs|xox[abpr])[-_][A-Za-z0-9_-]{6,}"),
-    re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access_token|secret|password)=)[^&\s#]+"),
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+(@)"),
     re.compile(
-        r"(?i)(\b(?:api[_-]?key|secret|password|token|credential)\b\s*[:=]?\s*)[\"']?[A-Za-z0-9._~+/=-]{12,}"
+        r"(?i)authorization\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?"
+        r"(?P<v>(?!(?:bearer|basic|token)\s)" + _TOKEN + ")"
     ),
+    re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])"),
+    re.compile(r"\b(?P<v>(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{6,})"),
+    re.compile(
+        r"(?i)[?&](?:api[_-]?key|key|token|access_token|secret|password|sig)=(?P<v>[^&\s#\"']+)"
+    ),
+    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?P<v>[^/\s:@\"']+:[^/\s@\"']+)@"),
+    # "api_key": "value" / api_key='value' / password="value"
+    re.compile(
+        r"(?i)[\"']?\b" + _KEYS + r"\b[\"']?\s*[:=]\s*(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q)).)+)(?P=q)"
+    ),
+    # api_key=value / token: value (unquoted)
+    re.compile(
+        r"(?i)\b" + _KEYS + r"\b\s*[:=]\s*(?P<v>(?![\"'])[A-Za-z0-9._~+/=-]{5,}[A-Za-z0-9_~+/=-])"
+    ),
+    re.compile(r"(?i)\b" + _KEYS + r"\s+(?P<v>[A-Za-z0-9_~+/=-]{16,})"),
+    re.compile(r"(?P<v>(?<![\w*])\*{3,}[A-Za-z0-9_-]{2,8}\b)"),  # a masked key's visible tail
 ]
+
+_SECRET_NAME = re.compile(
+    r"(?i)(api[_-]?key|apikey|secret|token|passw(?:or)?d|credential|private[_-]?key|_auth$|^auth)"
+)
+_known: set[str] = set()
+_passed: set[str] = set()
+_known_pattern: re.Pattern[str] | None = None
+_lock = threading.Lock()
+
+
+def remember(*values: str | None) -> None:
+    """Secret values to remove from any text from now on (short and empty ones are ignored)."""
+    global _known_pattern
+    fresh = {v for v in values if v and len(v) >= MIN_SECRET and v.strip() == v} - _known
+    if not fresh:
+        return
+    with _lock:
+        _known.update(fresh)
+        ordered = sorted(_known, key=len, reverse=True)
+        _known_pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+
+def known() -> frozenset[str]:
+    return frozenset(_known)
+
+
+def pass_env(names: list[str]) -> None:
+    """Environment variables a user wants commands to get even though they look secret."""
+    _passed.clear()
+    _passed.update(names)
+
+
+def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for commands we start (bash, plugin commands): ours without credentials,
+    that is without a variable holding a remembered secret or named like one (`*_API_KEY`,
+    `*TOKEN*`, `*SECRET*`, `*PASSWORD*` ...), except those named in `pass_env`."""
+    env = os.environ if base is None else base
+    return {
+        name: value
+        for name, value in env.items()
+        if name in _passed or not (_SECRET_NAME.search(name) or value in _known)
+    }
 
 
 def _sub(pattern: re.Pattern[str], text: str) -> str:
-    if pattern.groups == 2:
-        return pattern.sub(lambda m: m.group(1) + MARK + m.group(2), text)
-    if pattern.groups:
-        return pattern.sub(lambda m: m.group(1) + MARK, text)
-    return pattern.sub(MARK, text)
+    def one(m: re.Match[str]) -> str:
+        start, end = m.span("v")
+        whole = m.group(0)
+        return whole[: start - m.start()] + MARK + whole[end - m.start() :]
+
+    return pattern.sub(one, text)
+
+
+def scrub(text: str) -> str:
+    """`text` with every credential replaced by [redacted], nothing else changed."""
+    pattern = _known_pattern
+    if pattern is not None:
+        text = pattern.sub(MARK, text)
+    for p in _PATTERNS:
+        text = _sub(p, text)
+    return text
 
 
 def redact(text: str, limit: int = 2048) -> str:
-    for pattern in _PATTERNS:
-        text = _sub(pattern, text)
-    return clip(text.strip(), limit)
+    """`scrub`, trimmed and bounded to `limit` bytes (for error and status text)."""
+    return clip(scrub(text).strip(), limit)
+
+
+class RedactingFilter(logging.Filter):
+    """Installed on the log handler: every record's text is scrubbed before it is written."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = scrub(record.exc_text)
+        record.msg, record.args = scrub(message), None
+        return True

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from reasonix_acp.config import ProviderConfig
+from reasonix_acp.providers.openai import OpenAIProvider
 from tests.client import Client
 from tests.sse_server import Server
 from tests.test_sessions import updates_of
@@ -142,3 +144,11 @@ def test_a_cost_budget_pauses_the_turn(tmp_path: Path) -> None:
         "\n\n[warning] paused after reaching this task's cost budget (0.001); send a prompt to continue"
     ]
     assert c.close() == 0
+
+
+async def test_a_closed_provider_closes_its_connection_pool() -> None:
+    provider = OpenAIProvider(ProviderConfig("p", "openai", "http://127.0.0.1:9"), "m")
+    client = provider._http()
+    assert not client.is_closed
+    await provider.aclose()
+    assert client.is_closed and provider._client is None

@@ -12,6 +12,7 @@ import sys
 
 from reasonix_acp import __version__
 from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
+from reasonix_acp.redact import RedactingFilter
 
 USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
        acp setup [options]     configure a model provider in this terminal
@@ -63,6 +64,8 @@ def configure_logging(level_name: str | None) -> None:
     logging.basicConfig(
         stream=sys.stderr, level=level, format="acp: %(levelname)s %(name)s: %(message)s"
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())  # remote text in a log line loses its credentials
 
 
 def sessions_command(args: list[str]) -> int:

@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.config.mcp_entries import from_config
+from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
 from reasonix_acp.config.pricing_table import parse_price, parse_pricing
+from reasonix_acp.redact import pass_env, remember
 
 log = logging.getLogger("reasonix_acp.config")
 
@@ -192,6 +193,9 @@ def load(
         if isinstance(table, dict):
             config.providers[name] = _provider(config, name, table, strict)
     _from_environment(config, env)
+    remember(*(p.api_key for p in config.providers.values()), *secret_values(config.mcp_servers))
+    passed = data.get("pass_env")
+    pass_env([str(n) for n in passed if isinstance(n, str)] if isinstance(passed, list) else [])
     _default_model(config, cli_model or env.get("ACP_MODEL") or data.get("default_model"))
     for p in config.providers.values():
         # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.

@@ -17,8 +17,9 @@ what the session stores and what the generated models validate afterwards.
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
 
 from reasonix_acp.protocol.errors import InvalidParams
 
@@ -130,3 +131,52 @@ def from_config(table: Any) -> list[dict[str, Any]]:
         return normalise("config.toml", entries)
     except InvalidParams as exc:
         raise ValueError(str(exc)) from None
+
+
+def secret_values(servers: list[dict[str, Any]]) -> list[str]:
+    """The values of the servers' `headers` and `env`: secrets, whatever their names."""
+    return [
+        str(pair.get("value") or "")
+        for server in servers
+        for key in ("headers", "env")
+        for pair in server.get(key) or []
+        if isinstance(pair, dict)
+    ]
+
+
+def names_only(servers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The servers as stored and shown: `headers` and `env` keep their names, never values
+    (a client sends its servers again on load and resume)."""
+    out = []
+    for server in servers:
+        copy = dict(server)
+        for key in ("headers", "env"):
+            if isinstance(server.get(key), list):
+                copy[key] = [
+                    {"name": pair.get("name"), "value": ""}
+                    for pair in server[key]
+                    if isinstance(pair, dict)
+                ]
+        out.append(copy)
+    return out
+
+
+_SECRET_QUERY = re.compile(
+    r"(?i)^(?:api[_-]?key|apikey|key|token|access[_-]?token|auth|secret|password|sig|signature)$"
+)
+
+
+def shown_url(url: str) -> str:
+    """A server URL as chat text may show it: no userinfo, no credential query parameters."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(an unreadable URL)"
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    query = [
+        (k, v if not _SECRET_QUERY.match(k) else "[redacted]")
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    return urlunsplit((parts.scheme, host, parts.path, urlencode(query, safe="[]"), ""))

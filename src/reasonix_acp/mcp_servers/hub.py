@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Elicit, Link
 from reasonix_acp.mcp_servers.tools import McpTool, model_name
 
@@ -84,7 +85,8 @@ class ServerSet:
             return "No MCP servers in this session (the client sent none and config.toml has none)."
         lines = ["MCP servers of this session:"]
         for link in self.links.values():
-            where = link.spec.get("url") or link.spec.get("command")
+            url = link.spec.get("url")
+            where = shown_url(url) if url else link.spec.get("command")
             line = f"- {link.name} ({link.transport}, {where}): {link.state}"
             if link.state == "connected":
                 names = ", ".join(t.name for t in link.tools) or "none"

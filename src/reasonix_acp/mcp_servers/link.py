@@ -21,6 +21,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from reasonix_acp.redact import redact
+
 log = logging.getLogger("reasonix_acp.mcp")
 
 CONNECT_TIMEOUT = 20.0
@@ -78,7 +80,7 @@ class Link:
         self._session = None
 
     def _fail(self, reason: str) -> None:
-        self.state, self.error = "failed", reason
+        self.state, self.error = "failed", redact(reason, 500)
         self.reported = False
         log.warning("MCP server %r: %s", self.name, reason)
 

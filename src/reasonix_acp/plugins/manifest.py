@@ -57,13 +57,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.redact import child_env
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
 log = logging.getLogger("reasonix_acp.plugins.manifest")
@@ -138,7 +138,7 @@ class Plugin:
         first = self.directory / argv[0]
         argv = (str(first), *argv[1:]) if first.is_file() else argv
         env = {
-            **os.environ,
+            **child_env(),
             "REASONIX_PLUGIN_DIR": str(self.directory),
             "REASONIX_SESSION_ID": str(payload.get("sessionId", "")),
         }

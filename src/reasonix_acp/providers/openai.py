@@ -67,6 +67,12 @@ class OpenAIProvider:
             self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=10.0))
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the connection pool (a replaced or closed session's provider)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The request body. Key order is part of prefix-cache stability: everything that stays
         the same for the session (model, tools) comes first and the growing `messages` last, so

@@ -122,6 +122,12 @@ class Changes:
             return
         self._rebuild(session, {axis: value})
 
+    def _retire(self, provider: Any) -> None:
+        """A replaced provider's connections are closed (in the background: no turn uses it)."""
+        close = getattr(provider, "aclose", None)
+        if close is not None:
+            self.sessions.spawn(close())
+
     def _rebuild(self, session: Session, changes: dict[str, str]) -> None:
         """A new controller for a model or effort change; history and other axes carry over."""
         session.machine.fire("begin_rebuild", "session config: session is {state}")
@@ -130,6 +136,7 @@ class Changes:
             model = changes.get("model", record.model)
             effort = changes.get("effort", record.effort if model == record.model else "auto")
             if model != record.model:
+                self._retire(session.provider)
                 session.provider = session.settings.make_provider(model)
             record.model, record.effort = model, effort
             self.sessions.store.update_session(
@@ -182,6 +189,7 @@ class Changes:
         # Built: swap it in. Nothing above changed the session.
         session.machine.fire("begin_rebuild", f"{RELOAD}: session is {{state}}")
         try:
+            self._retire(session.provider)
             session.settings, session.provider = settings, provider
             runtime.adopt(settings)
             if model != session.record.model:

@@ -17,9 +17,11 @@ import uuid
 from typing import Any
 
 from reasonix_acp.config import NO_PROVIDER
+from reasonix_acp.config.mcp_entries import secret_values
 from reasonix_acp.plugins import actions
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.redact import remember
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.live import Session
@@ -86,15 +88,16 @@ class Opening:
         model = self.sessions.runtime.config.default_model
         if model is None:
             raise AuthRequired(f"{method}: {NO_PROVIDER}")
+        servers = [
+            s.model_dump(mode="json", by_alias=True, exclude_unset=True) for s in params.mcp_servers
+        ]
+        remember(*secret_values(servers))
         record = SessionRecord(
             id=str(uuid.uuid4()),
             cwd=cwd,
             model=model,
             additional_directories=dirs,
-            mcp_servers=[
-                s.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                for s in params.mcp_servers
-            ],
+            mcp_servers=servers,
             approval=controls.DEFAULT_APPROVAL,
         )
         session = self._build(method, record, [])
@@ -121,6 +124,7 @@ class Opening:
             if given is not None
             else None
         )
+        remember(*secret_values(servers or []))
         live = self.sessions.live.get(session_id)
         if live is not None:
             return await self._reopen(call, method, live, params.cwd, servers, replay)

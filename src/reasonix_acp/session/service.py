@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -226,6 +227,10 @@ class Sessions:
                 await actions.run_hooks(session.plugins, where, "session_end")
         finally:
             await session.stop_servers()
+            close = getattr(session.provider, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
             try:
                 self.store.release_lease(session.id)
             except StoreError:

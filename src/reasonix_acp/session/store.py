@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.config.mcp_entries import names_only
 from reasonix_acp.sqlite import connect, is_busy
 
 log = logging.getLogger("reasonix_acp.session.store")
@@ -136,6 +137,13 @@ class StoredEvent:
 _COLUMNS = [f for f in SessionRecord.__dataclass_fields__]
 
 
+def _column(name: str, value: Any) -> Any:
+    """A field as stored: lists and objects as JSON; MCP servers without header or env values."""
+    if name == "mcp_servers":
+        value = names_only(value)
+    return json.dumps(value) if name in _JSON_FIELDS else value
+
+
 def _record(row: sqlite3.Row) -> SessionRecord:
     values = dict(zip(row.keys(), tuple(row), strict=True))
     for name in _JSON_FIELDS:
@@ -237,9 +245,7 @@ class Store:
     # -- sessions ----------------------------------------------------------------------------
 
     def create_session(self, rec: SessionRecord) -> None:
-        values = [
-            json.dumps(getattr(rec, c)) if c in _JSON_FIELDS else getattr(rec, c) for c in _COLUMNS
-        ]
+        values = [_column(c, getattr(rec, c)) for c in _COLUMNS]
         with self._write() as db:
             db.execute(
                 f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
@@ -254,7 +260,7 @@ class Store:
     def update_session(self, session_id: str, **changes: Any) -> None:
         changes.setdefault("updated_at", now())
         sets = ", ".join(f"{k} = ?" for k in changes)
-        values = [json.dumps(v) if k in _JSON_FIELDS else v for k, v in changes.items()]
+        values = [_column(k, v) for k, v in changes.items()]
         with self._write() as db:
             db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", [*values, session_id])
 

@@ -26,6 +26,7 @@ import signal
 import weakref
 from typing import Any
 
+from reasonix_acp.redact import child_env
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.workspace import keep
 
@@ -87,6 +88,7 @@ class ProcessGroups:
             "-c",
             command,
             cwd=cwd,
+            env=child_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
