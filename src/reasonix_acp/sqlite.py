@@ -8,8 +8,10 @@ there is ignored). It is read when a connection is opened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 5000
@@ -30,9 +32,26 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return "database is locked" in str(exc)
 
 
+def private_dir(directory: Path) -> None:
+    """Create `directory` (and parents) if needed; the directory itself is made 0700."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if stat.S_IMODE(directory.stat().st_mode) != 0o700:
+        with contextlib.suppress(PermissionError):
+            os.chmod(directory, 0o700)
+
+
 def connect(path: Path, readonly: bool, synchronous: str) -> sqlite3.Connection:
     """A connection as every store here uses it: autocommit (transactions are explicit), a busy
-    timeout for other processes, WAL when writing, rows by name."""
+    timeout for other processes, WAL when writing, rows by name. A database this process
+    writes is 0600, and so are its -wal and -shm files (SQLite gives them the database's mode)."""
+    if not readonly:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        with contextlib.suppress(PermissionError):
+            os.fchmod(fd, 0o600)
+        os.close(fd)
+        for side in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError, PermissionError):
+                os.chmod(f"{path}{side}", 0o600)
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
     busy_ms = busy_timeout_ms()
     db = sqlite3.connect(

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import sys
 
-from reasonix_acp.config import config_dir
+from reasonix_acp.config import config_dir, write_private
 
 PROVIDERS = {
     "deepseek": {"base_url": "https://api.deepseek.com", "model": "deepseek-chat"},
@@ -69,11 +68,6 @@ def run_setup() -> int:
         sys.stderr.write("acp setup: a base URL and a model are required\n")
         return 2
     target = config_dir() / "config.toml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".toml.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(render(provider, base_url, api_key, model))
-    os.replace(tmp, target)
+    write_private(target, render(provider, base_url, api_key, model))
     sys.stderr.write(f"acp setup: wrote {target}\n")
     return 0

@@ -29,6 +29,7 @@ Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = [
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tomllib
@@ -166,6 +167,27 @@ def _bad_table(strict: bool, path: Path | None, what: str, exc: ValueError) -> N
     if strict:  # a runtime reload keeps the configuration it has instead
         raise ValueError(f"{path}: {exc}") from None
     log.warning("ignoring %s of %s: %s", what, path, exc)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text`, mode 0600 from the first byte: a fresh temp file (a leftover
+    one, whatever its mode, is replaced), synced, then renamed over the target."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load(
@@ -337,11 +359,7 @@ def clear_credentials(config: Config) -> list[str]:
             cleared.append(section.removeprefix("providers."))
             continue
         kept.append(line)
-    tmp = path.with_suffix(".toml.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("".join(kept))
-    os.replace(tmp, path)
+    write_private(path, "".join(kept))
     for name in cleared:
         if name in config.providers:
             config.providers[name].api_key = ""

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from reasonix_acp.config.mcp_entries import names_only
-from reasonix_acp.sqlite import connect, is_busy
+from reasonix_acp.sqlite import connect, is_busy, private_dir
 
 log = logging.getLogger("reasonix_acp.session.store")
 
@@ -167,7 +167,7 @@ def _pid_alive(pid: int) -> bool:
 
 class Store:
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_dir(directory)
         self.path = directory / DB_NAME
         self._lock = threading.Lock()
         self.readonly_reason: str | None = None

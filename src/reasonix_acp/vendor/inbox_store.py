@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from reasonix_acp.machines._base import StateMachine, TransitionRefused
 from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
 from reasonix_acp.protocol.errors import PeerError
-from reasonix_acp.sqlite import connect
+from reasonix_acp.sqlite import connect, private_dir
 
 log = logging.getLogger("reasonix_acp.vendor.inbox")
 
@@ -160,7 +160,7 @@ class Sidecar:
     """One connection to `inbox.sqlite3`, shared by the threads of this process."""
 
     def __init__(self, directory: Path, clock: Callable[[], datetime]) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_dir(directory)
         self.path = directory / DB_NAME
         self.clock = clock
         self.lock = threading.Lock()
