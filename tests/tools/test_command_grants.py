@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.tools import driver
 from tests.tools.driver import agent, bash
 from tests.tools.driver import statuses as prompt
 
@@ -97,3 +99,26 @@ def test_deny_commands_match_any_command_in_the_line(tmp_path: Path) -> None:
         assert asked == [] and results == ["failed"]
         assert (cwd / "build").is_dir()
     assert c.close() == 0
+
+
+def test_a_command_that_leaves_a_background_process_finishes_with_the_shell(
+    tmp_path: Path,
+) -> None:
+    command = "echo started; sleep 31.7 &"
+    turn = {
+        "steps": [
+            {"tool_call": {"name": "bash", "arguments": {"command": command, "timeout_ms": 4000}}}
+        ]
+    }
+    c = agent(tmp_path, [turn])
+    sid = c.start()
+    try:
+        _, finals = driver.prompt(c, sid, lambda p: "allow_once")
+        [done] = finals
+        text = done["content"][0]["content"]["text"]
+        assert done["status"] == "completed", done
+        assert text.startswith("started\n") and "a background process is still running" in text
+        assert done["rawOutput"] == {"exitCode": 0, "truncated": False, "background": True}
+        assert c.close() == 0
+    finally:
+        subprocess.run(["pkill", "-f", "sleep 31.7"], check=False)

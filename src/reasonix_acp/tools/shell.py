@@ -40,6 +40,11 @@ SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for
 REAP_LIMIT = 2.0  # after SIGKILL; only a process outside the group can hold the output longer
 PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
 PROGRESS_TAIL = 4096
+EXIT_POLL = 0.1  # seconds between looks at whether the shell has exited while output stays open
+BACKGROUND_GRACE = 0.2  # output still read after the shell exited, before it is left behind
+BACKGROUND_NOTE = (
+    "[the shell exited; a background process is still running and its output is not shown]"
+)
 
 
 def _kill_group(pid: int, sig: int) -> None:
@@ -156,6 +161,13 @@ class ProcessGroups:
 GROUPS = ProcessGroups()
 
 
+def _detach(proc: Process) -> None:
+    """Stop reading a pipe a background process holds: close our end (the shell has exited)."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 def clip_output(data: bytes, where: tuple[str, str]) -> tuple[str, bool]:
     """(text to show, whether it was cut); a cut output is kept whole (0600) in `where`
     (directory, name)."""
@@ -221,17 +233,20 @@ class Bash:
         proc = await GROUPS.spawn(ctx.shell, command, ctx.cwd)
         # No await between the spawn and _collect's `try`: a cancel cannot land in between.
         chunks: list[bytes] = []
-        timed_out = await self._collect(proc, chunks, ctx, timeout)
-        return self._outcome(proc, b"".join(chunks), ctx, timeout, timed_out)
+        timed_out, background = await self._collect(proc, chunks, ctx, timeout)
+        if background:
+            chunks.append((b"\n" if chunks else b"") + BACKGROUND_NOTE.encode())
+        return self._outcome(proc, b"".join(chunks), ctx, timeout, timed_out, background)
 
     async def _collect(
         self, proc: Process, chunks: list[bytes], ctx: ToolContext, timeout: float
-    ) -> bool:
-        """Pump the output until the command ends (False) or times out (True). On a timeout, a
-        cancel or any failure the group is stopped by its reaper task before this returns."""
-        finished = False
+    ) -> tuple[bool, bool]:
+        """Pump the output until the command ends or times out → (timed out, left a background
+        process). On a timeout, a cancel or any failure the group is stopped by its reaper task
+        before this returns; a background process left by a shell that exited goes on."""
+        finished = background = False
         try:
-            await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
+            background = await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
             finished = True
         except TimeoutError:
             pass
@@ -241,13 +256,21 @@ class Bash:
             else:
                 # Shielded: a second cancel ends this wait, never the kill sequence.
                 await asyncio.shield(GROUPS.stop(proc))
-        return not finished
+        return not finished, background
 
     def _outcome(
-        self, proc: Process, data: bytes, ctx: ToolContext, timeout: float, timed_out: bool
+        self,
+        proc: Process,
+        data: bytes,
+        ctx: ToolContext,
+        timeout: float,
+        timed_out: bool,
+        background: bool = False,
     ) -> ToolResult:
         text, cut = clip_output(data, (ctx.workspace.temp, f"bash-{proc.pid}.log"))
-        raw = {"exitCode": proc.returncode, "truncated": cut}
+        raw: dict[str, Any] = {"exitCode": proc.returncode, "truncated": cut}
+        if background:
+            raw["background"] = True
         content = [{"type": "content", "content": {"type": "text", "text": text or "(no output)"}}]
         if ctx.terminal_meta and not timed_out:
             # Zed's display: output and exit status in `_meta`, content left as the terminal card.
@@ -274,13 +297,29 @@ class Bash:
             raise ToolFailed(f"{text}\n[{status}]".lstrip())
         return ToolResult(text=text, content=content, raw_output=raw)
 
-    async def _pump(self, proc: Process, chunks: list[bytes], ctx: ToolContext) -> None:
-        """Collect output; a command that runs for a while shows its latest output as it goes
-        (in_progress updates, at most every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes)."""
+    async def _pump(self, proc: Process, chunks: list[bytes], ctx: ToolContext) -> bool:
+        """Collect output until the output pipe closes, or until the shell has exited and a
+        process it left in the background still holds the pipe (→ True: the pipe is then
+        closed on our side and that process goes on). A command that runs for a while shows
+        its latest output as it goes (in_progress updates, at most every PROGRESS_EVERY
+        seconds, the last PROGRESS_TAIL bytes)."""
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
         started = shown = loop.time()
-        while data := await proc.stdout.read(1 << 16):
+        exited_at: float | None = None
+        while True:
+            try:
+                data = await asyncio.wait_for(proc.stdout.read(1 << 16), EXIT_POLL)
+            except TimeoutError:
+                if proc.returncode is None:
+                    continue
+                exited_at = exited_at or loop.time()
+                if loop.time() - exited_at < BACKGROUND_GRACE:
+                    continue
+                _detach(proc)
+                return True
+            if not data:
+                break
             chunks.append(data)
             now = loop.time()
             if (
@@ -293,6 +332,7 @@ class Bash:
                 tail = b"".join(chunks[-64:])[-PROGRESS_TAIL:].decode("utf-8", "ignore")
                 ctx.progress([{"type": "content", "content": {"type": "text", "text": tail}}])
         await proc.wait()
+        return False
 
     async def _in_client(self, ctx: ToolContext, terminal_id: str, timeout: float) -> ToolResult:
         shown = [{"type": "terminal", "terminalId": terminal_id}]
