@@ -152,3 +152,79 @@ async def test_a_closed_provider_closes_its_connection_pool() -> None:
     assert not client.is_closed
     await provider.aclose()
     assert client.is_closed and provider._client is None
+
+
+def frames(*chunks: dict[str, object]) -> list[bytes]:
+    return [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
+
+
+def calls_chunk(*parts: dict[str, object], finish: str | None = None) -> dict[str, object]:
+    delta = {"tool_calls": list(parts)} if parts else {}
+    return {"id": "c", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def read_call(call_id: str, path: str, **extra: object) -> dict[str, object]:
+    fn = {"name": "read", "arguments": json.dumps({"path": path})}
+    return {"id": call_id, "type": "function", "function": fn, **extra}
+
+
+def tool_titles(c: Client, sid: str) -> list[str]:
+    return [u["title"] for u in updates_of(c.notes, sid) if u["sessionUpdate"] == "tool_call"]
+
+
+def test_an_event_whose_data_spans_several_lines(tmp_path: Path) -> None:
+    body = json.dumps(
+        {"id": "c", "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]}
+    )
+    split = body.index('"delta"')
+    event = f"data: {body[:split]}\ndata: {body[split:]}\n\n".encode()
+    stream = [event, *frames(calls_chunk(finish="stop")), b"data: [DONE]\n\n"]
+    with Server() as server:
+        server.behaviours.append(stream)
+        c = client(tmp_path, server)
+        sid = c.start()
+        assert prompt(c, sid, "hi")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    texts = [
+        u["content"]["text"]
+        for u in updates_of(c.notes, sid)
+        if u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert texts == ["Hello"]
+
+
+def test_parallel_tool_calls_without_an_index_stay_apart(tmp_path: Path) -> None:
+    stream = [
+        *frames(
+            calls_chunk(read_call("call_1", "notes.txt")),
+            calls_chunk(read_call("call_2", "other.txt")),
+            calls_chunk(finish="tool_calls"),
+        ),
+        b"data: [DONE]\n\n",
+    ]
+    with Server() as server:
+        server.behaviours.extend([stream, "ok"])
+        c = client(tmp_path, server)
+        sid = c.start()
+        assert prompt(c, sid, "read both")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    assert tool_titles(c, sid) == ["Read notes.txt", "Read other.txt"]
+    sent = json.loads(server.bodies[1])["messages"]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ["call_1", "call_2"]
+
+
+def test_a_null_index_is_read_as_no_index(tmp_path: Path) -> None:
+    stream = [
+        *frames(
+            calls_chunk(read_call("call_1", "notes.txt", index=None)),
+            calls_chunk(finish="tool_calls"),
+        ),
+        b"data: [DONE]\n\n",
+    ]
+    with Server() as server:
+        server.behaviours.extend([stream, "ok"])
+        c = client(tmp_path, server)
+        sid = c.start()
+        assert prompt(c, sid, "read it")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    assert tool_titles(c, sid) == ["Read notes.txt"]

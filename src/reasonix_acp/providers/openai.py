@@ -2,7 +2,9 @@
 OpenRouter ...).
 
 - `reasoning_content` deltas (DeepSeek) become thought deltas; `content` deltas text deltas.
-- Tool calls arrive in pieces by `index` and are yielded whole when the stream ends.
+- The stream is read by the SSE rules (multi-line `data:` events included); tool calls arrive
+  in pieces by `index`, or by `id` when a server sends no index (or null), and are yielded
+  whole, in the order they began, when the stream ends.
 - Usage is read from the final chunk (`stream_options.include_usage`), including DeepSeek's
   `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` and OpenAI's `cached_tokens`.
 - 429 and 5xx are retried with backoff, but only before the first delta; after that a failure
@@ -124,58 +126,105 @@ class OpenAIProvider:
                 raise ProviderError(f"{self.config.name}: {type(exc).__name__}: {exc}") from None
 
     async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
-        calls: dict[int, dict[str, str]] = {}
+        calls = ToolCalls()
         finished = False
         usage: UsageReport | None = None
-        async for line in response.aiter_lines():
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
+        async for data in sse_data(response.aiter_lines()):
             if data == "[DONE]":
                 finished = True
                 break
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                log.warning(
-                    "%s: skipped a stream chunk that is not JSON: %.200s", self.config.name, data
-                )
-                continue
-            if not isinstance(chunk, dict):
-                continue
-            if isinstance(chunk.get("error"), dict):
-                raise ProviderError(
-                    f"{self.config.name}: {chunk['error'].get('message', chunk['error'])}"
-                )
-            if isinstance(chunk.get("usage"), dict):
-                usage = _usage(chunk["usage"])
-            for choice in chunk.get("choices") or []:
-                delta = choice.get("delta") or {}
-                if delta.get("reasoning_content"):
-                    yield ThoughtDelta(str(delta["reasoning_content"]))
-                if delta.get("content"):
-                    yield TextDelta(str(delta["content"]))
-                for part in delta.get("tool_calls") or []:
-                    slot = calls.setdefault(
-                        int(part.get("index", 0)), {"id": "", "name": "", "arguments": ""}
+            for chunk in self._chunks(data):
+                if isinstance(chunk.get("error"), dict):
+                    raise ProviderError(
+                        f"{self.config.name}: {chunk['error'].get('message', chunk['error'])}"
                     )
-                    fn = part.get("function") or {}
-                    slot["id"] = part.get("id") or slot["id"]
-                    slot["name"] += fn.get("name") or ""
-                    slot["arguments"] += fn.get("arguments") or ""
-                if choice.get("finish_reason"):
-                    finished = True
+                if isinstance(chunk.get("usage"), dict):
+                    usage = _usage(chunk["usage"])
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    if delta.get("reasoning_content"):
+                        yield ThoughtDelta(str(delta["reasoning_content"]))
+                    if delta.get("content"):
+                        yield TextDelta(str(delta["content"]))
+                    for part in delta.get("tool_calls") or []:
+                        if isinstance(part, dict):
+                            calls.add(part)
+                    if choice.get("finish_reason"):
+                        finished = True
         if not finished:
             raise ProviderError(f"{self.config.name}: the stream ended early (no finish reason)")
-        for index in sorted(calls):
-            slot = calls[index]
-            yield ToolCallRequest(
-                id=slot["id"] or f"call_{index}",
-                name=slot["name"],
-                arguments=slot["arguments"] or "{}",
-            )
+        for call in calls.whole():
+            yield call
         if usage is not None:
             yield usage
+
+    def _chunks(self, data: str) -> list[dict[str, Any]]:
+        """The JSON objects of one event's data: one, or, from a server that sends no blank
+        line between events, one per line. What is not JSON is skipped with a warning."""
+        for candidates in ([data], data.split("\n")):
+            try:
+                parsed = [json.loads(c) for c in candidates if c.strip()]
+            except ValueError:
+                continue
+            return [c for c in parsed if isinstance(c, dict)]
+        log.warning("%s: skipped a stream chunk that is not JSON: %.200s", self.config.name, data)
+        return []
+
+
+async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The data of each server-sent event (the SSE rules: `data:` lines joined with newlines,
+    one leading space dropped, an event ended by a blank line or the end of the stream;
+    comments and other fields ignored)."""
+    buffer: list[str] = []
+    async for line in lines:
+        if not line:
+            if buffer:
+                yield "\n".join(buffer)
+                buffer = []
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            buffer.append(value[1:] if value.startswith(" ") else value)
+    if buffer:
+        yield "\n".join(buffer)
+
+
+class ToolCalls:
+    """Tool calls as they stream in pieces. A piece belongs to the call of its `index`; with no
+    index (absent or null), to the call of its `id`, else to the latest call. A piece with a new
+    `id` at an index already taken by another id starts a call of its own (servers that stream
+    parallel calls all at index 0)."""
+
+    def __init__(self) -> None:
+        self.slots: dict[tuple[str, Any], dict[str, str]] = {}
+        self.last: tuple[str, Any] | None = None
+
+    def add(self, part: dict[str, Any]) -> None:
+        index, call_id = part.get("index"), part.get("id") or ""
+        if isinstance(index, int) and not isinstance(index, bool):
+            key: tuple[str, Any] = ("index", index)
+            taken = self.slots.get(key)
+            if taken is not None and call_id and taken["id"] and taken["id"] != call_id:
+                key = ("id", call_id)
+        elif call_id:
+            key = ("id", call_id)
+        else:
+            key = self.last or ("index", 0)
+        slot = self.slots.setdefault(key, {"id": "", "name": "", "arguments": ""})
+        given = part.get("function")
+        fn: dict[str, Any] = given if isinstance(given, dict) else {}
+        slot["id"] = call_id or slot["id"]
+        slot["name"] += str(fn.get("name") or "")
+        slot["arguments"] += str(fn.get("arguments") or "")
+        self.last = key
+
+    def whole(self) -> list[ToolCallRequest]:
+        return [
+            ToolCallRequest(
+                id=slot["id"] or f"call_{n}", name=slot["name"], arguments=slot["arguments"] or "{}"
+            )
+            for n, slot in enumerate(self.slots.values())
+        ]
 
 
 def _delay(response: Any, attempt: int) -> float:
