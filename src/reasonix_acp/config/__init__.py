@@ -9,7 +9,8 @@ Model ids are `provider/model` everywhere; a bare `offline` means `offline/defau
 
 `[permissions] deny_commands = ["rm", ...]` (any simple command in a shell line, by name) and `deny_paths = ["/etc/**", ...]`
 (globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
-editor's terminal. Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
+editor's terminal. Every frame stays under `frame_budget_bytes` (default 61440, at least 8192: longer strings in a
+tool call are cut, the whole text kept in the session's temp). Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
@@ -107,6 +108,7 @@ class Config:
     budget_tokens: int | None = None
     budget_cost: float | None = None
     output_cap: int = 48 * 1024
+    frame_budget: int = 60 * 1024
     shell: str = "/bin/sh"
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
@@ -235,6 +237,9 @@ def _limits(config: Config, data: dict[str, Any]) -> None:
         config.max_steps = steps
     if isinstance(data.get("shell"), str) and data["shell"]:
         config.shell = data["shell"]
+    budget = data.get("frame_budget_bytes")
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 8192:
+        config.frame_budget = budget
     cap = data.get("output_cap_bytes")
     if isinstance(cap, int) and cap >= 1024:
         config.output_cap = cap

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.tools.workspace import keep as keep_file
+from reasonix_acp.turn.frames import FRAME_BUDGET
 
 # Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
 # under a 60 KB frame budget.
@@ -22,6 +23,7 @@ class Limits:
     tokens: int | None = None
     cost: float | None = None
     output_cap: int = DEFAULT_OUTPUT_CAP  # bytes of tool output text in one update
+    frame_budget: int = FRAME_BUDGET  # bytes of one frame (turn/frames.py)
 
     def exceeded(self, elapsed: float, tokens: int, cost: float | None) -> str | None:
         """The warning a turn pauses with, once a budget is used up; None while within."""

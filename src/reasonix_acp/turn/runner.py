@@ -37,6 +37,7 @@ from reasonix_acp.providers.base import (
 from reasonix_acp.session import projector
 from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.limits import Limits, cap_output
 from reasonix_acp.vendor.readiness import Obligations
@@ -121,6 +122,7 @@ class TurnRunner:
         self.limits = s.limits
         self.max_steps = s.limits.max_steps
         self.output_cap = s.limits.output_cap
+        self.frame_budget = s.limits.frame_budget
         self.gate = s.gate
         self.price = s.price
         self.pace = s.pace
@@ -338,6 +340,7 @@ class TurnRunner:
             if tool is not None and hasattr(tool, "locations"):
                 with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
                     start["locations"] = tool.locations(args, self.context)
+        start = self._fit(start)
         self._open_calls[call_id] = start
         self.record("tool_call", start)
         self.flush()  # stored before it runs: a lost process leaves a trace of what it started
@@ -379,7 +382,12 @@ class TurnRunner:
         body["x-model-text"] = result.text
         if result.raw_output is not None:
             body["rawOutput"] = result.raw_output
-        self.record("tool_call_update", body)
+        self.record("tool_call_update", self._fit(body))
+
+    def _fit(self, update: dict[str, Any]) -> dict[str, Any]:
+        """A tool call or update cut to the frame budget; what is cut is kept in the temp."""
+        where = (self.context.workspace.temp, f"{update['toolCallId']}-{update['status']}")
+        return fit(update, self.frame_budget, where)
 
     def _sweep(self) -> None:
         for call_id in list(self._open_calls):

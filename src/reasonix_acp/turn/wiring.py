@@ -25,6 +25,7 @@ from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import Workspace, session_temp
+from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
@@ -71,6 +72,7 @@ class Wiring:
                 tokens=config.budget_tokens,
                 cost=config.budget_cost,
                 output_cap=config.output_cap,
+                frame_budget=config.frame_budget,
             ),
             gate=Gate(
                 rules=Rules(frozenset(config.deny_commands), tuple(config.deny_paths)),
@@ -145,7 +147,9 @@ class Wiring:
             session.turn.fire("ask_permission", "turn is {state}")
             session.status.set_phase("waiting_permission")
             try:
-                params = {"sessionId": session.id, "toolCall": tool_call, "options": options}
+                where = (session_temp(session.id), f"{tool_call.get('toolCallId')}-asked")
+                shown = fit(tool_call, session.config.frame_budget, where)
+                params = {"sessionId": session.id, "toolCall": shown, "options": options}
                 reply = await request(SESSION_REQUEST_PERMISSION, params)
             except (RemoteError, ConnectionClosed, AcpError) as exc:
                 log.warning("permission request failed (%s); treated as a rejection", exc)
