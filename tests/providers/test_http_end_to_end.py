@@ -193,38 +193,33 @@ def test_an_event_whose_data_spans_several_lines(tmp_path: Path) -> None:
     assert texts == ["Hello"]
 
 
-def test_parallel_tool_calls_without_an_index_stay_apart(tmp_path: Path) -> None:
-    stream = [
-        *frames(
-            calls_chunk(read_call("call_1", "notes.txt")),
-            calls_chunk(read_call("call_2", "other.txt")),
-            calls_chunk(finish="tool_calls"),
-        ),
-        b"data: [DONE]\n\n",
-    ]
+def one_turn(tmp_path: Path, *chunks: dict[str, object]) -> tuple[Client, str, Server]:
+    """A turn whose first model answer streams `chunks` (then [DONE]); the next says "ok"."""
     with Server() as server:
-        server.behaviours.extend([stream, "ok"])
+        server.behaviours.extend([[*frames(*chunks), b"data: [DONE]\n\n"], "ok"])
         c = client(tmp_path, server)
         sid = c.start()
-        assert prompt(c, sid, "read both")["result"] == {"stopReason": "end_turn"}
+        assert prompt(c, sid, "go")["result"] == {"stopReason": "end_turn"}
         assert c.close() == 0
+    return c, sid, server
+
+
+def test_parallel_tool_calls_without_an_index_stay_apart(tmp_path: Path) -> None:
+    c, sid, server = one_turn(
+        tmp_path,
+        calls_chunk(read_call("call_1", "notes.txt")),
+        calls_chunk(read_call("call_2", "other.txt")),
+        calls_chunk(finish="tool_calls"),
+    )
     assert tool_titles(c, sid) == ["Read notes.txt", "Read other.txt"]
     sent = json.loads(server.bodies[1])["messages"]
     assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ["call_1", "call_2"]
 
 
 def test_a_null_index_is_read_as_no_index(tmp_path: Path) -> None:
-    stream = [
-        *frames(
-            calls_chunk(read_call("call_1", "notes.txt", index=None)),
-            calls_chunk(finish="tool_calls"),
-        ),
-        b"data: [DONE]\n\n",
-    ]
-    with Server() as server:
-        server.behaviours.extend([stream, "ok"])
-        c = client(tmp_path, server)
-        sid = c.start()
-        assert prompt(c, sid, "read it")["result"] == {"stopReason": "end_turn"}
-        assert c.close() == 0
+    c, sid, _ = one_turn(
+        tmp_path,
+        calls_chunk(read_call("call_1", "notes.txt", index=None)),
+        calls_chunk(finish="tool_calls"),
+    )
     assert tool_titles(c, sid) == ["Read notes.txt"]

@@ -58,3 +58,28 @@ class Tool(Protocol):
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str: ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def function_schema(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    """A tool's schema as the model is given it (an OpenAI-style function)."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def string_arg(args: dict[str, Any], key: str = "path", default: str | None = None) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise ToolFailed(f"`{key}` must be a non-empty string")
+    return value
+
+
+def text_content(text: str) -> list[dict[str, Any]]:
+    return [{"type": "content", "content": {"type": "text", "text": text}}]

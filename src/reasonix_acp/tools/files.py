@@ -15,35 +15,18 @@ import os
 import stat
 from typing import Any
 
-from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.base import (
+    ToolContext,
+    ToolFailed,
+    ToolResult,
+    function_schema,
+    string_arg,
+    text_content,
+)
 from reasonix_acp.tools.search import SEARCH_TOOLS
 
 MAX_LINES = 2000
 MAX_READ = 64 * 1024 * 1024  # bytes: a bigger file is not read whole
-
-
-def _fn(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-def _path_arg(args: dict[str, Any], key: str = "path", default: str | None = None) -> str:
-    value = args.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise ToolFailed(f"`{key}` must be a non-empty string")
-    return value
-
-
-def _text(text: str) -> list[dict[str, Any]]:
-    return [{"type": "content", "content": {"type": "text", "text": text}}]
 
 
 def encoding_of(data: bytes) -> str:
@@ -90,7 +73,7 @@ class ReadFile:
     name = "read"
     kind = "read"
     access = "read"
-    schema = _fn(
+    schema = function_schema(
         "read",
         "Read a text file. `offset` is the first line (1-based), `limit` the number of lines.",
         {"path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
@@ -98,7 +81,7 @@ class ReadFile:
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_path_arg(args))
+        return ctx.workspace.resolve(string_arg(args))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"Read {ctx.workspace.display(self.target(args, ctx))}"
@@ -122,7 +105,9 @@ class ReadFile:
         if more > 0:
             text += f"\n[... {more} more lines; read again with offset={start + len(window) + 1}]"
         return ToolResult(
-            text=text, content=_text(text), raw_output={"lines": len(window), "total": len(lines)}
+            text=text,
+            content=text_content(text),
+            raw_output={"lines": len(window), "total": len(lines)},
         )
 
 
@@ -192,7 +177,7 @@ class WriteFile:
     name = "write"
     kind = "edit"
     access = "write"
-    schema = _fn(
+    schema = function_schema(
         "write",
         "Create or replace a text file with `content`.",
         {"path": {"type": "string"}, "content": {"type": "string"}},
@@ -200,7 +185,7 @@ class WriteFile:
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_path_arg(args))
+        return ctx.workspace.resolve(string_arg(args))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"Write {ctx.workspace.display(self.target(args, ctx))}"
@@ -224,7 +209,7 @@ class EditFile:
     name = "edit"
     kind = "edit"
     access = "write"
-    schema = _fn(
+    schema = function_schema(
         "edit",
         "Replace exact text in a file. Each `old_text` must occur exactly once.",
         {
@@ -242,7 +227,7 @@ class EditFile:
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_path_arg(args))
+        return ctx.workspace.resolve(string_arg(args))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"Edit {ctx.workspace.display(self.target(args, ctx))}"

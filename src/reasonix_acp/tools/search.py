@@ -22,7 +22,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.base import (
+    ToolContext,
+    ToolFailed,
+    ToolResult,
+    function_schema,
+    string_arg,
+    text_content,
+)
 from reasonix_acp.tools.workspace import Workspace
 
 MAX_LIST = 500
@@ -61,30 +68,6 @@ class Tally:
         return {"skippedOutside": self.outside, "skippedDenied": self.denied}
 
 
-def _fn(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-def _arg(args: dict[str, Any], key: str, default: str | None = None) -> str:
-    value = args.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise ToolFailed(f"`{key}` must be a non-empty string")
-    return value
-
-
-def _text(text: str) -> list[dict[str, Any]]:
-    return [{"type": "content", "content": {"type": "text", "text": text}}]
-
-
 async def off_loop(work: Callable[[threading.Event], ToolResult]) -> ToolResult:
     """Run `work` in a thread; a cancel returns at once and tells the thread to stop."""
     stop = threading.Event()
@@ -113,12 +96,12 @@ class ListDir:
     name = "list"
     kind = "read"
     access = "read"
-    schema = _fn(
+    schema = function_schema(
         "list", "List a directory (default: the workspace root).", {"path": {"type": "string"}}, []
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_arg(args, "path", "."))
+        return ctx.workspace.resolve(string_arg(args, "path", "."))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"List {ctx.workspace.display(self.target(args, ctx))}"
@@ -142,7 +125,7 @@ class ListDir:
             names = [*names[:MAX_LIST], f"[... {len(names) - MAX_LIST} more]"]
         text = ("\n".join(names) or "(empty)") + tally.said()
         raw = {"entries": len(shown), **tally.raw()}
-        return ToolResult(text=text, content=_text(text), raw_output=raw)
+        return ToolResult(text=text, content=text_content(text), raw_output=raw)
 
 
 def split_pattern(pattern: str, cwd: str) -> tuple[str, str]:
@@ -184,7 +167,7 @@ class Glob:
     name = "glob"
     kind = "search"
     access = "read"
-    schema = _fn(
+    schema = function_schema(
         "glob",
         "Find files by a glob pattern relative to the workspace, such as src/**/*.py.",
         {"pattern": {"type": "string"}},
@@ -192,7 +175,7 @@ class Glob:
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return os.path.realpath(split_pattern(_arg(args, "pattern"), ctx.cwd)[0])
+        return os.path.realpath(split_pattern(string_arg(args, "pattern"), ctx.cwd)[0])
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"Find {args.get('pattern', '')}"
@@ -201,7 +184,7 @@ class Glob:
         return [{"path": self.target(args, ctx)}]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        fixed, rest = split_pattern(_arg(args, "pattern"), ctx.cwd)
+        fixed, rest = split_pattern(string_arg(args, "pattern"), ctx.cwd)
         real = self.target(args, ctx)
         return await off_loop(lambda stop: self._glob(fixed, rest, real, ctx.workspace, stop))
 
@@ -226,7 +209,7 @@ class Glob:
         )
         text = ("\n".join(names) or "no matches") + tally.said()
         return ToolResult(
-            text=text, content=_text(text), raw_output={"matches": len(found), **tally.raw()}
+            text=text, content=text_content(text), raw_output={"matches": len(found), **tally.raw()}
         )
 
 
@@ -234,7 +217,7 @@ class Grep:
     name = "grep"
     kind = "search"
     access = "read"
-    schema = _fn(
+    schema = function_schema(
         "grep",
         "Search files under a directory for a regular expression; returns path:line: text.",
         {"pattern": {"type": "string"}, "path": {"type": "string"}},
@@ -242,7 +225,7 @@ class Grep:
     )
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return ctx.workspace.resolve(_arg(args, "path", "."))
+        return ctx.workspace.resolve(string_arg(args, "path", "."))
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         where = ctx.workspace.display(self.target(args, ctx))
@@ -253,7 +236,7 @@ class Grep:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            pattern = re.compile(_arg(args, "pattern"))
+            pattern = re.compile(string_arg(args, "pattern"))
         except re.error as exc:
             raise ToolFailed(f"bad pattern: {exc}") from None
         root = self.target(args, ctx)
@@ -301,7 +284,7 @@ class Grep:
                 break
         text = ("\n".join(hits) or "no matches") + tally.said()
         return ToolResult(
-            text=text, content=_text(text), raw_output={"matches": len(hits), **tally.raw()}
+            text=text, content=text_content(text), raw_output={"matches": len(hits), **tally.raw()}
         )
 
 
