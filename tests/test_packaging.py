@@ -1,0 +1,118 @@
+"""The built distribution works as users install it: the wheel alone in a fresh venv runs
+`reasonix-acp` (what `uvx reasonix-acp` and `pipx run reasonix-acp` start) from another
+directory, through the registry's launch and auth checks and an offline prompt; the sdist
+carries what a packager needs to run the suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    wheel = next(dist.glob("*.whl"))
+    subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return venv
+
+
+def exchange(command: list[str], frames: list[dict[str, Any]], cwd: Path) -> list[dict[str, Any]]:
+    """Send each request and read until its answer; then end the input and expect exit 0."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(cwd),
+        "REASONIX_ACP_DATA_DIR": str(cwd / "data"),
+        "REASONIX_ACP_CONFIG_DIR": str(cwd / "config"),
+    }
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    received = []
+    try:
+        for frame in frames:
+            proc.stdin.write(json.dumps(frame).encode() + b"\n")
+            proc.stdin.flush()
+            while True:
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read() if proc.stderr else b""
+                received.append(json.loads(line))
+                if received[-1].get("id") == frame["id"] and "method" not in received[-1]:
+                    break
+        proc.stdin.close()
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    return received
+
+
+def test_the_sdist_carries_the_suite(dist: Path) -> None:
+    sdist = next(dist.glob("*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        names = {"/".join(n.split("/")[1:3]) for n in tar.getnames()}
+    for needed in ("LICENSE", "noxfile.py", "codegen/__main__.py", "tests/test_golden.py"):
+        assert needed in names or any(n.startswith(needed) for n in names), needed
+
+
+def test_the_wheel_alone_runs_reasonix_acp_elsewhere(installed: Path, tmp_path: Path) -> None:
+    command = [str(installed / "bin" / "reasonix-acp"), "--model", "offline"]
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    new = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "session/new",
+        "params": {"cwd": str(tmp_path), "mcpServers": []},
+    }
+    frames = exchange(command, [init, new], tmp_path)
+    answer = next(f for f in frames if f.get("id") == 1)["result"]
+    assert answer["protocolVersion"] == 1
+    sid = next(f for f in frames if f.get("id") == 2)["result"]["sessionId"]
+    prompt = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "session/prompt",
+        "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]},
+    }
+    load = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "session/resume",
+        "params": {"sessionId": sid, "cwd": str(tmp_path), "mcpServers": []},
+    }
+    frames = exchange(command, [init, load, prompt], tmp_path)
+    assert next(f for f in frames if f.get("id") == 3)["result"] == {"stopReason": "end_turn"}
+    assert (installed / "bin" / "acp").exists()
