@@ -1,8 +1,10 @@
 """Drive a real `acp` process with a scenario file and record both directions.
 
 Scenario files (tests/golden/*.ndjson) hold one entry per line:
-- `{"args": [...], "config": "<toml>"}` (first line only): command-line arguments for `acp`,
-  and optionally the text of its config.toml;
+- `{"args": [...], "config": "<toml>", "http": [...]}` (first line only): command-line
+  arguments for `acp`, optionally the text of its config.toml, and optionally the answers of an
+  OpenAI-style HTTP server on 127.0.0.1 (`${HTTP}` is its base URL), one per request: a
+  behaviour name of tests/sse_server.py ("ok", "tool", "401" ...) or `[status, body]`;
 - `{"dir": "c2a", "msg": <any JSON>}`: a frame to send, serialised compactly;
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
@@ -35,6 +37,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from tests import sse_server
 
 WAIT_SECONDS = 20
 
@@ -181,8 +185,9 @@ class Scenario:
                 node = node.replace(rid, f"<recovery-{i}>")
             for i, run in enumerate(self.runs, 1):
                 node = node.replace(run, f"<run-{i}>")
-            for key in ("PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
-                node = node.replace(self.vars[key], f"<{key.lower()}>")
+            for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
+                if key in self.vars:
+                    node = node.replace(self.vars[key], f"<{key.lower()}>")
             return ISO_TIME.sub("<time>", node)
         if isinstance(node, dict):
             return {k: self.normalise(v) for k, v in node.items()}
@@ -198,6 +203,15 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     scenario = Scenario(tmp)
     header = entries.pop(0) if entries and "args" in entries[0] else {"args": []}
     args: list[str] = scenario.substitute(header["args"])
+    server = None
+    if "http" in header:  # an OpenAI-style server on 127.0.0.1: ${HTTP} is its base URL
+        server = sse_server.Server().__enter__()
+        for behaviour in header["http"]:
+            is_plain = isinstance(behaviour, list) and isinstance(behaviour[0], int)
+            server.behaviours.append(
+                (behaviour[0], behaviour[1].encode()) if is_plain else behaviour
+            )
+        scenario.vars["HTTP"] = server.url
     if "config" in header:  # config.toml text for the agent's private config dir
         config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
         config_dir.mkdir(parents=True, exist_ok=True)
@@ -277,6 +291,8 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     finally:
         if agent.proc.poll() is None:
             agent.proc.kill()
+        if server is not None:
+            server.__exit__(None, None, None)
     assert not rest, f"frames after end of input: {rest!r}"
     assert code == 0, f"exit code {code}; stderr:\n{agent.stderr.decode(errors='replace')}"
     return transcript, scenario

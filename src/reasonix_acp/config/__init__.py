@@ -103,6 +103,7 @@ class Config:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     default_model: str | None = None
     config_file: Path | None = None
+    unreadable: str | None = None  # why config.toml could not be read: file, line, column, cause
     max_steps: int = 25
     budget_seconds: float | None = None
     budget_tokens: int | None = None
@@ -133,6 +134,26 @@ class Config:
             self._pricers[model_id] = Pricer(model_id, price, self.pricing.currency)
         return self._pricers[model_id]
 
+    def refusal(self) -> str | None:
+        """Why no session can start on this configuration (None: sessions can start)."""
+        if self.unreadable:
+            return (
+                f"config.toml cannot be read: {self.unreadable}. Fix that line; "
+                "`acp setup` edits the file in place once it reads"
+            )
+        if self.default_model is None:
+            return NO_PROVIDER
+        return None
+
+    def unknown_model(self, model_id: str) -> str:
+        """What to say of a model no provider offers."""
+        ids = self.model_ids()
+        known = ", ".join(ids) if ids else "none"
+        return (
+            f"unknown model {model_id}: models are named provider/model, and the configured "
+            f"ones are: {known}"
+        )
+
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
 
@@ -153,16 +174,18 @@ def normalise_model(model_id: str) -> str:
     return OFFLINE_MODEL if model_id == "offline" else model_id
 
 
-def _from_file(path: Path, strict: bool = False) -> dict[str, Any]:
+def _from_file(path: Path, strict: bool = False) -> tuple[dict[str, Any], str | None]:
+    """(the table, None), or ({}, why the file cannot be read: path, line, column, cause)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")), None
     except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return {}, None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        why = f"{path}: {exc.strerror if isinstance(exc, OSError) else exc}"
         if strict:  # a runtime reload keeps the configuration it has instead
-            raise ValueError(f"{path}: {exc}") from None
-        log.warning("ignoring %s: %s", path, exc)
-        return {}
+            raise ValueError(why) from None
+        log.warning("ignoring %s", why)
+        return {}, why
 
 
 def _bad_table(strict: bool, path: Path | None, what: str, exc: ValueError) -> None:
@@ -198,8 +221,8 @@ def load(
     """`strict`: an unreadable config.toml raises ValueError instead of being ignored."""
     env = dict(os.environ if env is None else env)
     path = config_dir(env) / "config.toml"
-    data = _from_file(path, strict)
-    config = Config(config_file=path)
+    data, unreadable = _from_file(path, strict)
+    config = Config(config_file=path, unreadable=unreadable)
     _limits(config, data)
     _permissions(config, data)
     if "mcp_servers" in data:

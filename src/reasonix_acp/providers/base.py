@@ -53,6 +53,11 @@ class ProviderError(Exception):
     pass
 
 
+class ProviderAuthFailed(ProviderError):
+    """The endpoint refused the credentials (HTTP 401 or 403): the client is told to
+    authenticate again (-32000), not that the agent failed."""
+
+
 class Provider(Protocol):
     context_window: int
 

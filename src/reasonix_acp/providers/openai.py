@@ -22,9 +22,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from reasonix_acp.config import ProviderConfig
+from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import (
     ModelEvent,
     ModelRequest,
+    ProviderAuthFailed,
     ProviderError,
     TextDelta,
     ThoughtDelta,
@@ -35,6 +37,10 @@ from reasonix_acp.providers.base import (
 log = logging.getLogger("reasonix_acp.providers.openai")
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
+KEY_HINT = {
+    "deepseek": "config.toml or DEEPSEEK_API_KEY",
+    "openai": "config.toml or OPENAI_API_KEY",
+}
 MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = (0.25, 1.0)
 CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
@@ -110,7 +116,15 @@ class OpenAIProvider:
                         if response.status_code in RETRY_STATUS and attempt < MAX_ATTEMPTS:
                             await asyncio.sleep(_delay(response, attempt))
                             continue
-                        raise ProviderError(_status_message(response.status_code, text))
+                        message = f"{self.config.name}: " + _status_message(
+                            response.status_code, text
+                        )
+                        if response.status_code in (401, 403):
+                            raise ProviderAuthFailed(
+                                f"{message}. Set a valid key: run `acp setup`, or set the "
+                                f"provider's key in {KEY_HINT.get(self.config.kind, 'config.toml')}"
+                            )
+                        raise ProviderError(message)
                     async for event in self._events(response):
                         produced = True
                         yield event
@@ -123,7 +137,9 @@ class OpenAIProvider:
                 ):
                     await asyncio.sleep(BACKOFF_SECONDS[min(attempt - 1, len(BACKOFF_SECONDS) - 1)])
                     continue
-                raise ProviderError(f"{self.config.name}: {type(exc).__name__}: {exc}") from None
+                raise ProviderError(
+                    f"{self.config.name} at {shown_url(url)}: {type(exc).__name__}: {exc}"
+                ) from None
 
     async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
         calls = ToolCalls()
@@ -241,6 +257,6 @@ def _status_message(status: int, text: str) -> str:
         message = detail.get("message") if isinstance(detail, dict) else str(detail)
     except (ValueError, AttributeError):
         message = text.strip()
-    if status == 401:
-        return f"authentication failed (HTTP 401): {message or 'the API key was refused'}"
+    if status in (401, 403):
+        return f"authentication failed (HTTP {status}): {message or 'the API key was refused'}"
     return f"HTTP {status}: {message or 'no detail'}"

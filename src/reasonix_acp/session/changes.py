@@ -89,8 +89,12 @@ class Changes:
             raise InvalidParams(f"{method}: unknown config option {request.config_id}")
         if not isinstance(value, str):
             raise InvalidParams(f"{method}: {config_id} is a select option; its value is a string")
+        if value not in allowed and config_id == "model":
+            raise InvalidParams(f"{method}: {session.config.unknown_model(value)}")
         if value not in allowed:
-            raise InvalidParams(f"{method}: invalid value {value} for {config_id}")
+            raise InvalidParams(
+                f"{method}: invalid value {value} for {config_id}; one of: {', '.join(allowed)}"
+            )
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, config_id, value)
         call.after_response(lambda: self.sessions.send(session, self._config_update(session)))
@@ -101,7 +105,7 @@ class Changes:
         session = self.sessions.lookup(method, params.session_id)
         model = params.model_id.strip()
         if model not in controls.model_options(session.config, session.record.model):
-            raise InvalidParams(f"{method}: invalid value {model} for model")
+            raise InvalidParams(f"{method}: {session.config.unknown_model(model)}")
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, "model", model)
         call.after_response(lambda: self.sessions.send(session, self._config_update(session)))

@@ -85,9 +85,15 @@ class Opening:
             check_absolute(method, f"additionalDirectories[{i}]", d)
             for i, d in enumerate(params.additional_directories or [])
         ]
-        model = self.sessions.runtime.config.default_model
-        if model is None:
-            raise AuthRequired(f"{method}: {NO_PROVIDER}")
+        config = self.sessions.runtime.config
+        refusal = config.refusal()
+        if refusal is not None or config.default_model is None:
+            raise AuthRequired(f"{method}: {refusal or NO_PROVIDER}")
+        model = config.default_model
+        if config.provider_for(model) is None:
+            raise InvalidParams(
+                f"{method}: {config.unknown_model(model)} (from --model, ACP_MODEL or default_model)"
+            )
         servers = [
             s.model_dump(mode="json", by_alias=True, exclude_unset=True) for s in params.mcp_servers
         ]

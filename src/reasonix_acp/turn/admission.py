@@ -25,7 +25,7 @@ from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.plugins import actions
-from reasonix_acp.protocol.errors import InternalError, InvalidRequest
+from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidRequest
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
@@ -154,6 +154,8 @@ class Prompts:
             self._after_turn(session, own_words or text, report, built.runner.cost)
             await self._turn_end(session, outcome, number)
         stop = STOP_REASON[outcome]
+        if stop is None and report.auth:  # the editor can offer to authenticate again
+            raise AuthRequired(f"{METHOD}: {redact(report.cause or 'the key was refused')}")
         if stop is None:
             raise InternalError(f"{METHOD}: {redact(report.cause or 'the turn failed')}")
         return {"stopReason": stop}

@@ -28,6 +28,7 @@ from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
     ModelRequest,
     Provider,
+    ProviderAuthFailed,
     ProviderError,
     TextDelta,
     ThoughtDelta,
@@ -63,6 +64,7 @@ STEER_NOTE = (
 class TurnReport:
     outcome: Outcome
     cause: str | None = None  # FAILED: what went wrong
+    auth: bool = False  # FAILED because the endpoint refused the credentials
     warning: str | None = None  # a pause: the text of the [warning] chunk
     usage: UsageReport = field(default_factory=UsageReport)
 
@@ -242,7 +244,8 @@ class TurnRunner:
         except asyncio.CancelledError:
             return TurnReport(Outcome.CANCELLED, usage=usage)
         except ProviderError as exc:
-            return TurnReport(Outcome.FAILED, cause=str(exc), usage=usage)
+            auth = isinstance(exc, ProviderAuthFailed)
+            return TurnReport(Outcome.FAILED, cause=str(exc), usage=usage, auth=auth)
         except Exception as exc:
             log.exception("turn %d failed", self.turn)
             return TurnReport(Outcome.FAILED, cause=f"{type(exc).__name__}: {exc}", usage=usage)
