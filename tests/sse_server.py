@@ -70,6 +70,8 @@ class Server:
         self.behaviours: deque[Any] = deque()
         self.bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
+        self.models: list[str] | None = None  # what GET /models serves; None: 404
+        self.gets: list[dict[str, str]] = []  # the headers of each GET
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,6 +79,18 @@ class Server:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                outer.gets.append(dict(self.headers))
+                if outer.models is None or not self.path.endswith("/models"):
+                    self.send_error(404)
+                    return
+                data = json.dumps({"object": "list", "data": [{"id": m} for m in outer.models]})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data.encode())
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))

@@ -1,15 +1,18 @@
 """Where the agent's settings come from: config.toml, the environment, the command line.
 
 Precedence for the start-up model: `--model`, then `ACP_MODEL`, then `default_model` in
-config.toml, then the first model of the first configured provider. Providers come from
-config.toml `[providers.<name>]` tables and from the environment (`DEEPSEEK_API_KEY`;
-`OPENAI_API_KEY` with `OPENAI_BASE_URL`), the environment winning. The built-in `offline` model
+config.toml, then `OPENAI_MODEL`, then the first model of the first configured provider (an
+OpenAI-compatible endpoint that names none is asked for its models when a session opens:
+providers/discovery.py). Providers come from config.toml `[providers.<name>]` tables (`kind`,
+`base_url`, `api_key` or `api_key_env`, `models`) and from the environment (`DEEPSEEK_API_KEY`;
+`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`), the environment winning. The built-in `offline` model
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
-`[permissions] deny_commands = ["rm", ...]` (any simple command in a shell line, by name) and `deny_paths = ["/etc/**", ...]`
-(globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
-editor's terminal. Every frame stays under `frame_budget_bytes` (default 61440, at least 8192: longer strings in a
+`[permissions] deny_commands = ["rm", ...]` (any simple command in a shell line, by name) and
+`deny_paths = ["/etc/**", ...]` (globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
+editor's terminal. `pass_env = ["NAME", ...]` passes environment variables that look secret to
+commands anyway. Every frame stays under `frame_budget_bytes` (default 61440, at least 8192: longer strings in a
 tool call are cut, the whole text kept in the session's temp). Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
@@ -46,6 +49,8 @@ from reasonix_acp.redact import pass_env, remember
 log = logging.getLogger("reasonix_acp.config")
 
 DEEPSEEK_URL = "https://api.deepseek.com"
+OPENAI_URL = "https://api.openai.com/v1"
+OPENAI_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL")
 DEEPSEEK_MODELS = ["deepseek-chat", "deepseek-reasoner"]
 OFFLINE_MODEL = "offline/default"
 
@@ -57,7 +62,8 @@ EFFORT_LEVELS: dict[str, list[str]] = {
 
 NO_PROVIDER = (
     "no model provider is configured: run `acp setup`, or set DEEPSEEK_API_KEY, or set "
-    "OPENAI_API_KEY and OPENAI_BASE_URL, or start the agent with --model offline"
+    "OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL as needed), or start the agent with "
+    "--model offline"
 )
 
 
@@ -82,6 +88,7 @@ class ProviderConfig:
     # The currency of this provider's prices, own or from [pricing]: it labels usage_update cost.
     currency: str = "USD"
     price: ModelPrice | None = None  # `prices`, parsed; wins over [pricing] for its models
+    listed: bool = False  # its endpoint was asked for its models (providers/discovery.py)
 
     def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
         """What a call cost, or None when the provider has no prices."""
@@ -239,11 +246,15 @@ def load(
     for name, table in (data.get("providers") or {}).items():
         if isinstance(table, dict):
             config.providers[name] = _provider(config, name, table, strict)
-    _from_environment(config, env)
+            if isinstance(table.get("api_key_env"), str) and env.get(table["api_key_env"]):
+                config.providers[name].api_key = env[table["api_key_env"]]
+    from_env = _from_environment(config, env)
     remember(*(p.api_key for p in config.providers.values()), *secret_values(config.mcp_servers))
     passed = data.get("pass_env")
     pass_env([str(n) for n in passed if isinstance(n, str)] if isinstance(passed, list) else [])
-    _default_model(config, cli_model or env.get("ACP_MODEL") or data.get("default_model"))
+    _default_model(
+        config, cli_model or env.get("ACP_MODEL") or data.get("default_model") or from_env
+    )
     for p in config.providers.values():
         # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.
         entries = [config.pricing.lookup(f"{p.name}/{m}") for m in p.models]
@@ -339,16 +350,24 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
     )
 
 
-def _from_environment(config: Config, env: dict[str, str]) -> None:
-    """DEEPSEEK_API_KEY; OPENAI_API_KEY with OPENAI_BASE_URL."""
+def _from_environment(config: Config, env: dict[str, str]) -> str | None:
+    """DEEPSEEK_API_KEY; OPENAI_BASE_URL and/or OPENAI_API_KEY (an endpoint such as Ollama
+    needs no key; a key alone means OpenAI's API), with OPENAI_MODEL. → the model OPENAI_MODEL
+    names, as provider/model."""
     if env.get("DEEPSEEK_API_KEY"):
         p = config.providers.setdefault(
             "deepseek", ProviderConfig("deepseek", "deepseek", DEEPSEEK_URL)
         )
         p.api_key = env["DEEPSEEK_API_KEY"]
-    if env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL"):
-        p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
-        p.api_key, p.base_url = env["OPENAI_API_KEY"], env["OPENAI_BASE_URL"]
+    base, key, model = (env.get(k, "").strip() for k in OPENAI_ENV)
+    if not (base or key):
+        return None
+    p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
+    p.base_url = base or p.base_url or OPENAI_URL
+    p.api_key = key or p.api_key
+    if model and model not in p.models:
+        p.models.insert(0, model)
+    return f"openai/{model}" if model else None
 
 
 def _default_model(config: Config, chosen: Any) -> None:

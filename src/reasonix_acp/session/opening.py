@@ -21,6 +21,7 @@ from reasonix_acp.config.mcp_entries import secret_values
 from reasonix_acp.plugins import actions
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.providers.discovery import complete
 from reasonix_acp.redact import remember
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.history import history_from_events
@@ -78,7 +79,7 @@ class Opening:
 
     # -- session/new ---------------------------------------------------------------------------
 
-    def new(self, call: Call, params: Any) -> dict[str, Any]:
+    async def new(self, call: Call, params: Any) -> dict[str, Any]:
         method = "session/new"
         cwd = check_absolute(method, "cwd", params.cwd)
         dirs = [
@@ -86,9 +87,10 @@ class Opening:
             for i, d in enumerate(params.additional_directories or [])
         ]
         config = self.sessions.runtime.config
+        listed = None if config.unreadable else await complete(config)
         refusal = config.refusal()
         if refusal is not None or config.default_model is None:
-            raise AuthRequired(f"{method}: {refusal or NO_PROVIDER}")
+            raise AuthRequired(f"{method}: {listed or refusal or NO_PROVIDER}")
         model = config.default_model
         if config.provider_for(model) is None:
             raise InvalidParams(

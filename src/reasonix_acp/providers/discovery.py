@@ -1,0 +1,104 @@
+"""Which models an OpenAI-compatible endpoint serves: `GET <base>/models`, as OpenAI, Ollama,
+vLLM, llama.cpp, LM Studio and OpenRouter answer it (`{"data": [{"id": ...}]}`; Ollama's
+native `{"models": [{"name": ...}]}` is read too).
+
+A short timeout: this runs when a session opens or `acp setup` checks an endpoint, never on the
+`initialize` path. A failure is `ProviderError` naming the provider, the URL (credentials
+stripped) and the cause; 401/403 is `ProviderAuthFailed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import httpx
+
+from reasonix_acp.config import Config, ProviderConfig
+from reasonix_acp.config.mcp_entries import shown_url
+from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
+
+TIMEOUT = 4.0
+log = logging.getLogger("reasonix_acp.providers.discovery")
+
+
+def models_url(base_url: str) -> str:
+    base = base_url.rstrip("/").removesuffix("/chat/completions")
+    return base + "/models"
+
+
+def parse_models(body: Any) -> list[str]:
+    """Model ids from a /models answer, in the order served, without repeats."""
+    entries: Any = []
+    if isinstance(body, dict):
+        entries = body.get("data") or body.get("models") or []
+    elif isinstance(body, list):
+        entries = body
+    ids: dict[str, None] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        name = entry.get("id") or entry.get("name") if isinstance(entry, dict) else entry
+        if isinstance(name, str) and name.strip():
+            ids.setdefault(name.strip(), None)
+    return list(ids)
+
+
+async def list_models(provider: ProviderConfig, timeout: float = TIMEOUT) -> list[str]:
+    url = models_url(provider.base_url)
+    where = f"{provider.name} at {shown_url(url)}"
+    headers = {"Accept": "application/json"}
+    if provider.api_key:
+        headers["Authorization"] = f"Bearer {provider.api_key}"
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            response = await client.get(url, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ProviderError(f"{where}: {type(exc).__name__}: {exc}") from None
+    if response.status_code in (401, 403):
+        raise ProviderAuthFailed(
+            f"{where}: the key was refused (HTTP {response.status_code}); run `acp setup`"
+        )
+    if response.status_code != 200:
+        raise ProviderError(f"{where}: HTTP {response.status_code}")
+    try:
+        return parse_models(json.loads(response.text))
+    except ValueError:
+        raise ProviderError(f"{where}: the answer is not JSON") from None
+
+
+async def complete(config: Config) -> str | None:
+    """Ask each OpenAI-compatible endpoint that names no model besides the default for its
+    models (once per process), and take the only one as the default when none is named.
+    → why no session can start yet, or None."""
+    default = (config.default_model or "").partition("/")
+    pending = [
+        p
+        for p in config.providers.values()
+        if p.kind == "openai"
+        and not p.listed
+        and (not p.models or (p.name == default[0] and p.models == [default[2]]))
+    ]
+    for p in pending:
+        p.listed = True
+    found = await asyncio.gather(*(list_models(p) for p in pending), return_exceptions=True)
+    problems = []
+    for p, ids in zip(pending, found, strict=True):
+        if isinstance(ids, BaseException):
+            problems.append(str(ids))
+            log.warning("%s", ids)
+            continue
+        p.models += [i for i in ids if i not in p.models]
+    if config.default_model is not None:
+        return None
+    ids = config.model_ids()
+    if len(ids) == 1:
+        config.default_model = ids[0]
+        return None
+    if ids:
+        shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+        return (
+            f"the endpoint serves several models ({shown}): name one with OPENAI_MODEL, "
+            "default_model in config.toml, `acp setup`, or --model provider/model"
+        )
+    return "; ".join(problems) or None
