@@ -4,12 +4,14 @@ server: with and without a key, with and without a named model, the model list f
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.client import Client
 from tests.sse_server import Server
-from tests.transcript import Scenario
+from tests.transcript import Scenario, acp_command
 
 
 def agent(tmp_path: Path, server: Server, **env: str) -> Client:
@@ -73,3 +75,39 @@ def test_a_named_model_works_without_a_model_list(tmp_path: Path) -> None:
         result = opened(c)["result"]
         assert model_option(result) == ("openai/only", ["openai/only"])
         assert c.close() == 0
+
+
+def test_authenticate_after_setup_in_a_terminal_needs_no_restart(tmp_path: Path) -> None:
+    scenario = Scenario(tmp_path)
+    c = Client(tmp_path, scenario=scenario)
+    assert opened(c)["error"]["code"] == -32000
+    auth = {"methodId": "reasonix-setup"}
+    missing = c.call("authenticate", auth)["error"]
+    assert missing["code"] == -32000 and "acp setup" in missing["message"]
+    with Server() as server:
+        done = subprocess.run(
+            [
+                *acp_command(),
+                "setup",
+                "--provider",
+                "openai",
+                "--model",
+                "m1",
+                "--base-url",
+                server.url,
+                "--no-check",
+            ],
+            env={**os.environ, **scenario.env},
+            capture_output=True,
+            timeout=30,
+        )
+        assert done.returncode == 0, done.stderr
+        assert c.result("authenticate", auth) == {}
+        cwd = scenario.vars["CWD"]
+        sid = c.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"]
+        answer = c.call(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+        assert answer["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    assert json.loads(server.bodies[0])["model"] == "m1"

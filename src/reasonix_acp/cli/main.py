@@ -15,7 +15,8 @@ from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
 from reasonix_acp.redact import RedactingFilter
 
 USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
-       acp setup [options]     configure a model provider in this terminal
+       acp setup [--provider P --model M [--base-url URL] [--api-key-env VAR] [--no-check]]
+                               configure a model provider (asks in this terminal without flags)
        acp demo                a whole session with the offline model, printed
        acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID
        acp --version
@@ -103,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["sessions"]:
         configure_logging(None)
         return sessions_command(args[1:])
+    if args[:1] == ["setup"]:
+        configure_logging(None)
+        # lazy: start-up
+        from reasonix_acp.cli.setup import run_setup
+
+        return run_setup(args[1:])
     try:
         opts = parse(args)
         if "help" in opts:
@@ -118,11 +125,6 @@ def main(argv: list[str] | None = None) -> int:
             from reasonix_acp.cli.demo import run_demo
 
             return run_demo()
-        if command == "setup":
-            # lazy: start-up
-            from reasonix_acp.cli.setup import run_setup
-
-            return run_setup()
         if command is not None:
             raise UsageError(f"unknown command {command}")
         limit = int(opts.get("line-limit", DEFAULT_LINE_LIMIT))

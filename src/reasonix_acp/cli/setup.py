@@ -1,23 +1,74 @@
-"""`acp setup`: ask for a provider, its endpoint, key and default model; write config.toml.
+"""`acp setup`: choose a provider, its endpoint, key and default model; edit config.toml.
 
-This is what the `reasonix-setup` terminal auth method runs. The file lives in the user config
-directory (platformdirs; `REASONIX_ACP_CONFIG_DIR` overrides it) with mode 0600, since it holds
-a credential. Input is read line by line from stdin, so the editor's terminal, a plain shell
-and a test's pipe all work; the key is read without echo when stdin is a terminal.
+This is what the `reasonix-setup` terminal auth method runs. Rules:
+- The existing config.toml is edited in place (tomlkit): other providers, `[permissions]`,
+  `[mcp_servers]`, `[plugins]`, `[pricing]`, comments and layout stay as they were. A file that
+  does not parse is left alone: setup says where it fails and stops.
+- The previous file is kept as `config.toml.bak`; the new one is written 0600, atomically.
+- Presets fill the base URL (DeepSeek, OpenAI, Ollama, LM Studio, vLLM, llama.cpp, OpenRouter,
+  or `openai` for any compatible endpoint); names are case-insensitive. A key is optional where
+  the server needs none; `--api-key-env VAR` stores the variable's name instead of a key.
+- The endpoint is checked (`GET /models`): setup says whether it answers, which models it
+  serves, where the file is and what to do next. A URL without http:// or https:// is refused.
+- Interactive (questions on stderr, answers line by line on stdin; the key without echo on a
+  terminal), or with flags: `acp setup --provider ollama --model qwen3 [--base-url URL]
+  [--api-key-env VAR] [--no-check]` asks nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import getpass
-import json
+import re
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
-from reasonix_acp.config import config_dir, write_private
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
 
-PROVIDERS = {
-    "deepseek": {"base_url": "https://api.deepseek.com", "model": "deepseek-chat"},
-    "openai": {"base_url": "", "model": ""},
+from reasonix_acp.config import ProviderConfig, config_dir, write_private
+from reasonix_acp.config.mcp_entries import shown_url
+from reasonix_acp.providers.base import ProviderError
+from reasonix_acp.providers.discovery import list_models
+
+
+@dataclass(frozen=True)
+class Preset:
+    kind: str
+    base_url: str
+    model: str = ""
+    needs_key: bool = False
+
+
+PRESETS = {
+    "deepseek": Preset("deepseek", "https://api.deepseek.com", "deepseek-chat", True),
+    "openai": Preset("openai", "https://api.openai.com/v1", "", True),
+    "ollama": Preset("openai", "http://127.0.0.1:11434/v1"),
+    "lmstudio": Preset("openai", "http://127.0.0.1:1234/v1"),
+    "vllm": Preset("openai", "http://127.0.0.1:8000/v1"),
+    "llamacpp": Preset("openai", "http://127.0.0.1:8080/v1"),
+    "openrouter": Preset("openai", "https://openrouter.ai/api/v1", "", True),
 }
+FLAGS = ("--provider", "--model", "--base-url", "--api-key-env")
+
+
+class SetupError(Exception):
+    pass
+
+
+@dataclass
+class Choice:
+    provider: str
+    base_url: str
+    model: str
+    api_key: str = ""
+    api_key_env: str = ""
+
+
+def canonical(name: str) -> str:
+    """`LM Studio` → `lmstudio`, `llama.cpp` → `llamacpp`, `OpenAI` → `openai`."""
+    return re.sub(r"[\s._-]+", "", name.strip().lower())
 
 
 def _ask(prompt: str, default: str = "", secret: bool = False) -> str:
@@ -34,40 +85,124 @@ def _ask(prompt: str, default: str = "", secret: bool = False) -> str:
     return answer.strip() or default
 
 
-def _toml_string(value: str) -> str:
-    # A JSON string with ASCII escapes is a valid TOML basic string.
-    return json.dumps(value, ensure_ascii=True)
+def _flags(args: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    while args:
+        arg = args.pop(0)
+        if arg == "--no-check":
+            out["no-check"] = "1"
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in FLAGS:
+            raise SetupError(f"unknown option {arg}")
+        if not eq:
+            if not args:
+                raise SetupError(f"{name} needs a value")
+            value = args.pop(0)
+        out[name[2:]] = value
+    return out
 
 
-def render(provider: str, base_url: str, api_key: str, model: str) -> str:
-    return (
-        "# Written by `acp setup`; edit freely.\n"
-        f"default_model = {_toml_string(f'{provider}/{model}')}\n\n"
-        f"[providers.{provider}]\n"
-        f"base_url = {_toml_string(base_url)}\n"
-        f"api_key = {_toml_string(api_key)}\n"
+def _choose(flags: dict[str, str]) -> Choice:
+    interactive = "provider" not in flags
+    names = ", ".join(PRESETS)
+    name = canonical(flags.get("provider") or _ask(f"Provider ({names})", "deepseek"))
+    preset = PRESETS.get(name)
+    if preset is None:
+        raise SetupError(f"unknown provider {name!r}; one of: {names}")
+    base_url = flags.get("base-url") or (
+        _ask("Base URL", preset.base_url) if interactive else preset.base_url
     )
+    if not re.match(r"(?i)^https?://[^/\s]", base_url):
+        raise SetupError(f"the base URL must start with http:// or https://: {base_url!r}")
+    choice = Choice(
+        name, base_url, flags.get("model", ""), api_key_env=flags.get("api-key-env", "")
+    )
+    if interactive and not choice.api_key_env:
+        optional = "" if preset.needs_key else " (empty: none)"
+        choice.api_key = _ask(f"API key{optional}", secret=True)
+    if interactive and not choice.model:
+        choice.model = _ask("Model", preset.model)
+    choice.model = choice.model or preset.model
+    return choice
 
 
-def run_setup() -> int:
+def _check(choice: Choice) -> list[str] | None:
+    """The endpoint's models, or None when it did not answer (said on stderr)."""
+    key = choice.api_key
+    probe = ProviderConfig(choice.provider, PRESETS[choice.provider].kind, choice.base_url, key)
     try:
-        provider = _ask(
-            "Provider (deepseek, openai for any OpenAI-compatible endpoint)", "deepseek"
-        )
-        if provider not in PROVIDERS:
-            sys.stderr.write(f"acp setup: unknown provider {provider!r}\n")
-            return 2
-        defaults = PROVIDERS[provider]
-        base_url = _ask("Base URL", defaults["base_url"])
-        api_key = _ask("API key", secret=True)
-        model = _ask("Model", defaults["model"])
+        models = asyncio.run(list_models(probe))
+    except ProviderError as exc:
+        sys.stderr.write(f"acp setup: the endpoint did not answer as expected: {exc}\n")
+        return None
+    listed = ", ".join(models[:20]) + (", ..." if len(models) > 20 else "")
+    sys.stderr.write(
+        f"acp setup: {shown_url(choice.base_url)} answers; it serves {listed or 'no models'}\n"
+    )
+    return models
+
+
+def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    try:
+        doc = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise SetupError(
+            f"{target} does not parse ({exc}); fix it first, nothing was changed"
+        ) from None
+    if not text:
+        doc.add(tomlkit.comment("Written by `acp setup`; edit freely."))
+    doc["default_model"] = f"{choice.provider}/{choice.model}"
+    providers = doc.get("providers")
+    if providers is None:
+        providers = tomlkit.table(is_super_table=True)
+        doc["providers"] = providers
+    table = providers.get(choice.provider)
+    if table is None:
+        table = tomlkit.table()
+        providers[choice.provider] = table
+    if PRESETS[choice.provider].kind != choice.provider:
+        table["kind"] = PRESETS[choice.provider].kind
+    table["base_url"] = choice.base_url
+    for key, value in (("api_key", choice.api_key), ("api_key_env", choice.api_key_env)):
+        if value:
+            table[key] = value
+        elif key in table and (choice.api_key or choice.api_key_env):
+            del table[key]  # the other way of giving the key replaces this one
+    models = table.get("models")
+    if models is not None and choice.model not in models:
+        models.append(choice.model)
+    return doc
+
+
+def run_setup(args: list[str] | None = None) -> int:
+    try:
+        flags = _flags(list(args or []))
+        choice = _choose(flags)
+        models = None if "no-check" in flags else _check(choice)
+        if not choice.model and models and len(models) == 1:
+            choice.model = models[0]
+        if not choice.model:
+            raise SetupError("a model is required (--model NAME)")
+        target = config_dir() / "config.toml"
+        doc = _edit(target, choice)
     except EOFError as exc:
         sys.stderr.write(f"\nacp setup: input ended before {exc}\n")
         return 2
-    if not base_url or not model:
-        sys.stderr.write("acp setup: a base URL and a model are required\n")
+    except SetupError as exc:
+        sys.stderr.write(f"acp setup: {exc}\n")
         return 2
-    target = config_dir() / "config.toml"
-    write_private(target, render(provider, base_url, api_key, model))
-    sys.stderr.write(f"acp setup: wrote {target}\n")
+    if target.exists():
+        backup = target.with_name("config.toml.bak")
+        write_private(backup, target.read_text(encoding="utf-8"))
+        sys.stderr.write(f"acp setup: the previous file is kept as {backup}\n")
+    write_private(target, tomlkit.dumps(doc))
+    if models is not None and choice.model not in models:
+        sys.stderr.write(f"acp setup: note: the endpoint does not list {choice.model}\n")
+    sys.stderr.write(
+        f"acp setup: wrote {target}: default model {choice.provider}/{choice.model}.\n"
+        "Next: start a new session in your editor; an agent that is already running reads "
+        "the file again when the editor authenticates.\n"
+    )
     return 0

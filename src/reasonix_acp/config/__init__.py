@@ -152,6 +152,13 @@ class Config:
             return NO_PROVIDER
         return None
 
+    def incomplete(self) -> str | None:
+        """What is missing before a session could start (None: nothing, or only the model
+        list an endpoint will give when a session opens)."""
+        if self.unreadable or self.default_model is not None:
+            return self.refusal()
+        return None if self.providers else NO_PROVIDER
+
     def unknown_model(self, model_id: str) -> str:
         """What to say of a model no provider offers."""
         ids = self.model_ids()

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.generated import methods as m
-from reasonix_acp.protocol.errors import ConnectionClosed, InvalidParams, StateError
+from reasonix_acp.protocol.errors import (
+    AuthRequired,
+    ConnectionClosed,
+    InvalidParams,
+    StateError,
+)
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
 from reasonix_acp.server import capabilities
@@ -238,9 +243,22 @@ class Agent:
         return capabilities.initialize_result(client)
 
     def authenticate(self, call: Call, params: Any) -> dict[str, Any]:
+        """The user ran setup (in the editor's terminal or their own): config.toml is read
+        again for sessions opened from now on; still incomplete → -32000 saying what is
+        missing."""
         method_id = params.method_id.strip()
         if method_id != capabilities.SETUP_METHOD_ID:
             raise InvalidParams(f"authenticate: unknown methodId {params.method_id}")
+        # lazy: start-up
+        from reasonix_acp import config
+
+        fresh = config.load(cli_model=self.options.model)
+        missing = fresh.incomplete()
+        if missing is not None:
+            raise AuthRequired(f"authenticate: {missing}")
+        self._config = fresh
+        if self._services is not None:
+            self._services.sessions.runtime.renew(fresh, self._provider_factory(fresh))
         return {}
 
     def logout(self, call: Call, params: Any) -> dict[str, Any]:

@@ -53,6 +53,10 @@ class Runtime:
         """The config sessions opened from now on start with."""
         return self.defaults.config if self._defaults else self._config
 
+    def renew(self, config: Config, make_provider: MakeProvider) -> None:
+        """Sessions opened from now on start with `config` (plugins are found again lazily)."""
+        self._config, self._make_provider, self._defaults = config, make_provider, None
+
     @property
     def defaults(self) -> Settings:
         if self._defaults is None:
