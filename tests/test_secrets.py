@@ -48,7 +48,7 @@ def test_a_key_echoed_by_the_provider_is_redacted_everywhere(tmp_path: Path) -> 
     assert server.headers[0]["Authorization"] == f"Bearer {KEY}"  # it was really used
     shown = json.dumps([error, status, c.notes])
     assert KEY not in shown
-    assert error["code"] == -32603
+    assert error["code"] == -32000  # a refused key: the editor can offer to authenticate
     assert (
         "authentication failed (HTTP 401): Incorrect API key provided: [redacted]. Check your key."
         in error["message"]
