@@ -55,3 +55,24 @@ def test_delete_refuses_a_session_open_elsewhere(tmp_path: Path) -> None:
     refused = acp(tmp_path, "delete", sid)
     assert refused.returncode == 1 and "in use by process" in refused.stderr
     assert client.close() == 0
+
+
+def test_prefixes_and_sessions_never_prompted(tmp_path: Path) -> None:
+    client = Client(tmp_path, "--model", "offline")
+    quiet = client.start()
+    spoken = client.result("session/new", {"cwd": client.scenario.vars["CWD"], "mcpServers": []})[
+        "sessionId"
+    ]
+    client.result(
+        "session/prompt", {"sessionId": spoken, "prompt": [{"type": "text", "text": "hello"}]}
+    )
+    assert client.close() == 0
+    listed = acp(tmp_path, "list").stdout
+    assert spoken in listed and quiet not in listed
+    assert quiet in acp(tmp_path, "list", "--all").stdout
+    shown = acp(tmp_path, "show", spoken[:8])
+    assert shown.returncode == 0 and spoken in shown.stdout
+    ambiguous = acp(tmp_path, "show", "")
+    assert ambiguous.returncode in (1, 2)
+    helped = acp(tmp_path, "--help")
+    assert helped.returncode == 0 and "unique prefix" in helped.stdout

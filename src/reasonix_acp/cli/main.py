@@ -18,8 +18,9 @@ USAGE = """usage: acp [options]           serve the Agent Client Protocol on std
        acp setup [--provider P --model M [--base-url URL] [--api-key-env VAR] [--no-check]]
                                configure a model provider (asks in this terminal without flags)
        acp demo                a whole session with the offline model, printed
-       acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID
-       acp --version
+       acp doctor              versions, config, providers, store, MCP servers: for bug reports
+       acp sessions list [--all] | show ID | export ID [--format ndjson|markdown] | delete ID
+       acp help | --help | --version
 
 options:
   --model ID          start-up model, as provider/model (offline selects the built-in model)
@@ -30,6 +31,13 @@ options:
   --line-limit BYTES  longest accepted input line (default: 33554432)
   -h, --help          this text
 """
+
+
+TTY_NOTE = (
+    "acp: this is an Agent Client Protocol agent: it speaks JSON-RPC on stdin and stdout, for an "
+    "editor to drive. Try `acp demo`, or see the README for Zed, JetBrains and Neovim "
+    "(Ctrl-C to stop).\n"
+)
 
 
 class UsageError(Exception):
@@ -44,7 +52,7 @@ def parse(argv: list[str]) -> dict[str, str]:
     while args:
         arg = args.pop(0)
         if arg in ("-h", "--help", "--version"):
-            opts[arg.lstrip("-")] = "1"
+            opts["help" if arg == "-h" else arg.lstrip("-")] = "1"
             continue
         name, eq, value = arg.partition("=")
         if name not in ("--model", "--log-level", "--line-limit", "--script", "--data-dir"):
@@ -112,11 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         return run_setup(args[1:])
     try:
         opts = parse(args)
-        if "help" in opts:
-            sys.stderr.write(USAGE)
+        if "help" in opts or opts.get("command") == "help":
+            sys.stdout.write(USAGE)
             return 0
         if "version" in opts:
-            sys.stderr.write(f"acp (reasonix-acp) {__version__}\n")
+            sys.stdout.write(f"acp (reasonix-acp) {__version__}\n")
             return 0
         configure_logging(opts.get("log-level"))
         command = opts.get("command")
@@ -125,6 +133,14 @@ def main(argv: list[str] | None = None) -> int:
             from reasonix_acp.cli.demo import run_demo
 
             return run_demo()
+        if command == "doctor":
+            # lazy: start-up
+            from reasonix_acp.cli.doctor import run_doctor
+
+            # lazy: start-up
+            from reasonix_acp.server.agent import Options, data_dir
+
+            return run_doctor(data_dir(Options(data_dir=opts.get("data-dir"))))
         if command is not None:
             raise UsageError(f"unknown command {command}")
         limit = int(opts.get("line-limit", DEFAULT_LINE_LIMIT))
@@ -133,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"acp: {exc}\n{USAGE}")
         return 2
+    if sys.stdin.isatty():
+        sys.stderr.write(TTY_NOTE)
     # lazy: start-up
     from reasonix_acp.server.stdio import EarlyStop, serve
 

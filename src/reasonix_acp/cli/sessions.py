@@ -1,6 +1,8 @@
-"""`acp sessions list | show ID | export ID --format ndjson|markdown | delete ID`.
+"""`acp sessions list [--all] | show ID | export ID --format ndjson|markdown | delete ID`.
 
-Reads the same store the agent writes (`--data-dir` / REASONIX_ACP_DATA_DIR). Output is for
+Reads the same store the agent writes (`--data-dir` / REASONIX_ACP_DATA_DIR). `list` shows the
+sessions that were prompted (`--all`: also those never prompted); an ID may be any unique
+prefix of one (as `list` prints them). Output is for
 people (list, show, markdown) or for tools (ndjson: one `session/update` payload per line, as a
 `session/load` would replay it).
 """
@@ -14,7 +16,10 @@ from typing import Any, TextIO
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 
-USAGE = "usage: acp sessions list | show ID | export ID [--format ndjson|markdown] | delete ID"
+USAGE = (
+    "usage: acp sessions [--data-dir DIR] list [--all] | show ID | export ID "
+    "[--format ndjson|markdown] | delete ID\n(ID: a session id or a unique prefix of one)"
+)
 
 
 def _text_of(content: dict[str, Any]) -> str:
@@ -63,15 +68,39 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
     out.write("\n")
 
 
+def _resolve(store: Store, given: str) -> str | None:
+    """The session `given` names: its id, or the one id it is a prefix of (else said why)."""
+    if store.get_session(given) is not None:
+        return given
+    ids = [r.id for r in store.list_sessions(None, None, 100_000, prompted_only=False)]
+    matches = [i for i in ids if i.startswith(given)] if given else []
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        sys.stderr.write(
+            f"acp sessions: {given} is the start of {len(matches)} sessions; give more\n"
+        )
+    else:
+        sys.stderr.write(f"acp sessions: unknown session {given}\n")
+    return None
+
+
 def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
     if not args:
         sys.stderr.write(USAGE + "\n")
         return 2
     command, rest = args[0], args[1:]
+    if command in ("-h", "--help", "help"):
+        out.write(USAGE + "\n")
+        return 0
     if command == "list":
-        rows = store.list_sessions(None, None, 10_000, prompted_only=False)
+        every = "--all" in rest
+        rows = store.list_sessions(None, None, 10_000, prompted_only=not every)
         if not rows:
-            out.write("no sessions\n")
+            hidden = not every and store.list_sessions(None, None, 1, prompted_only=False)
+            out.write(
+                "no prompted sessions (--all shows them all)\n" if hidden else "no sessions\n"
+            )
         for r in rows:
             out.write(
                 f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or '(untitled)'}\n"
@@ -80,11 +109,11 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
     if not rest:
         sys.stderr.write(USAGE + "\n")
         return 2
-    session_id = rest[0]
-    record = store.get_session(session_id)
-    if record is None:
-        sys.stderr.write(f"acp sessions: unknown session {session_id}\n")
+    session_id = _resolve(store, rest[0])
+    if session_id is None:
         return 1
+    record = store.get_session(session_id)
+    assert record is not None
     if command == "show":
         for key, value in vars(record).items():
             out.write(

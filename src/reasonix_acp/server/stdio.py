@@ -13,9 +13,10 @@ asyncio connection.
 
 Stopping: SIGTERM and SIGINT (what editors send to stop an agent) shut down as end of input
 does: turns are cancelled, every bash process group is killed and reaped, sessions and stores
-are closed, and `serve` returns 0. The exit status is 0 rather than 128+signal because this is
-the orderly end the editor asked for, not a crash, and hosts report a non-zero status as a
-failure. Before the event loop runs, `EarlyStop` holds the signals: one that arrives during
+are closed, and `serve` returns. After SIGTERM the exit status is 0 rather than 128+signal:
+this is the orderly end the editor asked for, not a crash, and hosts report a non-zero status
+as a failure. SIGINT (Ctrl-C in a terminal) ends the same orderly way, quietly, with 130, as
+shells expect of an interrupted program. Before the event loop runs, `EarlyStop` holds the signals: one that arrives during
 the handshake's blocking read ends the read at once; once the loop runs, its own handlers
 (`loop.add_signal_handler`) stop the connection.
 """
@@ -149,7 +150,7 @@ def handshake(
 
 
 def serve(line_limit: int, options: object = None, early: EarlyStop | None = None) -> int:
-    """Serve until end of input or a stop signal; the exit status (0)."""
+    """Serve until end of input or a stop signal; the exit status (exit_status)."""
     early = early or EarlyStop()
     in_fd, out_fd = claim_stdio()
     # lazy: start-up
@@ -161,15 +162,21 @@ def serve(line_limit: int, options: object = None, early: EarlyStop | None = Non
         pending, at_eof = handshake(agent, framer, in_fd, out_fd, early.read)
     except Stopped as exc:
         log.info("stopped by %s during the handshake", exc)
-        return 0
+        return exit_status(early.received)
     finally:
         early.release()
 
     import asyncio
 
-    asyncio.run(_serve_connection(agent, framer, in_fd, out_fd, pending, at_eof, early))
+    stopped_by: list[int] = []
+    asyncio.run(_serve_connection(agent, framer, in_fd, out_fd, pending, at_eof, early, stopped_by))
     early.hold()  # the closed loop put the default handlers back; exit stays orderly
-    return 0
+    return exit_status(stopped_by[0] if stopped_by else early.received)
+
+
+def exit_status(signum: int | None) -> int:
+    """0 for end of input and SIGTERM; 130 for SIGINT (Ctrl-C)."""
+    return 130 if signum == signal.SIGINT else 0
 
 
 async def _serve_connection(
@@ -180,6 +187,7 @@ async def _serve_connection(
     pending: list[Event],
     at_eof: bool,
     early: EarlyStop,
+    stopped_by: list[int],
 ) -> None:
     """The asyncio connection until it ends; then every bash process group is killed and
     reaped (a spawn still in progress included) before the loop closes."""
@@ -204,6 +212,7 @@ async def _serve_connection(
 
     def stop(signum: int) -> None:
         log.info("stopping on %s", signal.Signals(signum).name)
+        stopped_by.append(signum)
         if not killing:  # groups get SHUTDOWN_GRACE now, not KILL_GRACE after their turn ends
             killing.append(loop.create_task(GROUPS.shutdown()))
         connection.stop()

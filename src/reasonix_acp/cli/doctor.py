@@ -1,0 +1,123 @@
+"""`acp doctor`: what a bug report needs, in one screen, secrets left out.
+
+Python and package versions; the config file and whether it reads; each provider's endpoint,
+whether a key is set (never the key), whether it answers and which models it serves; the default
+model; the data directory, its mode and its store's schema version; each MCP server of
+config.toml and whether it starts (and how many tools it offers). Exit status 0 when everything
+works, 1 when something does not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import sqlite3
+import stat
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from reasonix_acp import config as settings
+from reasonix_acp.config.mcp_entries import shown_url
+from reasonix_acp.mcp_servers.link import Link
+from reasonix_acp.providers.base import ProviderError
+from reasonix_acp.providers.discovery import list_models
+from reasonix_acp.redact import scrub
+
+PACKAGES = ("pydantic", "httpx", "mcp", "transitions", "platformdirs", "tree-sitter", "tomlkit")
+DB_NAME = "reasonix-acp.sqlite3"
+
+
+class Report:
+    def __init__(self) -> None:
+        self.failed = False
+
+    def line(self, text: str, ok: bool = True) -> None:
+        self.failed = self.failed or not ok
+        sys.stdout.write(scrub(("  " if ok else "! ") + text) + "\n")
+
+
+def _versions(report: Report) -> None:
+    try:
+        ours = metadata.version("reasonix-acp")
+    except metadata.PackageNotFoundError:
+        ours = "(not installed)"
+    report.line(f"reasonix-acp {ours} on Python {platform.python_version()} ({sys.executable})")
+    found = []
+    for name in PACKAGES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} missing")
+    report.line("packages: " + ", ".join(found), ok="missing" not in " ".join(found))
+
+
+async def _providers(report: Report, config: settings.Config) -> None:
+    for p in config.providers.values():
+        where = f"provider {p.name} ({p.kind}) at {shown_url(p.base_url) or '(built in)'}"
+        key = "key set" if p.api_key else "no key"
+        if p.kind == "offline":
+            report.line(f"{where}: the offline model")
+            continue
+        try:
+            models = await list_models(p)
+        except ProviderError as exc:
+            report.line(f"{where}, {key}: does not answer: {exc}", ok=False)
+            continue
+        listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
+        report.line(f"{where}, {key}: answers; serves {len(models)} models: {listed}")
+    missing = config.incomplete()
+    if missing:
+        report.line(missing, ok=False)
+    report.line(f"default model: {config.default_model or '(none yet)'}")
+
+
+def _store(report: Report, data: Path) -> None:
+    if not data.exists():
+        report.line(f"data directory {data}: not created yet")
+        return
+    mode = stat.S_IMODE(data.stat().st_mode)
+    report.line(f"data directory {data}: mode {mode:o}", ok=mode & 0o077 == 0)
+    db = data / DB_NAME
+    if not db.exists():
+        report.line("session store: not created yet")
+        return
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2) as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            count = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+        report.line(f"session store {db}: schema version {version}, {count} sessions")
+    except sqlite3.Error as exc:
+        report.line(f"session store {db}: cannot be read: {exc}", ok=False)
+
+
+async def _mcp(report: Report, config: settings.Config) -> None:
+    for spec in config.mcp_servers:
+        link = Link(spec, os.getcwd())
+        where = shown_url(spec["url"]) if spec.get("url") else spec.get("command")
+        link.start()
+        with contextlib.suppress(Exception):  # the link records why it failed
+            await link.ready()
+        ok = link.state == "connected"
+        said = f"{len(link.tools)} tools" if ok else f"fails: {link.error or link.state}"
+        report.line(f"MCP server {link.name} ({link.transport}, {where}): {said}", ok=ok)
+        await link.stop()
+
+
+def run_doctor(data: Path) -> int:
+    report = Report()
+    _versions(report)
+    config = settings.load()
+    path = config.config_file
+    if config.unreadable:
+        report.line(f"config {path}: cannot be read: {config.unreadable}", ok=False)
+    else:
+        report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
+    asyncio.run(_providers(report, config))
+    _store(report, data)
+    if config.mcp_servers:
+        asyncio.run(_mcp(report, config))
+    sys.stdout.write("everything works\n" if not report.failed else "some things do not work (!)\n")
+    return 1 if report.failed else 0
