@@ -22,6 +22,7 @@ SCRIPT = Path(__file__).with_name("demo_script.jsonl")
 
 class Demo:
     def __init__(self, data: Path, cwd: Path) -> None:
+        self.carry: tuple[str, list[str]] = ("", [])
         env = {
             **os.environ,
             "REASONIX_ACP_DATA_DIR": str(data),
@@ -69,18 +70,21 @@ class Demo:
     def until(self, request_id: int, stop_after: int | None = None) -> dict[str, Any] | None:
         """Show notifications until the response to `request_id` (or `stop_after` updates)."""
         seen = 0
-        text = ""
+        text, held = self.carry  # a text run the previous call left open, and what it held
+        self.carry = ("", [])
         while True:
             frame = self.read()
             if (
                 "method" in frame and "id" in frame
             ):  # the agent asks: answer like a user who allows once
                 flush(text)
+                flush_lines(held)
                 text = ""
                 self.answer(frame)
                 continue
             if frame.get("id") == request_id and "method" not in frame:
                 flush(text)
+                flush_lines(held)
                 say(f"← response #{request_id}", frame.get("result", frame.get("error")))
                 return frame
             update = frame.get("params", {}).get("update", {})
@@ -89,24 +93,52 @@ class Demo:
                 prefix = "  thinking │ " if kind == "agent_thought_chunk" else "  agent    │ "
                 if not text.startswith(prefix):
                     flush(text)
+                    flush_lines(held)
                     text = prefix
                 text += update["content"]["text"]
+            elif kind is None and text:
+                held.append(describe(frame))  # shown after the text run: never inside it
             else:
                 flush(text)
+                flush_lines(held)
                 text = ""
-                show_update(kind, update)
+                show_update(kind, update) if kind else sys.stdout.write(describe(frame))
             seen += 1
             if stop_after is not None and seen >= stop_after:
-                flush(text)
+                # A text run still open goes on in the next call: it is never split.
+                self.carry = (text, held)
                 return None
 
 
+def brief(payload: Any, width: int = 160) -> str:
+    """JSON on one line, cut at a word boundary with `…` when longer than `width`."""
+    text = json.dumps(payload, ensure_ascii=False)
+    if len(text) <= width:
+        return text
+    cut = max(text.rfind(", ", 0, width), text.rfind(" ", 0, width))
+    return text[: cut if cut > width // 2 else width] + " …"
+
+
 def say(title: str, payload: Any = None) -> None:
-    sys.stdout.write(
-        title
-        + ("  " + json.dumps(payload, ensure_ascii=False)[:160] if payload is not None else "")
-        + "\n"
-    )
+    sys.stdout.write(title + ("  " + brief(payload) if payload is not None else "") + "\n")
+
+
+def describe(frame: dict[str, Any]) -> str:
+    """A notification other than a session update: the vendor status stream and the rest."""
+    method, params = frame.get("method", ""), frame.get("params") or {}
+    if method == "_reasonix.io/session/status_update":
+        status = params.get("status") or {}
+        outcome = (status.get("turnOutcome") or {}).get("kind")
+        outcome = None if outcome == "none" else outcome
+        said = f"{params.get('event')}: {status.get('state')}, {status.get('phase')}"
+        return f"  status   │ {said}" + (f", outcome {outcome}" if outcome else "") + "\n"
+    return f"  {method or 'frame'} │ {brief(params, 100)}\n"
+
+
+def flush_lines(lines: list[str]) -> None:
+    for line in lines:
+        sys.stdout.write(line)
+    lines.clear()
 
 
 def flush(text: str) -> None:
