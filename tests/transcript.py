@@ -41,6 +41,7 @@ from typing import Any
 from tests import sse_server
 
 WAIT_SECONDS = 20
+INTERPRETER = re.compile(re.escape(str(Path(sys.executable).parent)) + r"/python[0-9.]*\b")
 
 
 def acp_command() -> list[str]:
@@ -185,6 +186,8 @@ class Scenario:
                 node = node.replace(rid, f"<recovery-{i}>")
             for i, run in enumerate(self.runs, 1):
                 node = node.replace(run, f"<run-{i}>")
+            # The agent's interpreter, however its launcher names it (python, python3, python3.11)
+            node = INTERPRETER.sub("<python>", node)
             for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
                 if key in self.vars:
                     node = node.replace(self.vars[key], f"<{key.lower()}>")

@@ -6,6 +6,7 @@ golden transcript `initialize_*.ndjson` pins the result.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from reasonix_acp import __version__
@@ -69,7 +70,9 @@ def vendor_meta() -> dict[str, Any]:
 
 def auth_methods(client: ClientFeatures) -> list[dict[str, Any]]:
     """`acp setup` writes the provider configuration. A client that can run terminal auth gets
-    the terminal method (it runs us with `setup`); others get the same id as a plain method."""
+    the terminal method (it runs us with `setup`); others get the same id as a plain method.
+    Both carry `_meta["terminal-auth"]`, the command line to run (this interpreter, so it works
+    however the agent was installed: uvx, pipx, a venv)."""
     method: dict[str, Any] = {
         "id": SETUP_METHOD_ID,
         "name": "Reasonix setup",
@@ -77,6 +80,14 @@ def auth_methods(client: ClientFeatures) -> list[dict[str, Any]]:
     }
     if client.auth_terminal:
         method.update({"type": "terminal", "args": ["setup"]})
+    # The older convention some clients still read: the full command to run in a terminal.
+    method["_meta"] = {
+        "terminal-auth": {
+            "label": "Reasonix setup",
+            "command": sys.executable,
+            "args": ["-m", "reasonix_acp", "setup"],
+        }
+    }
     return [method]
 
 
