@@ -14,8 +14,6 @@ import json
 import logging
 from typing import Any
 
-import httpx
-
 from reasonix_acp.config import Config, ProviderConfig
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
@@ -45,6 +43,9 @@ def parse_models(body: Any) -> list[str]:
 
 
 async def list_models(provider: ProviderConfig, timeout: float = TIMEOUT) -> list[str]:
+    # lazy: start-up (a session on the offline model never needs it)
+    import httpx
+
     url = models_url(provider.base_url)
     where = f"{provider.name} at {shown_url(url)}"
     headers = {"Accept": "application/json"}

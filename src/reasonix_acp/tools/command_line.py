@@ -19,6 +19,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -28,7 +29,13 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+@functools.cache
+def _parser() -> Parser:
+    """Built on the first command line judged, not when a session opens (about 20 ms)."""
+    return Parser(Language(tree_sitter_bash.language()))
+
+
 MAX_DEPTH = 8  # nested `sh -c` / `eval` strings
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"}
 # Wrappers: the options that take a value; the wrapped command follows the options.
@@ -107,7 +114,7 @@ def _parse_into(text: str, line: CommandLine, depth: int) -> None:
     if depth > MAX_DEPTH:
         line.problems.append("nested too deeply")
         return
-    tree = _PARSER.parse(text.encode("utf-8", "surrogateescape"))
+    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
     if tree.root_node.has_error:
         line.problems.append("the shell grammar cannot read it")
         return
