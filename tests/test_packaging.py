@@ -116,3 +116,55 @@ def test_the_wheel_alone_runs_reasonix_acp_elsewhere(installed: Path, tmp_path: 
     frames = exchange(command, [init, load, prompt], tmp_path)
     assert next(f for f in frames if f.get("id") == 3)["result"] == {"stopReason": "end_turn"}
     assert (installed / "bin" / "acp").exists()
+
+
+def test_the_registry_launch_and_auth_checks(installed: Path, tmp_path: Path) -> None:
+    """As the registry verifies an entry: started with an empty stdin it exits cleanly (or keeps
+    running); its `initialize` answers protocol version 1 with an auth method of type agent or
+    terminal (a missing type read from `_meta`), for a client announcing terminal auth."""
+    command = [str(installed / "bin" / "reasonix-acp")]
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "TERM": "dumb"}
+    launched = subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path, env=env, timeout=10
+    )
+    assert launched.returncode == 0 and launched.stdout == b""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "ACP Registry Validator", "version": "1.0.0"},
+            "clientCapabilities": {
+                "terminal": True,
+                "fs": {"readTextFile": True, "writeTextFile": True},
+                "_meta": {"terminal_output": True, "terminal-auth": True},
+            },
+        },
+    }
+    [answer] = exchange(command, [init], tmp_path)
+    result = answer["result"]
+    assert result["protocolVersion"] == 1
+    kinds = []
+    for method in result["authMethods"]:
+        meta = method.get("_meta") or {}
+        kind = method.get("type") or ("terminal" if "terminal-auth" in meta else "agent")
+        kinds.append(kind)
+        assert method["id"] and method["name"]
+    assert "terminal" in kinds
+    terminal = result["authMethods"][0]["_meta"]["terminal-auth"]
+    setup = subprocess.run(
+        [
+            terminal["command"],
+            *terminal["args"],
+            "--provider",
+            "ollama",
+            "--model",
+            "m",
+            "--no-check",
+        ],
+        capture_output=True,
+        env={**env, "REASONIX_ACP_CONFIG_DIR": str(tmp_path / "config")},
+        timeout=30,
+    )
+    assert setup.returncode == 0, setup.stderr
