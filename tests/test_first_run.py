@@ -111,3 +111,18 @@ def test_authenticate_after_setup_in_a_terminal_needs_no_restart(tmp_path: Path)
         assert answer["result"] == {"stopReason": "end_turn"}
         assert c.close() == 0
     assert json.loads(server.bodies[0])["model"] == "m1"
+
+
+def test_a_host_that_does_not_resolve_is_named_with_the_cause(tmp_path: Path) -> None:
+    scenario = Scenario(tmp_path)
+    scenario.env.update({"OPENAI_BASE_URL": "http://no-such-host.invalid/v1", "OPENAI_MODEL": "m1"})
+    c = Client(tmp_path, scenario=scenario)
+    sid = opened(c)["result"]["sessionId"]
+    error = c.call(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+    )["error"]
+    assert c.close() == 0
+    assert error["code"] == -32603  # an upstream failure, not bad input
+    assert error["message"].startswith(
+        "session/prompt: openai at http://no-such-host.invalid/v1/chat/completions: ConnectError: "
+    )

@@ -105,6 +105,11 @@ class OpenAIProvider:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         payload = json.dumps(self.body(request), ensure_ascii=False, separators=(",", ":")).encode()
         url = _endpoint(self.config.base_url)
+        if not url.lower().startswith(("http://", "https://")):
+            raise ProviderError(
+                f"{self.config.name}: the base URL {shown_url(self.config.base_url)!r} does not "
+                "start with http:// or https://; fix it in config.toml or OPENAI_BASE_URL"
+            )
         for attempt in range(1, MAX_ATTEMPTS + 1):
             produced = False
             try:
