@@ -135,3 +135,12 @@ def test_setup_stores_a_key_variable_and_reports_an_endpoint_that_fails(tmp_path
     config = tomllib.loads((tmp_path / "config.toml").read_text(encoding="utf-8"))
     assert config["providers"]["lmstudio"]["api_key_env"] == "MY_KEY"
     assert "did not answer as expected" in done.stderr.decode()
+
+
+def test_setup_refuses_providers_that_are_not_tables(tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    target.write_text('providers = "x"\n', encoding="utf-8")
+    done = setup(tmp_path, "--provider", "ollama", "--model", "m", "--no-check")
+    assert done.returncode == 2 and "`providers` is not a table" in done.stderr.decode()
+    assert target.read_text(encoding="utf-8") == 'providers = "x"\n'
+    assert b"Traceback" not in done.stderr

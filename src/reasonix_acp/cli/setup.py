@@ -158,10 +158,16 @@ def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
     if providers is None:
         providers = tomlkit.table(is_super_table=True)
         doc["providers"] = providers
+    if not isinstance(providers, dict):
+        raise SetupError(f"{target}: `providers` is not a table; fix it first, nothing was changed")
     table = providers.get(choice.provider)
     if table is None:
         table = tomlkit.table()
         providers[choice.provider] = table
+    if not isinstance(table, dict):
+        raise SetupError(
+            f"{target}: `providers.{choice.provider}` is not a table; fix it first, nothing was changed"
+        )
     if PRESETS[choice.provider].kind != choice.provider:
         table["kind"] = PRESETS[choice.provider].kind
     table["base_url"] = choice.base_url
@@ -171,7 +177,7 @@ def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
         elif key in table and (choice.api_key or choice.api_key_env):
             del table[key]  # the other way of giving the key replaces this one
     models = table.get("models")
-    if models is not None and choice.model not in models:
+    if isinstance(models, list) and choice.model not in models:
         models.append(choice.model)
     return doc
 
@@ -197,7 +203,8 @@ def run_setup(args: list[str] | None = None) -> int:
         backup = target.with_name("config.toml.bak")
         write_private(backup, target.read_text(encoding="utf-8"))
         sys.stderr.write(f"acp setup: the previous file is kept as {backup}\n")
-    write_private(target, tomlkit.dumps(doc))
+    text = tomlkit.dumps(doc)
+    write_private(target, text if text.endswith("\n") else text + "\n")
     if models is not None and choice.model not in models:
         sys.stderr.write(f"acp setup: note: the endpoint does not list {choice.model}\n")
     sys.stderr.write(

@@ -350,7 +350,7 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
         kind=kind,
         base_url=str(table.get("base_url") or (DEEPSEEK_URL if kind == "deepseek" else "")),
         api_key=str(table.get("api_key") or ""),
-        models=[str(m) for m in table.get("models") or []],
+        models=[str(m) for m in models] if isinstance(models := table.get("models"), list) else [],
         prices=prices,
         currency=price.currency if price is not None else "USD",
         price=price,
