@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def generate() -> dict[str, str]:
     files["__init__.py"] = (
         head + '"""Generator output only; see the header for how to regenerate."""\n'
     )
-    return {name: models.ruff_format(text) for name, text in files.items()}
+    return models.ruff_format(files)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")
-    extra = sorted(p.name for p in out.glob("*.py") if p.name not in files) if out.is_dir() else []
+    present = {p.relative_to(out).as_posix() for p in out.rglob("*.py")} if out.is_dir() else set()
+    extra = sorted(present - set(files))
     if args.check and (stale or extra):
         print(
             f"codegen: {', '.join(stale + extra)} in {out} differ from a fresh generation; "
@@ -117,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in extra:
         if not args.check:
             (out / name).unlink()
+    for folder in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+        if not args.check and not any(folder.glob("*.py")) and folder.name != "__pycache__":
+            shutil.rmtree(folder, ignore_errors=True)
     print(f"codegen: {len(files)} files, {len(stale)} changed", file=sys.stderr)
     return 0
 

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from codegen import methods, split
 from codegen.names import unexpected_numbered
 
 BASE_CLASS = "reasonix_acp.protocol.lenient.LenientModel"
@@ -61,39 +62,25 @@ def run_generator(doc: dict[str, Any]) -> str:
         return out.read_text(encoding="utf-8")
 
 
-def ruff_format(source: str) -> str:
-    """Unused imports removed, then the final formatting pass, with ruff's defaults (not the project's config, which skips
-    generated/), so the output depends only on the pinned ruff version."""
+def ruff_format(files: dict[str, str]) -> dict[str, str]:
+    """Unused imports removed, then the final formatting pass, with ruff's defaults (not the
+    project's config, which skips generated/), so the output depends only on the pinned ruff
+    version. One ruff run over a scratch copy of all the files."""
     exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-    fixed = subprocess.run(
-        [
-            exe,
-            "check",
-            "--isolated",
-            "--select",
-            "F401",
-            "--fix",
-            "--quiet",
-            "--stdin-filename",
-            "generated.py",
-            "-",
-        ],
-        input=source,
-        capture_output=True,
-        text=True,
-    )
-    if fixed.returncode != 0:
-        raise GenerationError(f"ruff check failed:\n{fixed.stderr}{fixed.stdout}")
-    source = fixed.stdout
-    proc = subprocess.run(
-        [exe, "format", "--isolated", "--stdin-filename", "generated.py", "-"],
-        input=source,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise GenerationError(f"ruff format failed:\n{proc.stderr}")
-    return proc.stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "out"
+        for name, text in files.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        for args, what in (
+            (["check", "--isolated", "--select", "F401", "--fix", "--quiet", "."], "check"),
+            (["format", "--isolated", "--quiet", "."], "format"),
+        ):
+            proc = subprocess.run([exe, *args], cwd=root, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise GenerationError(f"ruff {what} failed:\n{proc.stderr}{proc.stdout}")
+        return {name: (root / name).read_text(encoding="utf-8") for name in files}
 
 
 def _segments(source: str) -> tuple[str, list[tuple[str, str]]]:
@@ -122,10 +109,6 @@ def _segments(source: str) -> tuple[str, list[tuple[str, str]]]:
         else:
             raise GenerationError(f"unexpected top-level statement at line {node.lineno}")
     return "".join(imports), body
-
-
-def _names_used(text: str) -> set[str]:
-    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
 
 
 def lenient_rules(doc: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -158,8 +141,92 @@ def _table(name: str, value: dict[str, Any], classes: set[str]) -> str:
     return f"{name}: dict[str, Any] = {body}\n"
 
 
+PACKAGE = "reasonix_acp.generated"
+
+INIT_DOC = (
+    '"""The generated classes, each in the module of the methods that need it (see\n'
+    "codegen/split.py); a class is imported on first use, so a request loads only its own.\n"
+    '"""\n\n'
+)
+
+INIT_BODY = """
+__all__ = sorted(WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+"""
+
+
+def _check_sources(
+    upstream: list[tuple[str, str]], vendor: list[tuple[str, str]], doc: dict[str, Any]
+) -> None:
+    upstream_names = {o for o, _ in upstream}
+    vendor_names = {o for o, _ in vendor}
+    upstream_defs = {n for n in doc["$defs"] if not n.startswith("Reasonix")}
+    used_upstream = set().union(*(split.names_used(t) - {o} for o, t in upstream))
+    strays = sorted(upstream_names - upstream_defs - used_upstream)
+    if strays:
+        raise GenerationError(
+            f"classes {strays} come from inline vendor schemas; give them Reasonix $defs entries"
+        )
+    for owner, text in upstream:
+        leaked = split.names_used(text) & vendor_names
+        if leaked:
+            raise GenerationError(
+                f"upstream class {owner} refers to vendor classes {sorted(leaked)}"
+            )
+
+
+def _texts(part: list[tuple[str, str]]) -> dict[str, str]:
+    """{class: its statements}, in the generator's order."""
+    out: dict[str, str] = {}
+    for owner, text in part:
+        out[owner] = out.get(owner, "") + text.rstrip("\n") + "\n"
+    return out
+
+
+def _module_source(
+    header: str,
+    imports: str,
+    group: split.Group,
+    texts: dict[str, str],
+    pulled: dict[str, set[str]],
+    tables: tuple[dict[str, Any], dict[str, Any]],
+) -> str:
+    names = set(group.classes)
+    pulled_lines = "".join(
+        f"from {module} import {', '.join(sorted(classes))}\n"
+        for module, classes in sorted(pulled.items())
+    )
+    return (
+        header
+        + imports
+        + "from reasonix_acp.protocol.lenient import register\n"
+        + pulled_lines
+        + "\n\n"
+        + "\n\n".join(texts[name] for name in group.classes)
+        + "\n\n"
+        + _table("LENIENT_FIELDS", tables[0], names)
+        + "\n"
+        + _table("REJECT_TAGS", tables[1], names)
+        + "\n"
+        + "register(__name__, LENIENT_FIELDS, REJECT_TAGS)\n"
+    )
+
+
 def render(doc: dict[str, Any], header: str) -> dict[str, str]:
-    """{file name: source} for models.py (upstream) and reasonix_models.py (vendor)."""
+    """{path under generated/: source}: the packages models/ (upstream) and reasonix_models/
+    (vendor), each a lazy `__init__.py` and one module per group of codegen/split.py."""
     source = run_generator(doc)
     numbered = unexpected_numbered(source)
     if numbered:
@@ -173,54 +240,35 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     body = [(owner, text) for owner, text in body if owner != "Model"]
     upstream = [(o, t) for o, t in body if not o.startswith("Reasonix")]
     vendor = [(o, t) for o, t in body if o.startswith("Reasonix")]
-    upstream_names = {o for o, _ in upstream}
-    vendor_names = {o for o, _ in vendor}
-    upstream_defs = {n for n in doc["$defs"] if not n.startswith("Reasonix")}
-    used_upstream = set().union(*(_names_used(t) - {o} for o, t in upstream))
-    strays = sorted(upstream_names - upstream_defs - used_upstream)
-    if strays:
-        raise GenerationError(
-            f"classes {strays} come from inline vendor schemas; give them Reasonix $defs entries"
-        )
-    for owner, text in upstream:
-        leaked = _names_used(text) & vendor_names
-        if leaked:
-            raise GenerationError(
-                f"upstream class {owner} refers to vendor classes {sorted(leaked)}"
-            )
-    imported = sorted(set().union(*(_names_used(t) for _, t in vendor)) & upstream_names)
-    rules = lenient_rules(doc)
-    tags = reject_tags(doc)
+    _check_sources(upstream, vendor, doc)
+    texts = _texts(body)
+    deps = split.dependencies(texts, set(texts))
+    roots = {n for e in methods.collect(doc) for n in (e.params, e.result) if n is not None}
+    tables = (lenient_rules(doc), reject_tags(doc))
     outputs: dict[str, str] = {}
-    for file_name, part, names, extra_import in (
-        ("models.py", upstream, upstream_names, ""),
-        (
-            "reasonix_models.py",
-            vendor,
-            vendor_names,
-            (
-                "from reasonix_acp.generated.models import (\n"
-                + "".join(f"    {n},\n" for n in imported)
-                + ")\n"
+    home: dict[str, str] = {}
+    for package, part in (("models", upstream), ("reasonix_models", vendor)):
+        order = list(_texts(part))
+        try:
+            split.ordered(order, deps)
+            groups = split.partition(order, deps, roots)
+        except split.SplitError as exc:
+            raise GenerationError(str(exc)) from None
+        where: dict[str, str] = {}
+        for group in groups:
+            for name in group.classes:
+                home[name] = f"{PACKAGE}.{package}.{group.module}"
+                where[name] = group.module
+        for group in groups:
+            pulled = split.imports_of(group, deps, home)
+            outputs[f"{package}/{group.module}.py"] = _module_source(
+                header, imports, group, texts, pulled, tables
             )
-            if imported
-            else "",
-        ),
-    ):
-        text = (
+        outputs[f"{package}/__init__.py"] = (
             header
-            + "from __future__ import annotations\n\n"
-            + imports
-            + "from reasonix_acp.protocol.lenient import register\n"
-            + extra_import
-            + "\n\n"
-            + "\n\n".join(t.rstrip("\n") + "\n" for _, t in part)
-            + "\n\n"
-            + _table("LENIENT_FIELDS", rules, names)
-            + "\n"
-            + _table("REJECT_TAGS", tags, names)
-            + "\n"
-            + "register(__name__, LENIENT_FIELDS, REJECT_TAGS)\n"
+            + INIT_DOC
+            + "from importlib import import_module\nfrom typing import Any\n\n"
+            + _table("WHERE", {n: where[n] for n in sorted(where)}, set(where))
+            + INIT_BODY
         )
-        outputs[file_name] = text
     return outputs

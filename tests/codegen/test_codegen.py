@@ -23,6 +23,7 @@ from codegen.pin import (
 )
 from codegen.prepare import prepare
 from reasonix_acp.generated import methods as generated
+from reasonix_acp.generated.models import WHERE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,14 +54,14 @@ def test_upstream_schema_is_not_committed() -> None:
 
 def test_every_generated_file_has_the_header() -> None:
     pin = load_pin()
-    for path in sorted(GENERATED_DIR.glob("*.py")):
+    for path in sorted(GENERATED_DIR.rglob("*.py")):
         head = path.read_text(encoding="utf-8").splitlines()[:3]
         assert head[0] == f"# GENERATED FROM {pin.spec} {pin.path} (sha256 {pin.sha256})", path
         assert "nox -s codegen" in head[2]
 
 
 def test_no_class_is_named_by_position() -> None:
-    for path in GENERATED_DIR.glob("*.py"):
+    for path in GENERATED_DIR.rglob("*.py"):
         assert unexpected_numbered(path.read_text(encoding="utf-8")) == [], path
     assert unexpected_numbered("class SessionUpdate3(BaseModel):\n") == ["SessionUpdate3"]
 
@@ -70,7 +71,7 @@ def test_no_schema_prose_in_generated_code() -> None:
     descriptions = [
         d["description"] for d in upstream["$defs"].values() if len(d.get("description", "")) > 40
     ]
-    text = "".join(p.read_text(encoding="utf-8") for p in GENERATED_DIR.glob("*.py"))
+    text = "".join(p.read_text(encoding="utf-8") for p in GENERATED_DIR.rglob("*.py"))
     assert descriptions and not [d for d in descriptions if d.splitlines()[0] in text]
     assert "description=" not in text
 
@@ -142,16 +143,18 @@ def test_check_passes_on_the_committed_output_and_fails_on_a_hand_edit(tmp_path:
     copy = tmp_path / "generated"
     shutil.copytree(GENERATED_DIR, copy)
     assert _check(copy).returncode == 0
-    models = copy / "models.py"
-    models.write_text(
-        models.read_text(encoding="utf-8").replace(
-            "class PromptResponse(", "class PromptResponseX("
-        ),
-        encoding="utf-8",
+    module = copy / "models" / f"{WHERE['PromptResponse']}.py"
+    original = module.read_text(encoding="utf-8")
+    module.write_text(
+        original.replace("class PromptResponse(", "class PromptResponseX("), encoding="utf-8"
     )
     result = _check(copy)
     assert result.returncode == 1
-    assert "models.py" in result.stderr and "nox -s codegen" in result.stderr
+    assert f"models/{module.name}" in result.stderr and "nox -s codegen" in result.stderr
+    module.write_text(original, encoding="utf-8")
+    (copy / "models" / "stray.py").write_text("", encoding="utf-8")
+    result = _check(copy)
+    assert result.returncode == 1 and "models/stray.py" in result.stderr
 
 
 def test_vendor_files_only_hold_defs() -> None:

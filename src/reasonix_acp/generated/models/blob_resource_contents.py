@@ -1,0 +1,167 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+
+
+class BlobResourceContents(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    blob: str
+    mime_type: Annotated[str | None, Field(alias="mimeType")] = None
+    uri: str
+
+
+class TextResourceContents(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType")] = None
+    text: str
+    uri: str
+
+
+class Annotations(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    audience: list[Literal["assistant", "user"]] | None = None
+    last_modified: Annotated[str | None, Field(alias="lastModified")] = None
+    priority: float | None = None
+
+
+class AudioContent(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    annotations: Annotations | None = None
+    data: str
+    mime_type: Annotated[str, Field(alias="mimeType")]
+
+
+class ContentBlockAudio(AudioContent):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["audio"]
+
+
+class ImageContent(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    annotations: Annotations | None = None
+    data: str
+    mime_type: Annotated[str, Field(alias="mimeType")]
+    uri: str | None = None
+
+
+class ResourceLink(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    annotations: Annotations | None = None
+    description: str | None = None
+    mime_type: Annotated[str | None, Field(alias="mimeType")] = None
+    name: str
+    size: int | None = None
+    title: str | None = None
+    uri: str
+
+
+class TextContent(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    annotations: Annotations | None = None
+    text: str
+
+
+class ContentBlockText(TextContent):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["text"]
+
+
+class ContentBlockImage(ImageContent):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["image"]
+
+
+class ContentBlockResourceLink(ResourceLink):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["resource_link"]
+
+
+class EmbeddedResource(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    annotations: Annotations | None = None
+    resource: TextResourceContents | BlobResourceContents
+
+
+class ContentBlockResource(EmbeddedResource):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["resource"]
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "Annotations": {
+        "_meta": "default",
+        "audience": "skip_items",
+        "lastModified": "default",
+        "priority": "default",
+    },
+    "AudioContent": {"_meta": "default", "annotations": "default"},
+    "BlobResourceContents": {"_meta": "default", "mimeType": "default"},
+    "EmbeddedResource": {"_meta": "default", "annotations": "default"},
+    "ImageContent": {"_meta": "default", "annotations": "default", "uri": "default"},
+    "ResourceLink": {
+        "_meta": "default",
+        "annotations": "default",
+        "description": "default",
+        "mimeType": "default",
+        "size": "default",
+        "title": "default",
+    },
+    "TextContent": {"_meta": "default", "annotations": "default"},
+    "TextResourceContents": {"_meta": "default", "mimeType": "default"},
+}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)

@@ -1,0 +1,24 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+
+
+class CancelNotification(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    session_id: Annotated[str, Field(alias="sessionId")]
+
+
+LENIENT_FIELDS: dict[str, Any] = {"CancelNotification": {"_meta": "default"}}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)

@@ -1,0 +1,107 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+from reasonix_acp.generated.models.boolean_property_schema import ElicitationSchema
+
+
+class CreateElicitationRequestOther(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    message: str
+    mode: str
+
+
+class CreateElicitationRequestUrlRequest(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    elicitation_id: Annotated[str, Field(alias="elicitationId")]
+    message: str
+    mode: Literal["url"]
+    request_id: Annotated[int | str | None, Field(alias="requestId")]
+    url: str
+
+
+class CreateElicitationRequestUrlSession(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    elicitation_id: Annotated[str, Field(alias="elicitationId")]
+    message: str
+    mode: Literal["url"]
+    session_id: Annotated[str, Field(alias="sessionId")]
+    tool_call_id: Annotated[str | None, Field(alias="toolCallId")] = None
+    url: str
+
+
+class CreateElicitationRequestFormRequest(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    message: str
+    mode: Literal["form"]
+    request_id: Annotated[int | str | None, Field(alias="requestId")]
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+
+
+class CreateElicitationRequestFormSession(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    message: str
+    mode: Literal["form"]
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+    session_id: Annotated[str, Field(alias="sessionId")]
+    tool_call_id: Annotated[str | None, Field(alias="toolCallId")] = None
+
+
+class CreateElicitationRequest(
+    RootModel[
+        CreateElicitationRequestFormSession
+        | CreateElicitationRequestFormRequest
+        | CreateElicitationRequestUrlSession
+        | CreateElicitationRequestUrlRequest
+        | CreateElicitationRequestOther
+    ]
+):
+    root: (
+        CreateElicitationRequestFormSession
+        | CreateElicitationRequestFormRequest
+        | CreateElicitationRequestUrlSession
+        | CreateElicitationRequestUrlRequest
+        | CreateElicitationRequestOther
+    )
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "CreateElicitationRequestFormRequest": {"_meta": "default"},
+    "CreateElicitationRequestFormSession": {
+        "_meta": "default",
+        "toolCallId": "default",
+    },
+    "CreateElicitationRequestOther": {"_meta": "default"},
+    "CreateElicitationRequestUrlRequest": {"_meta": "default"},
+    "CreateElicitationRequestUrlSession": {"_meta": "default", "toolCallId": "default"},
+}
+
+REJECT_TAGS: dict[str, Any] = {
+    "CreateElicitationRequestOther": {"mode": ["form", "url"]}
+}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)

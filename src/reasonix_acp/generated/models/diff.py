@@ -1,0 +1,147 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+from reasonix_acp.generated.models.blob_resource_contents import (
+    ContentBlockAudio,
+    ContentBlockImage,
+    ContentBlockResource,
+    ContentBlockResourceLink,
+    ContentBlockText,
+)
+
+
+class Diff(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    new_text: Annotated[str, Field(alias="newText")]
+    old_text: Annotated[str | None, Field(alias="oldText")] = None
+    path: str
+
+
+class ToolCallContentDiff(Diff):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["diff"]
+
+
+class ToolCallLocation(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    line: Annotated[int | None, Field(ge=0)] = None
+    path: str
+
+
+class Terminal(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    terminal_id: Annotated[str, Field(alias="terminalId")]
+
+
+class ToolCallContentTerminal(Terminal):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["terminal"]
+
+
+class Content(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    content: Annotated[
+        ContentBlockText
+        | ContentBlockImage
+        | ContentBlockAudio
+        | ContentBlockResourceLink
+        | ContentBlockResource,
+        Field(discriminator="type"),
+    ]
+
+
+class ToolCallContentContent(Content):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["content"]
+
+
+class ToolCallUpdate(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    content: (
+        list[
+            Annotated[
+                ToolCallContentContent | ToolCallContentDiff | ToolCallContentTerminal,
+                Field(discriminator="type"),
+            ]
+        ]
+        | None
+    ) = None
+    kind: (
+        Literal[
+            "read",
+            "edit",
+            "delete",
+            "move",
+            "search",
+            "execute",
+            "think",
+            "fetch",
+            "switch_mode",
+            "other",
+        ]
+        | None
+    ) = None
+    locations: list[ToolCallLocation] | None = None
+    name: str | None = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput")] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput")] = None
+    status: Literal["pending", "in_progress", "completed", "failed"] | None = None
+    title: str | None = None
+    tool_call_id: Annotated[str, Field(alias="toolCallId")]
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "Content": {"_meta": "default"},
+    "Diff": {"_meta": "default", "oldText": "default"},
+    "Terminal": {"_meta": "default"},
+    "ToolCallLocation": {"_meta": "default", "line": "default"},
+    "ToolCallUpdate": {
+        "_meta": "default",
+        "content": "skip_items",
+        "kind": "default",
+        "locations": "skip_items",
+        "name": "default",
+        "rawInput": "default",
+        "rawOutput": "default",
+        "status": "default",
+        "title": "default",
+    },
+}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)

@@ -1,0 +1,97 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+
+
+class SessionConfigBoolean(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    current_value: Annotated[bool, Field(alias="currentValue")]
+
+
+class SessionConfigOptionBoolean(SessionConfigBoolean):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    category: (
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str
+        | None
+    ) = None
+    description: str | None = None
+    id: str
+    name: str
+    type: Literal["boolean"]
+
+
+class SessionConfigSelectOption(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    description: str | None = None
+    name: str
+    value: str
+
+
+class SessionConfigSelectGroup(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    group: str
+    name: str
+    options: list[SessionConfigSelectOption]
+
+
+class SessionConfigSelect(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    current_value: Annotated[str, Field(alias="currentValue")]
+    options: list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+
+
+class SessionConfigOptionSelect(SessionConfigSelect):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    category: (
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str
+        | None
+    ) = None
+    description: str | None = None
+    id: str
+    name: str
+    type: Literal["select"]
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "SessionConfigSelectGroup": {"_meta": "default", "options": "skip_items"},
+    "SessionConfigSelectOption": {"_meta": "default", "description": "default"},
+}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)

@@ -1,0 +1,61 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+from reasonix_acp.generated.reasonix_models.reasonix_inbox_ref_summary import (
+    ReasonixInboxItemMeta,
+)
+
+
+class ReasonixInboxCapacity(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    bytes: Annotated[int, Field(ge=0)]
+    items: Annotated[int, Field(ge=0)]
+    max_bytes: Annotated[int, Field(alias="maxBytes", ge=0)]
+    max_item_bytes: Annotated[int, Field(alias="maxItemBytes", ge=0)]
+    max_items: Annotated[int, Field(alias="maxItems", ge=0)]
+
+
+class ReasonixInboxSnapshot(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    capacity: ReasonixInboxCapacity
+    items: list[ReasonixInboxItemMeta]
+    paused: bool
+    readonly: bool | None = None
+    recovered: bool
+    recovered_count: Annotated[int | None, Field(alias="recoveredCount", ge=0)] = None
+    revision: Annotated[int, Field(ge=0)]
+    run_id: Annotated[str | None, Field(alias="runId")] = None
+    schema_version: Annotated[int, Field(alias="schemaVersion", ge=1)]
+    session_path: Annotated[str | None, Field(alias="sessionPath")] = None
+
+
+class ReasonixInboxListResponse(ReasonixInboxSnapshot):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "ReasonixInboxSnapshot": {
+        "readonly": "default",
+        "recoveredCount": "default",
+        "runId": "default",
+        "sessionPath": "default",
+    }
+}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)
