@@ -1,7 +1,7 @@
 """Render generated/methods.py from the x-method / x-side annotations of the prepared document.
 
 A method is a request when a `*Response` def carries its name, a notification otherwise. Class names
-starting with `Reasonix` live in generated/reasonix_models.py, the rest in generated/models.py. A vendor
+starting with `Reasonix` live in generated/reasonix_models/, the rest in generated/models/. A vendor
 def with `x-reasonix-extends: <UpstreamDef>` replaces that upstream def in the method's entry
 (the prompt's `action`, set_config_option's `deprecatedNotice`).
 """
