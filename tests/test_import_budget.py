@@ -1,6 +1,7 @@
 """What a real `acp` imports to answer `initialize` and `session/new` (no MCP servers, offline
 model) is pinned: a third-party package new on that path fails here by name. Heavy packages
-that only some sessions need (the MCP SDK, httpx, tomlkit, jsonschema) must stay off it."""
+that only some sessions need (the MCP SDK, httpx, tomlkit, jsonschema) must stay off it, and so
+must pydantic: a plain `session/new` is decoded without it (protocol/light.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,7 @@ from pathlib import Path
 import pytest
 
 ALLOWED = {
-    "pydantic",
-    "pydantic_core",
-    "annotated_types",
     "typing_extensions",
-    "typing_inspection",
     "platformdirs",
     "transitions",
     "six",  # transitions needs it
@@ -26,7 +23,18 @@ ALLOWED = {
     "tree_sitter_bash",
     "reasonix_acp",
 }
-NEVER = {"mcp", "httpx", "httpcore", "anyio", "starlette", "tomlkit", "jsonschema", "rich"}
+NEVER = {
+    "mcp",
+    "httpx",
+    "httpcore",
+    "anyio",
+    "starlette",
+    "tomlkit",
+    "jsonschema",
+    "rich",
+    "pydantic",
+    "pydantic_core",
+}
 LINE = re.compile(r"import time:\s+\d+ \|\s+\d+ \| \s*(\S+)")
 
 

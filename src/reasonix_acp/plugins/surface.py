@@ -22,8 +22,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import ValidationError
-
 log = logging.getLogger("reasonix_acp.plugins.surface")
 
 UPDATE = "_reasonix.io/extension_surface"
@@ -32,6 +30,9 @@ WARNING_SEVERITIES = ("warn", "warning", "error")
 
 def normalise(plugin_id: str, raw: list[Any], session_id: str | None) -> list[dict[str, Any]]:
     """The valid surfaces of a plugin's output, in wire form."""
+    # lazy: start-up
+    from pydantic import ValidationError
+
     # lazy: start-up
     from reasonix_acp.generated.reasonix_models import ReasonixExtensionSurface
 

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.generated.methods import (
     INITIALIZE,
+    SESSION_NEW,
     MethodSpec,
 )
+from reasonix_acp.protocol import light
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
 from reasonix_acp.protocol.handshake import decode_initialize
 
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 # Methods whose params are decoded without pydantic (each checked against its generated model
 # by tests/protocol/test_handshake.py).
 LIGHT_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {INITIALIZE: decode_initialize}
+# Methods whose params in their plainest shape are decoded without pydantic; a decoder returns
+# None for any other shape, which the model then decodes (see light.py).
+PLAIN_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {SESSION_NEW: light.new_session}
 
 MAX_ERRORS_NAMED = 3
 
@@ -80,9 +85,13 @@ def decode_params(
 ) -> Any:
     """Params as the method's model; `normalise` (the route's, from the domain) reshapes the
     raw params first, e.g. forgiving `mcpServers` entries."""
-    light = LIGHT_DECODERS.get(spec.method)
-    if light is not None:
-        return light(params or {})
+    whole = LIGHT_DECODERS.get(spec.method)
+    if whole is not None:
+        return whole(params or {})
+    plain = PLAIN_DECODERS.get(spec.method)
+    decoded = plain(params) if plain is not None and params is not None else None
+    if decoded is not None:
+        return decoded
     # lazy: start-up
     from pydantic import ValidationError
 
