@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.server import capabilities
 from reasonix_acp.vendor.status import StatusTracker
 from tests import wire
+from tests.client import Client
 
 
 @dataclass
@@ -234,3 +236,21 @@ def test_status_survives_a_killed_agent(tmp_path: Any) -> None:
     status = again.result("_reasonix.io/session/status", {"sessionId": sid})
     assert (status["state"], status["phase"], status["sequence"]) == ("idle", "recovery_paused", 2)
     assert again.close() == 0
+
+
+@pytest.mark.parametrize("size", [6000, 40000])
+def test_the_summary_keeps_up_to_16384_bytes_of_the_last_message(tmp_path: Path, size: int) -> None:
+    """Through a real `acp`: the readiness summary is the last message, redacted, ≤ 16384 bytes
+    (not the 2048 of a reason); a key inside it is still redacted."""
+    key = "sk-" + "q" * 30
+    text = f"{key} " + "w" * (size - len(key) - 1)
+    script = tmp_path / "long.jsonl"
+    script.write_text(json.dumps({"steps": [{"text": text, "chunk": 4096}]}) + "\n")
+    c = Client(tmp_path, "--model", "offline", "--script", str(script))
+    sid = c.start()
+    c.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]})
+    status = c.result("_reasonix.io/session/status", {"sessionId": sid})
+    summary = status["finalReadiness"]["summary"]
+    assert key not in summary and summary.startswith("[redacted] www")
+    assert len(summary.encode()) == min(size - len(key) + len("[redacted]"), 16384)
+    c.close()

@@ -46,7 +46,7 @@ from reasonix_acp.config.pricing import (
     format_amount,
     unpriced,
 )
-from reasonix_acp.redact import redact
+from reasonix_acp.redact import scrub
 
 REASON_LIMIT = 2048
 SUMMARY_LIMIT = 16384
@@ -60,8 +60,14 @@ FINISH: dict[str, tuple[str, str, str]] = {
 }
 
 
+# Text is redacted before it is cut to its limit, and only this much beyond the limit is read: a
+# long reply costs no more to summarise than a short one, and a secret that starts before the
+# cut is still seen whole (no credential pattern is this long).
+REDACT_MARGIN = 4096
+
+
 def clip(text: str, limit: int) -> str:
-    data = redact(text).strip().encode("utf-8", "replace")
+    data = scrub(text[: limit + REDACT_MARGIN]).strip().encode("utf-8", "replace")
     return data[:limit].decode("utf-8", "ignore")
 
 
