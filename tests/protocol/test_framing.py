@@ -57,3 +57,16 @@ def test_encode_lone_surrogate_stays_valid_utf8() -> None:
 def test_limit_must_be_positive() -> None:
     with pytest.raises(ValueError):
         LineFramer(limit=0)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "result": {"a": [1, 2.5, True, None, 'é\n"\\'], "b": {}}},
+        {"jsonrpc": "2.0", "method": "m", "params": {"x": 10**30, "y": -0.0, "z": "\u2028\x00"}},
+        {"k": float("inf"), "n": float("nan")},  # as JSONEncoder writes them
+    ],
+)
+def test_encode_writes_what_the_standard_encoder_writes(message: dict[str, object]) -> None:
+    standard = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode(message)
+    assert encode(message) == standard.encode("utf-8") + b"\n"

@@ -77,6 +77,9 @@ TRANSITIONS: list[Row] = [
 ]
 
 
+PUBLISHING = frozenset((*LIVE, State.CLOSING, State.DELETING))  # asked once per update sent
+
+
 class SessionMachine(StateMachine):
     NAME = "session"
     STATES = State
@@ -86,4 +89,4 @@ class SessionMachine(StateMachine):
     @property
     def publishing(self) -> bool:
         """Rule 4: updates for this session may still be sent."""
-        return self.state in (*LIVE, State.CLOSING, State.DELETING)
+        return self.state in PUBLISHING
