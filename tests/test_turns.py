@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from reasonix_acp.machines.turn import Outcome
+from reasonix_acp.protocol.framing import encode
 from reasonix_acp.providers.offline import OfflineProvider
 from reasonix_acp.tools.base import ToolContext, ToolResult
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
+from tests.client import Client
+from tests.transcript import WAIT_SECONDS, Scenario
 
 
 class NeverFinishes:
@@ -230,3 +234,40 @@ async def test_a_steer_admitted_while_finishing_gets_one_more_step() -> None:
     report = await turn.run([{"type": "text", "text": "go"}], "go")
     assert report.outcome is Outcome.END_TURN
     assert len(provider.requests) == 2 and calls[0] is True
+
+
+def test_streamed_deltas_are_the_encoders_bytes_without_debug(tmp_path: Path) -> None:
+    """Text deltas are written from a per-session template (the streaming hot path); through a
+    real `acp` without debug validation, every frame is what the encoder writes for it."""
+    texts = ['a "quoted" \\ back', "é 😀 \u2028 \x01", "\ud800 lone", "</script>", ""]
+    steps = [{"thought": "think é"}] + [{"text": t} for t in texts if t]
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"steps": steps, "chunk": 3}) + "\n", encoding="utf-8")
+    scenario = Scenario(tmp_path)
+    scenario.env["REASONIX_ACP_DEBUG"] = ""
+    c = Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
+    sid = c.start()
+    c.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
+        }
+    )
+    raw: list[bytes] = []
+    while True:
+        line = c.agent.lines.get(timeout=WAIT_SECONDS)
+        assert line is not None, c.agent.stderr
+        if b'"id":99' in line:
+            break
+        raw.append(line)
+    deltas = [r for r in raw if b"_chunk" in r]
+    assert len(deltas) > 10
+    for line in deltas:
+        assert encode(json.loads(line)) == line, line
+    shown = "".join(
+        json.loads(r)["params"]["update"]["content"]["text"] for r in deltas if b"message" in r
+    )
+    assert shown == "".join(texts)
+    c.close()

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from reasonix_acp.protocol.framing import Line, LineFramer, Overflow, encode
+from reasonix_acp.protocol.framing import Line, LineFramer, Overflow, Template, encode
 
 CASES = [
     # (chunks fed, expected events including those from close())
@@ -70,3 +70,30 @@ def test_limit_must_be_positive() -> None:
 def test_encode_writes_what_the_standard_encoder_writes(message: dict[str, object]) -> None:
     standard = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode(message)
     assert encode(message) == standard.encode("utf-8") + b"\n"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "plain", 'é\n\t"\\</script>', "\u2028\x00\x1f", "\ud800 lone", "😀"]
+)
+def test_a_filled_template_is_what_encode_writes(text: str) -> None:
+    def frame(value: str) -> dict[str, object]:
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": value},
+        }
+        return {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        }
+
+    assert Template(frame(Template.SLOT)).fill(text) == encode(frame(text))
+
+
+def test_a_template_needs_one_slot_in_an_ascii_frame() -> None:
+    with pytest.raises(ValueError):
+        Template({"a": "no slot"})
+    with pytest.raises(ValueError):
+        Template({"a": Template.SLOT, "b": Template.SLOT})
+    with pytest.raises(ValueError):
+        Template({"a": Template.SLOT, "b": "é"})

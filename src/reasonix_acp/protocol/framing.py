@@ -96,6 +96,11 @@ def _text(message: dict[str, Any]) -> str:
     return "".join(_C_ENCODER(message, 0))
 
 
+def notification(method: str, params: Any) -> dict[str, Any]:
+    """A JSON-RPC notification frame, keys in the order every frame of ours has them."""
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
 def encode(message: dict[str, Any]) -> bytes:
     text = _text(message)
     try:
@@ -103,3 +108,32 @@ def encode(message: dict[str, Any]) -> bytes:
     except UnicodeEncodeError:
         # A lone surrogate (a peer may send "\\ud800") has no UTF-8 form; escaped it is valid JSON.
         return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+_escape = json.encoder.encode_basestring  # a JSON string literal, non-ASCII kept (C when present)
+
+
+class Template:
+    """A frame whose one variable part is a string, written by concatenation (the streaming hot
+    path: a text delta costs one string escape instead of a whole encode).
+
+    The bytes around the slot are the encoder's own, cut from `encode` of the frame with a
+    sentinel in the slot, so a filled template is byte for byte what `encode` writes for the
+    frame with that string (tests/protocol/test_framing.py checks it, and the connection
+    re-checks every templated frame under REASONIX_ACP_DEBUG)."""
+
+    SLOT = "\x00slot\x00"
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        marker = json.encoder.encode_basestring(self.SLOT).encode("ascii")
+        whole = encode(message)
+        parts = whole.split(marker)
+        if len(parts) != 2 or not whole.isascii():
+            raise ValueError("a template needs an ASCII frame with exactly one slot")
+        self._head, self._tail = parts
+
+    def fill(self, text: str) -> bytes:
+        try:
+            return self._head + _escape(text).encode("utf-8") + self._tail
+        except UnicodeEncodeError:  # a lone surrogate: escaped, as `encode` does
+            return self._head + json.dumps(text).encode("ascii") + self._tail

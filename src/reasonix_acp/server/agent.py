@@ -201,6 +201,7 @@ class Agent:
             self.client is not None and self.client.extension_surface
         )
         sessions.writable = self._writable
+        sessions.notify_encoded = self._notify_encoded
         changes = Changes(sessions)
         tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
         prompts = Prompts(sessions, changes, tools, lambda: self.client)
@@ -209,6 +210,10 @@ class Agent:
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:
             self.connection.notify(method, params, trusted=True)
+
+    def _notify_encoded(self, method: str, data: bytes) -> None:
+        if self.connection is not None:
+            self.connection.notify_encoded(method, data)
 
     async def _writable(self) -> None:
         if self.connection is not None:

@@ -26,6 +26,7 @@ import contextlib
 import functools
 import inspect
 import itertools
+import json
 import logging
 import os
 import threading
@@ -43,7 +44,15 @@ from reasonix_acp.protocol.errors import (
     RequestCancelled,
     install_scrubber,
 )
-from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, Overflow, encode
+from reasonix_acp.protocol.framing import (
+    READ_CHUNK,
+    Event,
+    Line,
+    LineFramer,
+    Overflow,
+    encode,
+    notification,
+)
 from reasonix_acp.protocol.messages import (
     Ignored,
     Invalid,
@@ -122,6 +131,10 @@ class _Writer:
                 self._cond.notify_all()
 
     def congested(self) -> bool:
+        if self.queued < self.high_water:
+            # Read without the lock (asked once per streamed update): a stale value delays
+            # pacing by one update at most, and `put` still blocks at the hard limit.
+            return False
         with self._lock:
             return self.queued >= self.high_water and not self._free()
 
@@ -245,7 +258,18 @@ class Connection:
             spec = METHODS[method]
             assert spec.side in ("client", "protocol") and spec.kind == "notification", method
             params = codec.encode_params(spec, params)
-        self._writer.put(encode({"jsonrpc": "2.0", "method": method, "params": params}))
+        self._writer.put(encode(notification(method, params)))
+
+    def notify_encoded(self, method: str, data: bytes) -> None:
+        """Send a trusted notification already encoded (a filled framing.Template). Under
+        REASONIX_ACP_DEBUG it is decoded, validated, and must be the bytes `encode` writes."""
+        if DEBUG:
+            frame = json.loads(data)
+            assert frame.get("method") == method, (method, data[:200])
+            self.notify(method, frame["params"])  # validates and writes the encoder's bytes
+            assert encode(frame) == data, f"a template wrote other bytes: {data[:200]!r}"
+            return
+        self._writer.put(data)
 
     async def writable(self) -> None:
         """Return once the output is not congested. While more than HIGH_WATER bytes wait for

@@ -16,6 +16,7 @@ from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.plugins.manifest import Plugin
+from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
 from reasonix_acp.session.store import SessionRecord
@@ -61,6 +62,7 @@ class Session:
         self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
         self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
+        self.templates: dict[str, Template] = {}  # text-delta kind → its frame (service.send)
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
         self.servers: ServerSet | None = None  # while the session has MCP servers
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)

@@ -73,6 +73,16 @@ def live_updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
 RUN_UPDATES = {"agent_thought": "agent_thought_chunk", "agent_message": "agent_message_chunk"}
 
 
-def chunk(kind: str, text: str) -> dict[str, Any]:
+class Delta(dict[str, Any]):
+    """A text delta's update: a plain dict to everything that reads it, and a type the sender
+    recognises at once to write it from a template (service.Sessions.send)."""
+
+    __slots__ = ("text",)
+    text: str
+
+
+def chunk(kind: str, text: str) -> Delta:
     """The update for one delta (the streaming hot path calls this directly)."""
-    return {"sessionUpdate": RUN_UPDATES[kind], "content": {"type": "text", "text": text}}
+    update = Delta(sessionUpdate=RUN_UPDATES[kind], content={"type": "text", "text": text})
+    update.text = text
+    return update

@@ -25,9 +25,10 @@ from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins import actions
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
+from reasonix_acp.protocol.framing import Template, notification
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import live_updates
+from reasonix_acp.session.projector import Delta, live_updates
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.tools.workspace import remove_session_temp
@@ -83,12 +84,25 @@ class Sessions:
         self.surfaces_wanted: Callable[[], bool] = lambda: False
         # Returns once the client reads our output again (server/connection.py); set by the agent.
         self.writable: Callable[[], Awaitable[None]] | None = None
+        # Sends a notification already encoded (a filled framing.Template); set by the agent.
+        self.notify_encoded: Callable[[str, bytes], None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
     def send(self, session: Session, update: dict[str, Any]) -> None:
         if not session.machine.publishing:
             return  # closed or deleted: its response was the last word
+        if type(update) is Delta and self.notify_encoded is not None:
+            # The streaming hot path: the same bytes, from the session's template for this kind.
+            kind = update["sessionUpdate"]
+            template = session.templates.get(kind)
+            if template is None:
+                slot = {"sessionUpdate": kind, "content": {"type": "text", "text": Template.SLOT}}
+                params = {"sessionId": session.id, "update": slot}
+                template = Template(notification(SESSION_UPDATE, params))
+                session.templates[kind] = template
+            self.notify_encoded(SESSION_UPDATE, template.fill(update.text))
+            return
         if update.get("sessionUpdate") == SURFACE_UPDATE and not self.surfaces_wanted():
             return  # the client did not opt in; it gets the text that follows
         self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
