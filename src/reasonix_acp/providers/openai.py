@@ -16,6 +16,8 @@ OpenRouter ...).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -33,6 +35,7 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.providers.discovery import models_url
 
 log = logging.getLogger("reasonix_acp.providers.openai")
 
@@ -43,6 +46,8 @@ KEY_HINT = {
 }
 MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = (0.25, 1.0)
+DRAIN_SECONDS = 0.5  # reading past `[DONE]` to the end of the body (`_drain`)
+WARM_TIMEOUT = 5.0  # the connection made when a session opens (`warm`)
 CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
 
 
@@ -74,6 +79,27 @@ class OpenAIProvider:
 
             self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=10.0))
         return self._client
+
+    async def warm(self) -> str | None:
+        """Connect to the endpoint before the first prompt needs it (DNS, TCP and TLS cost a
+        remote provider 100-300 ms): httpx is imported off the event loop, then a `GET
+        <base>/models` (free, and answered by every OpenAI-compatible server) leaves a live
+        connection in the pool. → why the endpoint could not be reached, or None."""
+        url = models_url(self.config.base_url)
+        if not url.lower().startswith(("http://", "https://")):
+            return None  # the first request names this problem itself
+        headers = {"Accept": "application/json"}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        try:
+            httpx = await asyncio.to_thread(importlib.import_module, "httpx")
+            try:
+                await self._http().get(url, headers=headers, timeout=WARM_TIMEOUT)
+            except httpx.TransportError as exc:
+                return f"{shown_url(url)}: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # never fatal: the first request reports its own failure
+            log.debug("warming %s failed: %s", self.config.name, exc)
+        return None
 
     async def aclose(self) -> None:
         """Close the connection pool (a replaced or closed session's provider)."""
@@ -150,9 +176,11 @@ class OpenAIProvider:
         calls = ToolCalls()
         finished = False
         usage: UsageReport | None = None
-        async for data in sse_data(response.aiter_lines()):
+        events = sse_data(response.aiter_lines())
+        async for data in events:
             if data == "[DONE]":
                 finished = True
+                await _drain(events)
                 break
             for chunk in self._chunks(data):
                 if isinstance(chunk.get("error"), dict):
@@ -190,6 +218,20 @@ class OpenAIProvider:
             return [c for c in parsed if isinstance(c, dict)]
         log.warning("%s: skipped a stream chunk that is not JSON: %.200s", self.config.name, data)
         return []
+
+
+async def _drain(events: AsyncIterator[str]) -> None:
+    """Read what follows `[DONE]` (the end of a chunked body, usually already here): a response
+    read to its end leaves its connection in the pool for the next request, one closed early
+    takes it down (and the next prompt pays DNS, TCP and TLS again). A server that keeps the
+    stream open longer than DRAIN_SECONDS loses the connection, as before."""
+
+    async def rest() -> None:
+        async for _ in events:
+            pass
+
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(rest(), DRAIN_SECONDS)
 
 
 async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
