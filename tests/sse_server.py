@@ -72,15 +72,20 @@ class Server:
         self.headers: list[dict[str, str]] = []
         self.models: list[str] | None = None  # what GET /models serves; None: 404
         self.gets: list[dict[str, str]] = []  # the headers of each GET
+        # Streams as real servers send them: chunked, the connection kept for the next request.
+        self.keep_alive = False
+        self.log: list[tuple[str, int]] = []  # (method, client port) of each request, in order
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 pass
 
             def do_GET(self) -> None:
+                outer.log.append(("GET", self.client_address[1]))
                 outer.gets.append(dict(self.headers))
                 if outer.models is None or not self.path.endswith("/models"):
                     self.send_error(404)
@@ -93,6 +98,7 @@ class Server:
                 self.wfile.write(data.encode())
 
             def do_POST(self) -> None:
+                outer.log.append(("POST", self.client_address[1]))
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 outer.bodies.append(body)
                 outer.headers.append(dict(self.headers))
@@ -120,6 +126,14 @@ class Server:
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
+                if outer.keep_alive and isinstance(behaviour, str) and behaviour in ("ok", "tool"):
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for frame in OK_STREAM if behaviour == "ok" else TOOL_STREAM:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+                        self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
                 self.send_header("Connection", "close")
                 self.end_headers()
                 frames = (

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 from reasonix_acp.config import ProviderConfig
@@ -227,3 +229,44 @@ def test_a_null_index_is_read_as_no_index(tmp_path: Path) -> None:
         calls_chunk(finish="tool_calls"),
     )
     assert tool_titles(c, sid) == ["Read notes.txt"]
+
+
+def test_the_endpoint_connection_is_made_at_open_and_kept_between_prompts(tmp_path: Path) -> None:
+    """The session connects when it opens (a GET of /models, after the response), and every
+    later request goes over that one connection: a stream read to its end keeps it pooled."""
+    with Server() as server:
+        server.keep_alive = True
+        server.models = ["m1"]
+        c = client(tmp_path, server)
+        sid = c.start()
+        opened = len(server.log)  # a model listing may have run before the response
+        for _ in range(100):
+            if len(server.log) > opened:
+                break
+            time.sleep(0.02)
+        assert server.log[opened:][:1] and server.log[opened][0] == "GET", server.log
+        for text in ("one", "two", "three"):
+            assert prompt(c, sid, text)["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    port = server.log[opened][1]
+    assert server.log[opened + 1 :] == [("POST", port)] * 3, server.log
+
+
+def test_an_endpoint_unreachable_at_open_is_in_the_status(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    scenario = Scenario(tmp_path)
+    scenario.env.update({"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "k"})
+    c = Client(tmp_path, "--model", "openai/m1", scenario=scenario)
+    sid = c.start()
+    status: dict[str, object] = {}
+    for _ in range(50):
+        status = c.result("_reasonix.io/session/status", {"sessionId": sid})
+        if "endpointAtOpen" in status:
+            break
+        time.sleep(0.05)
+    seen = status.get("endpointAtOpen")
+    assert isinstance(seen, dict) and seen["reachable"] is False, status
+    assert f"127.0.0.1:{port}" in seen["error"] and "ConnectError" in seen["error"]
+    assert c.close() == 0

@@ -62,3 +62,8 @@ class Provider(Protocol):
     context_window: int
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+    async def warm(self) -> str | None:
+        """Get ready for the first request (an HTTP provider connects to its endpoint now);
+        → why the endpoint could not be reached, or None. Never raises."""
+        ...

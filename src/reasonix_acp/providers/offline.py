@@ -111,6 +111,9 @@ class OfflineProvider:
         self._script = list(script or [])
         self._calls = 0
 
+    async def warm(self) -> str | None:
+        return None  # nothing to reach
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         self._calls += 1
         problem = unanswered_tool_calls(request.messages)

@@ -20,7 +20,7 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
-from reasonix_acp.server import capabilities
+from reasonix_acp.server import capabilities, warm
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
@@ -202,6 +202,7 @@ class Agent:
         )
         sessions.writable = self._writable
         sessions.notify_encoded = self._notify_encoded
+        sessions.preload = warm.prompt_path
         changes = Changes(sessions)
         tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
         prompts = Prompts(sessions, changes, tools, lambda: self.client)

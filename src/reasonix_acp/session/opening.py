@@ -60,6 +60,7 @@ class Opening:
                 self.sessions.send(
                     session, {"sessionUpdate": "plan", "entries": session.record.plan}
                 )
+            self.sessions.warm(session)
             if actions.has_hook(session.plugins, "session_start"):
                 self.sessions.spawn(self._session_start(session), hook=True)
 

@@ -86,6 +86,8 @@ class Sessions:
         self.writable: Callable[[], Awaitable[None]] | None = None
         # Sends a notification already encoded (a filled framing.Template); set by the agent.
         self.notify_encoded: Callable[[str, bytes], None] | None = None
+        # Starts loading what a prompt needs, in the background (server/warm.py); set by the agent.
+        self.preload: Callable[[], None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -119,6 +121,20 @@ class Sessions:
         if session is None:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
+
+    def warm(self, session: Session) -> None:
+        """After an opening's response: the prompt path starts loading and the provider connects
+        to its endpoint, while the user writes the prompt; an endpoint unreachable now is said in
+        the session's status (`endpointAtOpen`)."""
+        if self.preload is not None:
+            self.preload()
+        self.spawn(self._warm_provider(session), hook=True)
+
+    async def _warm_provider(self, session: Session) -> None:
+        problem = await session.provider.warm()
+        if problem is not None:
+            log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
+            session.status.endpoint_at_open = problem
 
     def spawn(self, work: Coroutine[Any, Any, Any], hook: bool = False) -> asyncio.Future[Any]:
         """A task the shutdown waits for (hooks: cancels)."""

@@ -31,7 +31,7 @@ from tree_sitter import Language, Node, Parser
 
 
 @functools.cache
-def _parser() -> Parser:
+def parser() -> Parser:
     """Built on the first command line judged, not when a session opens (about 20 ms)."""
     return Parser(Language(tree_sitter_bash.language()))
 
@@ -114,7 +114,7 @@ def _parse_into(text: str, line: CommandLine, depth: int) -> None:
     if depth > MAX_DEPTH:
         line.problems.append("nested too deeply")
         return
-    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+    tree = parser().parse(text.encode("utf-8", "surrogateescape"))
     if tree.root_node.has_error:
         line.problems.append("the shell grammar cannot read it")
         return

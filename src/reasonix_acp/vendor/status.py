@@ -127,6 +127,7 @@ class StatusTracker:
         self.outcome: dict[str, Any] = {"kind": "none"}
         self.readiness: dict[str, Any] = {"readyForReview": False, "summary": "", "risks": []}
         self.protocol_recovery: str | None = None  # recovery.py: the id of a pending recovery
+        self.endpoint_at_open: str | None = None  # why the model endpoint was unreachable at open
         self.turn_totals, self.all_totals = _zero(), _zero()
         self.turn_ledger, self.all_ledger = Ledger(), Ledger()
 
@@ -149,6 +150,11 @@ class StatusTracker:
             "phase": self.phase,
             "turnOutcome": dict(self.outcome),
             "finalReadiness": {**self.readiness, "risks": list(self.readiness["risks"])},
+            **(
+                {"endpointAtOpen": {"reachable": False, "error": self.endpoint_at_open}}
+                if self.endpoint_at_open
+                else {}
+            ),
             "sandbox": {
                 "mode": "off",
                 "engine": "none",

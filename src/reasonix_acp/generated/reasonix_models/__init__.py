@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 67c85a3f2ec6232daca7677e0cc9fa9d0d04c2da4f8affb32f7778e1b8234a19) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 c99bfb6c10418353f64823fd88142570a9ea19951dd86775e6c40c6042c9684d) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 """The generated classes, each in the module of the methods that need it (see
@@ -14,8 +14,9 @@ WHERE: dict[str, Any] = {
     "ReasonixAgentCapabilitiesMetaEnvelope": "reasonix_extension_surface_agent_capability",
     "ReasonixClientCapabilitiesMeta": "reasonix_extension_surface_client_capability",
     "ReasonixClientCapabilitiesMetaEnvelope": "reasonix_extension_surface_client_capability",
-    "ReasonixCostQuote": "reasonix_failure_diagnostic",
+    "ReasonixCostQuote": "reasonix_endpoint_at_open",
     "ReasonixCostValuation": "reasonix_rate_snapshot",
+    "ReasonixEndpointAtOpen": "reasonix_endpoint_at_open",
     "ReasonixExtensionSurface": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceActionRef": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceAgentCapability": "reasonix_extension_surface_agent_capability",
@@ -29,9 +30,9 @@ WHERE: dict[str, Any] = {
     "ReasonixExtensionSurfaceUpdate": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceUpdateMeta": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceUpdateVendorMeta": "reasonix_extension_surface_action_ref",
-    "ReasonixFailureDiagnostic": "reasonix_failure_diagnostic",
-    "ReasonixFinalReadiness": "reasonix_failure_diagnostic",
-    "ReasonixGoalRuntime": "reasonix_failure_diagnostic",
+    "ReasonixFailureDiagnostic": "reasonix_endpoint_at_open",
+    "ReasonixFinalReadiness": "reasonix_endpoint_at_open",
+    "ReasonixGoalRuntime": "reasonix_endpoint_at_open",
     "ReasonixInboxCapacity": "reasonix_inbox_capacity",
     "ReasonixInboxDeleteRequest": "reasonix_inbox_delete_request",
     "ReasonixInboxDeleteResponse": "reasonix_inbox_delete_response",
@@ -64,29 +65,29 @@ WHERE: dict[str, Any] = {
     "ReasonixPromptRefSnapshot": "reasonix_prompt_invocation",
     "ReasonixPromptRequest": "reasonix_prompt_request",
     "ReasonixPromptResponse": "reasonix_prompt_response",
-    "ReasonixProtocolRecoveryAction": "reasonix_failure_diagnostic",
+    "ReasonixProtocolRecoveryAction": "reasonix_endpoint_at_open",
     "ReasonixRateSnapshot": "reasonix_rate_snapshot",
     "ReasonixReloadExtensionsRequest": "reasonix_reload_extensions_request",
     "ReasonixReloadExtensionsResponse": "reasonix_reload_extensions_response",
-    "ReasonixSandboxStatus": "reasonix_failure_diagnostic",
+    "ReasonixSandboxStatus": "reasonix_endpoint_at_open",
     "ReasonixSchemaVersionMarker": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxCapability": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxMethods": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionReloadExtensionsCapability": "reasonix_extension_surface_agent_capability",
-    "ReasonixSessionStatus": "reasonix_failure_diagnostic",
+    "ReasonixSessionStatus": "reasonix_endpoint_at_open",
     "ReasonixSessionStatusRequest": "reasonix_session_status_request",
     "ReasonixSessionStatusResponse": "reasonix_session_status_response",
     "ReasonixSessionStatusUpdateNotification": "reasonix_session_status_update_notification",
     "ReasonixSessionSteerCapability": "reasonix_extension_surface_agent_capability",
-    "ReasonixSessionUsage": "reasonix_failure_diagnostic",
+    "ReasonixSessionUsage": "reasonix_endpoint_at_open",
     "ReasonixSetSessionConfigOptionResponse": "reasonix_set_session_config_option_response",
     "ReasonixSetSessionModelRequest": "reasonix_set_session_model_request",
     "ReasonixSetSessionModelResponse": "reasonix_set_session_model_response",
-    "ReasonixStatusGoal": "reasonix_failure_diagnostic",
+    "ReasonixStatusGoal": "reasonix_endpoint_at_open",
     "ReasonixSteerRequest": "reasonix_steer_request",
     "ReasonixSteerResponse": "reasonix_steer_response",
-    "ReasonixTurnOutcome": "reasonix_failure_diagnostic",
-    "ReasonixUsage": "reasonix_failure_diagnostic",
+    "ReasonixTurnOutcome": "reasonix_endpoint_at_open",
+    "ReasonixUsage": "reasonix_endpoint_at_open",
 }
 
 __all__ = sorted(WHERE)

@@ -1,0 +1,62 @@
+"""Loading ahead: what the next request will need, on a background thread, while the client
+is busy elsewhere.
+
+A prompt comes once the user has typed it, so the prompt path (pydantic, the prompt's models, the
+turn runner, the shell grammar, the provider's HTTP client) loads as soon as a session is open. A
+prompt that arrives first simply finds some of it loaded: imports are serialised by the
+interpreter's module locks, so it waits for a module the thread is halfway through instead of
+loading it twice. (`session/new` itself is not warmed after `initialize`: editors send it at
+once, and two threads importing against each other were slower than one, measured.)
+
+Warming is best effort and silent: a failure is logged at debug level and changes nothing
+(the request that needs the module then loads it and reports any error itself).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Callable, Iterable
+
+log = logging.getLogger("reasonix_acp.server.warm")
+
+# What the first `session/prompt` loads that `session/new` did not (offline or HTTP provider).
+PROMPT_PATH = (
+    "pydantic",
+    "reasonix_acp.protocol.lenient",
+    "reasonix_acp.generated.models.prompt_request",
+    "reasonix_acp.tools.command_line",
+)
+
+_started: list[threading.Thread] = []
+
+
+def _build() -> None:
+    """The prompt's validator and the shell grammar, built (both are built on first use)."""
+    models = importlib.import_module("reasonix_acp.generated.models")
+    models.PromptRequest.model_rebuild()
+    importlib.import_module("reasonix_acp.tools.command_line").parser()
+
+
+def prompt_path() -> None:
+    """Start loading the prompt path, once per process."""
+    if not _started:
+        _started.append(start(PROMPT_PATH, _build))
+
+
+def _load(names: Iterable[str], then: Callable[[], object] | None) -> None:
+    try:
+        for name in names:
+            importlib.import_module(name)
+        if then is not None:
+            then()
+    except Exception as exc:  # best effort: the request reports its own errors
+        log.debug("warming failed: %s", exc)
+
+
+def start(names: Iterable[str], then: Callable[[], object] | None = None) -> threading.Thread:
+    """Import `names` (then call `then`) on a daemon thread; returns the started thread."""
+    thread = threading.Thread(target=_load, args=(tuple(names), then), name="acp-warm", daemon=True)
+    thread.start()
+    return thread
