@@ -254,3 +254,19 @@ def test_the_summary_keeps_up_to_16384_bytes_of_the_last_message(tmp_path: Path,
     assert key not in summary and summary.startswith("[redacted] www")
     assert len(summary.encode()) == min(size - len(key) + len("[redacted]"), 16384)
     c.close()
+
+
+def test_an_unreachable_endpoint_at_open_shows_until_a_turn_tries_it() -> None:
+    published: list[dict[str, Any]] = []
+    t = tracker(published)
+    t.opened_unreachable("http://h/v1/models: ConnectError: refused")
+    assert t.snapshot()["endpointAtOpen"] == {
+        "reachable": False,
+        "error": "http://h/v1/models: ConnectError: refused",
+    }
+    assert wire.errors(t.snapshot(), "ReasonixSessionStatus") == []
+    t.begin_turn()
+    assert "endpointAtOpen" not in t.snapshot()
+    t.opened_unreachable("late")  # the open-time check answered after the turn began
+    assert "endpointAtOpen" not in t.snapshot()
+    assert all(wire.errors(p["status"], "ReasonixSessionStatus") == [] for p in published)

@@ -125,7 +125,7 @@ class Sessions:
     def warm(self, session: Session) -> None:
         """After an opening's response: the prompt path starts loading and the provider connects
         to its endpoint, while the user writes the prompt; an endpoint unreachable now is said in
-        the session's status (`endpointAtOpen`)."""
+        the session's status (`endpointAtOpen`) until a turn tries it again."""
         if self.preload is not None:
             self.preload()
         self.spawn(self._warm_provider(session), hook=True)
@@ -134,7 +134,7 @@ class Sessions:
         problem = await session.provider.warm()
         if problem is not None:
             log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
-            session.status.endpoint_at_open = problem
+            session.status.opened_unreachable(problem)
 
     def spawn(self, work: Coroutine[Any, Any, Any], hook: bool = False) -> asyncio.Future[Any]:
         """A task the shutdown waits for (hooks: cancels)."""

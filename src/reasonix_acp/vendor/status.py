@@ -127,7 +127,10 @@ class StatusTracker:
         self.outcome: dict[str, Any] = {"kind": "none"}
         self.readiness: dict[str, Any] = {"readyForReview": False, "summary": "", "risks": []}
         self.protocol_recovery: str | None = None  # recovery.py: the id of a pending recovery
-        self.endpoint_at_open: str | None = None  # why the model endpoint was unreachable at open
+        # Why the model endpoint could not be reached as the session opened; a turn's own model
+        # request says more, so the first turn clears it and a late answer is ignored.
+        self.endpoint_at_open: str | None = None
+        self.turn_begun = False
         self.turn_totals, self.all_totals = _zero(), _zero()
         self.turn_ledger, self.all_ledger = Ledger(), Ledger()
 
@@ -187,9 +190,14 @@ class StatusTracker:
         """Model, effort or mode changed: seen by the next status read or update."""
         self.model, self.effort, self.mode = model, effort, mode
 
+    def opened_unreachable(self, problem: str) -> None:
+        if not self.turn_begun:
+            self.endpoint_at_open = problem
+
     def begin_turn(self) -> None:
         self.state, self.phase = "running", "starting"
         self.protocol_recovery = None
+        self.endpoint_at_open, self.turn_begun = None, True
         self.outcome = {"kind": "none"}
         self.readiness = {"readyForReview": False, "summary": "", "risks": []}
         self.turn_totals, self.turn_ledger = _zero(), Ledger()
