@@ -348,7 +348,11 @@ def restart(storm: Storm, sigterm: bool) -> None:
     code = storm.agent.proc.wait(timeout=10)
     assert code == 0, f"exit {code}: {storm.agent.stderr.decode(errors='replace')[-2000:]}"
     storm.pump()
-    # Whatever was in flight died with the process: it gets no answer from the next one.
+    # Whatever was in flight died with the process: it gets no answer from the next one. A
+    # delete in flight still finished (shielded, the process waits for it before exiting).
+    for asked in storm.pending.values():
+        if asked.method == "session/delete" and isinstance(asked.session, str):
+            storm.maybe_deleted.add(asked.session)
     storm.pending.clear()
     storm.gone |= storm.sessions
     storm.open_calls.clear()

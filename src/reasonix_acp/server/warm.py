@@ -42,6 +42,7 @@ def _build() -> None:
 def prompt_path() -> None:
     """Start loading the prompt path, once per process."""
     if not _started:
+        log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
         _started.append(start(PROMPT_PATH, _build))
 
 
