@@ -3,6 +3,8 @@ never-prompted sessions outnumber a page, and deletes of sessions another proces
 
 from __future__ import annotations
 
+import json
+import math
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from reasonix_acp.session import store as store_module
 from reasonix_acp.session.store import DB_NAME, LeaseHeld, SessionRecord, Store
 from tests.client import Client
 from tests.transcript import Scenario
@@ -230,3 +233,33 @@ def test_delete_of_a_session_this_process_holds_or_nobody_holds(tmp_path: Path) 
     assert store.delete_session("free") is True
     assert store.delete_session("gone") is False
     store.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"text":"é \\u00e9 \\ud800","n":[1,2.5,null,true]}',
+        ' {"a":1}',  # leading space: json.loads reads it, the scanner alone does not
+        '{"a":1} ',
+        '{"a":1}{"b":2}',
+        '{"a":NaN}',
+        "[1]",
+        '"s"',
+        "",
+        "{",
+        '{"a":1',
+    ],
+)
+def test_a_stored_body_reads_as_json_loads_reads_it(text: str) -> None:
+    try:
+        expected = json.loads(text)
+        ok = isinstance(expected, dict)
+    except ValueError:
+        ok = False
+    if ok and text == '{"a":NaN}':
+        assert math.isnan(store_module._object(text)["a"])
+    elif ok:
+        assert store_module._object(text) == expected
+    else:
+        with pytest.raises(ValueError):
+            store_module._object(text)

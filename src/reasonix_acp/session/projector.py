@@ -36,20 +36,11 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             {"sessionUpdate": "user_message_chunk", "content": block}
             for block in body.get("content", [])
         ]
-    if kind == "agent_thought":
-        return [
-            {
-                "sessionUpdate": "agent_thought_chunk",
-                "content": {"type": "text", "text": body["text"]},
-            }
-        ]
-    if kind == "agent_message":
-        return [
-            {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": body["text"]},
-            }
-        ]
+    if kind in RUN_UPDATES:
+        text = body["text"]
+        if isinstance(text, str):
+            return [chunk(kind, text)]
+        return [{"sessionUpdate": RUN_UPDATES[kind], "content": {"type": "text", "text": text}}]
     if kind in ("tool_call", "tool_call_update"):
         return [
             {"sessionUpdate": kind, **{k: v for k, v in body.items() if not k.startswith("x-")}}

@@ -101,6 +101,24 @@ class LeaseHeld(StoreError):
         self.holder = holder
 
 
+_scan: Any = getattr(json.decoder.JSONDecoder(), "scan_once")  # noqa: B009 - untyped attribute
+
+
+def _object(text: str) -> dict[str, Any]:
+    """A stored event body: what json.loads makes of it, which must be an object (ValueError
+    otherwise). The rows we write are compact JSON, so the scanner alone reads them (a replay
+    decodes thousands); anything it does not read whole goes through json.loads."""
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        end = -1
+    if end != len(text):
+        value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("not an object")
+    return value
+
+
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -340,6 +358,8 @@ class Store:
             )
 
     def events(self, session_id: str) -> Iterator[StoredEvent]:
+        """The session's transcript in order; a row that is not a JSON object is skipped, with
+        a warning."""
         with self._read() as db:
             rows = db.execute(
                 "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq",
@@ -347,9 +367,7 @@ class Store:
             ).fetchall()
         for seq, turn, kind, body in rows:
             try:
-                decoded = json.loads(body)
-                if not isinstance(decoded, dict):
-                    raise ValueError("not an object")
+                decoded = _object(body)
             except ValueError as exc:
                 log.warning(
                     "session %s: transcript row %d is corrupt (%s); skipped", session_id, seq, exc
