@@ -2,8 +2,10 @@
 
 1. `session/update` notifications per second reaching a client that reads the pipe: our agent
    with the offline model streaming COUNT chunks, against an agent on the official SDK
-   (bench/sdk_agent.py) sending the same chunks, in the same run. Targets: ≥ 50,000/s and
-   ≥ 3x the SDK agent.
+   (bench/sdk_agent.py) sending the same chunks, in the same run. Each process answers one
+   prompt first, unmeasured, so the figure is the streaming rate and not the first prompt's
+   loading (bench/ready.py measures that). Targets (issue "Ready in a blink"): ≥ 50,000/s and
+   ≥ 5x the SDK agent.
 2. Agent overhead from `session/prompt` to the first reply chunk with the offline model (whose
    own time is nil), median of 50 prompts. Target ≤ 2 ms.
 """
@@ -74,6 +76,8 @@ def stream_rate(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     sid = peer.until(peer.send("session/new", {"cwd": cwd, "mcpServers": []}))["result"][
         "sessionId"
     ]
+    go = {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}
+    peer.until(peer.send("session/prompt", go))  # the first prompt loads the prompt path
     counted = 0
 
     def note(line: bytes) -> None:
@@ -82,10 +86,7 @@ def stream_rate(cmd: list[str], env: dict[str, str], cwd: str) -> float:
             counted += 1
 
     start = time.perf_counter()
-    reply = peer.until(
-        peer.send("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}),
-        note,
-    )
+    reply = peer.until(peer.send("session/prompt", go), note)
     elapsed = time.perf_counter() - start
     peer.close()
     assert reply["result"]["stopReason"] == "end_turn" and counted == COUNT, (reply, counted)
@@ -123,9 +124,8 @@ def main() -> int:
     cwd = str(tmp / "ws")
     os.makedirs(cwd)
     script = tmp / "stream.jsonl"
-    script.write_text(
-        json.dumps({"steps": [{"text": TEXT * COUNT, "chunk": len(TEXT)}]}) + "\n", encoding="utf-8"
-    )
+    stream = json.dumps({"steps": [{"text": TEXT * COUNT, "chunk": len(TEXT)}]})
+    script.write_text(f"{stream}\n{stream}\n", encoding="utf-8")
     env = {
         **os.environ,
         "REASONIX_ACP_DATA_DIR": str(tmp / "data"),
@@ -144,9 +144,9 @@ def main() -> int:
     print(f"streaming ({COUNT} chunks of {len(TEXT)} bytes, 3 runs each, median)")
     print(f"  reasonix-acp   {ro:10,.0f} session/update per second")
     print(f"  sdk agent      {rs:10,.0f} session/update per second")
-    print(f"  ratio {ro / rs:.2f}x the SDK agent   target ≥ 50,000/s and ≥ 3x")
+    print(f"  ratio {ro / rs:.2f}x the SDK agent   target ≥ 50,000/s and ≥ 5x")
     print(f"  prompt → first chunk, offline model: {overhead:.2f} ms median   target ≤ 2 ms")
-    ok = ro >= 50_000 and ro / rs >= 3 and overhead <= 2
+    ok = ro >= 50_000 and ro / rs >= 5 and overhead <= 2
     print("  PASS" if ok else "  OVER TARGET")
     return 0 if ok else 1
 
