@@ -107,11 +107,14 @@ class Agent:
         self.p.stdin.flush()
         notes = 0
         while True:
-            frame = json.loads(self.p.stdout.readline())
-            if frame.get("id") == self.n and "method" not in frame:
+            line = self.p.stdout.readline()
+            if b'"method"' in line[:40]:  # a notification (read, not decoded, as in streaming.py)
+                notes += 1
+                continue
+            frame = json.loads(line)
+            if frame.get("id") == self.n:
                 assert "result" in frame, frame
                 return (time.perf_counter() - start) * 1000, notes
-            notes += 1
 
     def close(self) -> None:
         assert self.p.stdin
