@@ -27,6 +27,7 @@ PROMPT_PATH = (
     "reasonix_acp.protocol.lenient",
     "reasonix_acp.generated.models.prompt_request",
     "reasonix_acp.tools.command_line",
+    "reasonix_acp.turn.wiring",
 )
 
 _started: list[threading.Thread] = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.machines.session import State
@@ -36,8 +36,10 @@ from reasonix_acp.tools.base import Tool
 from reasonix_acp.turn import intent
 from reasonix_acp.turn.commands import Commands, ForModel
 from reasonix_acp.turn.intent import Intent
-from reasonix_acp.turn.runner import TurnReport
-from reasonix_acp.turn.wiring import Built, Wiring, detach
+
+if TYPE_CHECKING:
+    from reasonix_acp.turn.runner import TurnReport
+    from reasonix_acp.turn.wiring import Built, Wiring
 
 log = logging.getLogger("reasonix_acp.turn.admission")
 
@@ -56,7 +58,19 @@ class Prompts:
         self.sessions = sessions
         self.changes = changes
         self.commands = Commands(sessions)
-        self.wiring = Wiring(sessions, tools, client)
+        self._wiring_args = (sessions, tools, client)
+        self._wiring: Wiring | None = None
+
+    @property
+    def wiring(self) -> Wiring:
+        """The turn's parts (runner, gate, interactions): loaded with the first prompt, or ahead
+        of it (server/warm.py), not when a session opens."""
+        if self._wiring is None:
+            # lazy: start-up
+            from reasonix_acp.turn.wiring import Wiring
+
+            self._wiring = Wiring(*self._wiring_args)
+        return self._wiring
 
     async def prompt(self, call: Call, params: Any) -> dict[str, Any]:
         session = self.sessions.lookup(METHOD, params.session_id)
@@ -136,6 +150,9 @@ class Prompts:
         def emit(update: dict[str, Any]) -> None:
             if session.open_updates:
                 self.sessions.send(session, update)
+
+        # lazy: start-up (loaded with `wiring`)
+        from reasonix_acp.turn.wiring import detach
 
         built = self.wiring.build(session, number, emit, owed)
         session.status.controls(record.model, record.effort, record.mode)
