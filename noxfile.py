@@ -61,16 +61,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks: start-up and streaming against agents on the official ACP Python SDK, and the
-    session store; each prints its figures, ratios and targets."""
+    """Benchmarks: start-up and streaming against agents on the official ACP Python SDK, session
+    ready and prompt overhead, memory, and the session store; each prints its figures, the
+    baseline of the same run, ratios and targets."""
     session.install("-e", ".[test]")
-    for script in (
-        "bench/startup.py",
-        "bench/sessions.py",
-        "bench/streaming.py",
-        "bench/inbox.py",
-    ):
-        session.run("python", script, *session.posargs)
+    session.run("python", "bench/run_all.py", *session.posargs)
 
 
 @nox.session
