@@ -22,8 +22,10 @@ from reasonix_acp.config.pricing import (
     unpriced,
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
+from reasonix_acp.redact import remember, scrub
 from reasonix_acp.server import capabilities
 from reasonix_acp.vendor.status import StatusTracker
+from reasonix_acp.vendor.status import clip as status_clip
 from tests import wire
 from tests.client import Client
 
@@ -270,3 +272,39 @@ def test_an_unreachable_endpoint_at_open_shows_until_a_turn_tries_it() -> None:
     t.opened_unreachable("late")  # the open-time check answered after the turn began
     assert "endpointAtOpen" not in t.snapshot()
     assert all(wire.errors(p["status"], "ReasonixSessionStatus") == [] for p in published)
+
+
+def test_the_endpoint_error_is_redacted_and_bounded() -> None:
+    t = tracker([])
+    key = "sk-abcdefghijklmnop"
+    t.opened_unreachable(
+        f"http://h/v1/models: LocalProtocolError: Illegal header value b'Bearer {key}\\n'"
+        + "x" * 5000
+    )
+    error = t.snapshot()["endpointAtOpen"]["error"]
+    assert key not in error and "LocalProtocolError: Illegal header value" in error
+    assert len(error.encode()) <= 2048
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " " * 4200 + "A" * 1929 + " " + "Zq8xWv3LmNpR7tYu2KjHgF5dSa1",
+        "Authorization: Bearer "
+        + "t" * 4300
+        + " "
+        + "B" * 1800
+        + " "
+        + "Zq8xWv3LmNpR7tYu2KjHgF5dSa1",
+        "w" * 6000 + " Zq8xWv3LmNpR7tYu2KjHgF5dSa1 " + "v" * 9000,
+    ],
+)
+def test_a_clipped_text_never_keeps_part_of_a_secret(text: str) -> None:
+    remember("Zq8xWv3LmNpR7tYu2KjHgF5dSa1")
+    kept = status_clip(text, 2048)
+    assert "Zq8x" not in kept and len(kept.encode()) <= 2048
+    assert kept == status_clip_slow(text, 2048)
+
+
+def status_clip_slow(text: str, limit: int) -> str:
+    return scrub(text).strip().encode()[:limit].decode("utf-8", "ignore")

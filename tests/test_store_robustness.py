@@ -263,3 +263,9 @@ def test_a_stored_body_reads_as_json_loads_reads_it(text: str) -> None:
     else:
         with pytest.raises(ValueError):
             store_module._object(text)
+
+
+def test_a_blob_row_reads_as_json_loads_reads_it() -> None:
+    assert store_module._object(b'{"a": 1}') == {"a": 1}  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        store_module._object(b"[1]")  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -158,6 +159,17 @@ async def test_a_closed_provider_closes_its_connection_pool() -> None:
     assert not client.is_closed
     await provider.aclose()
     assert client.is_closed and provider._client is None
+
+
+async def test_a_warm_up_finishing_after_close_leaves_no_client() -> None:
+    with Server() as server:
+        server.models = ["m"]
+        provider = OpenAIProvider(ProviderConfig("p", "openai", server.url), "m")
+        warming = asyncio.ensure_future(provider.warm())
+        await asyncio.sleep(0)  # under way: importing httpx off the loop
+        await provider.aclose()
+        assert await warming is None
+        assert provider._client is None and server.log == []
 
 
 def frames(*chunks: dict[str, object]) -> list[bytes]:

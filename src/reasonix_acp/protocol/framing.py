@@ -78,7 +78,8 @@ class LineFramer:
 
 # One encoder for every frame: json.dumps with options builds a new encoder per call, and even
 # JSONEncoder.encode builds its C encoder per call (about half the cost of a small frame), so the
-# C encoder is made once here. Its output is JSONEncoder's, byte for byte (test_framing checks).
+# C encoder is made once here. Its output is JSONEncoder's, byte for byte (test_framing checks);
+# without markers it skips the circular-reference check (a cycle, our bug, is a RecursionError).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _MAKE_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # absent outside CPython
 _C_ENCODER: Any = (

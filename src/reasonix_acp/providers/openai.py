@@ -72,6 +72,7 @@ class OpenAIProvider:
         self.timeout = timeout
         self.context_window = CONTEXT_WINDOWS.get(model, 65536)
         self._client: Any = None
+        self._closed = False  # aclose() ran: a warm-up still under way gives up
 
     def _http(self) -> Any:
         if self._client is None:
@@ -93,6 +94,8 @@ class OpenAIProvider:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         try:
             httpx = await asyncio.to_thread(importlib.import_module, "httpx")
+            if self._closed:
+                return None  # retired or closed meanwhile: no new client for it
             try:
                 await self._http().get(url, headers=headers, timeout=WARM_TIMEOUT)
             except httpx.TransportError as exc:
@@ -103,6 +106,7 @@ class OpenAIProvider:
 
     async def aclose(self) -> None:
         """Close the connection pool (a replaced or closed session's provider)."""
+        self._closed = True
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -224,7 +228,8 @@ async def _drain(events: AsyncIterator[str]) -> None:
     """Read what follows `[DONE]` (the end of a chunked body, usually already here): a response
     read to its end leaves its connection in the pool for the next request, one closed early
     takes it down (and the next prompt pays DNS, TCP and TLS again). A server that keeps the
-    stream open longer than DRAIN_SECONDS loses the connection, as before."""
+    stream open after `[DONE]` costs each model call up to DRAIN_SECONDS, then loses the
+    connection as before."""
 
     async def rest() -> None:
         async for _ in events:

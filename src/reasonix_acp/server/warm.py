@@ -14,6 +14,7 @@ Warming is best effort and silent: a failure is logged at debug level and change
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import threading
@@ -33,18 +34,29 @@ PROMPT_PATH = (
 _started: list[threading.Thread] = []
 
 
-def _build() -> None:
-    """The prompt's validator and the shell grammar, built (both are built on first use)."""
-    models = importlib.import_module("reasonix_acp.generated.models")
-    models.PromptRequest.model_rebuild()
-    importlib.import_module("reasonix_acp.tools.command_line").parser()
+def _validator() -> None:
+    """The prompt's validator, built on the event loop's thread: older pydantic releases have
+    no lock around a deferred build, so it must not race a prompt decoded meanwhile."""
+    with contextlib.suppress(Exception):  # best effort, as the rest
+        importlib.import_module("reasonix_acp.generated.models").PromptRequest.model_rebuild()
 
 
 def prompt_path() -> None:
-    """Start loading the prompt path, once per process."""
-    if not _started:
-        log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
-        _started.append(start(PROMPT_PATH, _build))
+    """Start loading the prompt path, once per process; called on the event loop's thread."""
+    if _started:
+        return
+    # lazy: start-up (loaded by then; not on the path of `initialize`, which imports this module)
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def then() -> None:
+        importlib.import_module("reasonix_acp.tools.command_line").parser()  # the grammar
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(_validator)
+
+    log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
+    _started.append(start(PROMPT_PATH, then))
 
 
 def _load(names: Iterable[str], then: Callable[[], object] | None) -> None:

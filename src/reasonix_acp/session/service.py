@@ -131,8 +131,9 @@ class Sessions:
         self.spawn(self._warm_provider(session), hook=True)
 
     async def _warm_provider(self, session: Session) -> None:
-        problem = await session.provider.warm()
-        if problem is not None:
+        provider = session.provider
+        problem = await provider.warm()
+        if problem is not None and session.provider is provider:  # not replaced meanwhile
             log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
             session.status.opened_unreachable(problem)
 

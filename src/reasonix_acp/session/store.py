@@ -110,9 +110,9 @@ def _object(text: str) -> dict[str, Any]:
     decodes thousands); anything it does not read whole goes through json.loads."""
     try:
         value, end = _scan(text, 0)
-    except (StopIteration, ValueError):
+    except (StopIteration, ValueError, TypeError):  # TypeError: a BLOB row; json.loads reads it
         end = -1
-    if end != len(text):
+    if end != len(text) or not isinstance(text, str):
         value = json.loads(text)
     if not isinstance(value, dict):
         raise ValueError("not an object")

@@ -60,14 +60,22 @@ FINISH: dict[str, tuple[str, str, str]] = {
 }
 
 
-# Text is redacted before it is cut to its limit, and only this much beyond the limit is read: a
-# long reply costs no more to summarise than a short one, and a secret that starts before the
-# cut is still seen whole (no credential pattern is this long).
+# Text is redacted, then cut to its limit. Only a window of REDACT_MARGIN beyond the limit is
+# redacted when that is safe, so a long reply costs no more to summarise than a short one: the
+# kept part must end at least REDACT_MARGIN // 2 characters before the redacted window does, so
+# a secret cut in two by the window's end (a remembered value is far shorter than that; the
+# credential patterns match a cut token too) never reaches it. When the replacements ate that
+# margin, the whole text is redacted.
 REDACT_MARGIN = 4096
 
 
 def clip(text: str, limit: int) -> str:
-    data = scrub(text[: limit + REDACT_MARGIN]).strip().encode("utf-8", "replace")
+    text = text.strip()
+    window = text[: limit + REDACT_MARGIN]
+    scrubbed = scrub(window)
+    if len(window) < len(text) and len(scrubbed) - limit < REDACT_MARGIN // 2:
+        scrubbed = scrub(text)
+    data = scrubbed.strip().encode("utf-8", "replace")
     return data[:limit].decode("utf-8", "ignore")
 
 
@@ -192,7 +200,7 @@ class StatusTracker:
 
     def opened_unreachable(self, problem: str) -> None:
         if not self.turn_begun:
-            self.endpoint_at_open = problem
+            self.endpoint_at_open = clip(problem, REASON_LIMIT)  # redacted: it may quote headers
 
     def begin_turn(self) -> None:
         self.state, self.phase = "running", "starting"
