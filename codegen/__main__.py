@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.check:
             (out / name).unlink()
     for folder in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
-        if not args.check and not any(folder.glob("*.py")) and folder.name != "__pycache__":
+        if not args.check and not any(folder.rglob("*.py")) and folder.name != "__pycache__":
             shutil.rmtree(folder, ignore_errors=True)
     print(f"codegen: {len(files)} files, {len(stale)} changed", file=sys.stderr)
     return 0
