@@ -1,17 +1,24 @@
-"""The light `session/new` decoder accepts only what the generated model accepts, with the same
-values; for everything else it declines and the model decides (errors, fallbacks, extras)."""
+"""The light session decoders accept only what the generated models accept, with the same
+values; for everything else they decline and the model decides (errors, fallbacks, extras)."""
 
 from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from reasonix_acp.generated.methods import METHODS, SESSION_NEW
-from reasonix_acp.generated.models import NewSessionRequest
+from reasonix_acp.generated import models
+from reasonix_acp.generated.methods import (
+    METHODS,
+    SESSION_LIST,
+    SESSION_LOAD,
+    SESSION_NEW,
+    SESSION_RESUME,
+)
 from reasonix_acp.protocol import light
 from reasonix_acp.protocol.codec import decode_params
 
@@ -20,39 +27,45 @@ VALUES: list[Any] = [
     None, True, 0, 1.5, "", "/w", "rel", [], ["/a"], ["/a", 3], [None], {}, {"k": 1},
     [{"name": "x", "command": "/bin/x", "args": [], "env": []}], {"cwd": "/w"},
 ]  # fmt: skip
-KEYS = ["cwd", "mcpServers", "additionalDirectories", "_meta", "extra"]
+CASES: list[tuple[str, Callable[[dict[str, Any]], Any], type[BaseModel], list[str]]] = [
+    (SESSION_NEW, light.new_session, models.NewSessionRequest, ["cwd", "mcpServers"]),
+    (SESSION_LOAD, light.load_session, models.LoadSessionRequest, ["cwd", "mcpServers", "sessionId"]),
+    (SESSION_RESUME, light.resume_session, models.ResumeSessionRequest, ["cwd", "mcpServers", "sessionId"]),
+    (SESSION_LIST, light.list_sessions, models.ListSessionsRequest, ["cwd", "cursor"]),
+]  # fmt: skip
+FIELDS = ("cwd", "session_id", "additional_directories", "mcp_servers", "cursor", "field_meta")
 
 
-def _params(rng: random.Random) -> dict[str, Any]:
+def _params(rng: random.Random, usual: list[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
-    if rng.random() < 0.9:
-        params["cwd"] = rng.choice(["/w", "/w/x", *VALUES])
-    if rng.random() < 0.9:
-        params["mcpServers"] = [] if rng.random() < 0.7 else rng.choice(VALUES)
-    for key in KEYS[2:]:
-        if rng.random() < 0.4:
+    for key in usual:
+        if rng.random() < 0.85:
+            plain = {"cwd": "/w", "mcpServers": [], "sessionId": "s-1", "cursor": "c"}[key]
+            params[key] = plain if rng.random() < 0.7 else rng.choice(VALUES)
+    for key in ("additionalDirectories", "_meta", "extra", "sessionId"):
+        if key not in params and rng.random() < 0.3:
             params[key] = rng.choice(VALUES)
     return params
 
 
-def test_light_decoding_agrees_with_the_model() -> None:
-    rng = random.Random(SEED)
+@pytest.mark.parametrize(("method", "decode", "model", "usual"), CASES, ids=[c[0] for c in CASES])
+def test_light_decoding_agrees_with_the_model(
+    method: str, decode: Callable[[dict[str, Any]], Any], model: type[BaseModel], usual: list[str]
+) -> None:
+    rng = random.Random(f"{SEED}-{method}")
     print(f"LIGHT_SEED={SEED}")
     accepted = 0
     for _ in range(3000):
-        params = _params(rng)
-        got = light.new_session(params)
+        params = _params(rng, usual)
+        got = decode(params)
         if got is None:
             continue
         accepted += 1
-        model = NewSessionRequest.model_validate(params)  # must not raise
-        assert (got.cwd, got.additional_directories, got.field_meta, got.mcp_servers) == (
-            model.cwd,
-            model.additional_directories,
-            model.field_meta,
-            model.mcp_servers,
-        ), (params, SEED)
-        assert not model.model_extra, (params, SEED)
+        expected = model.model_validate(params)  # must not raise
+        for name in FIELDS:
+            if hasattr(expected, name):
+                assert getattr(got, name) == getattr(expected, name), (name, params, SEED)
+        assert not expected.model_extra, (params, SEED)
     assert accepted > 100  # the corpus reaches the light path often
 
 
@@ -71,18 +84,22 @@ def test_other_shapes_go_to_the_model(params: dict[str, Any]) -> None:
     assert light.new_session(params) is None
     spec = METHODS[SESSION_NEW]
     try:
-        expected: Any = NewSessionRequest.model_validate(params)
+        expected: Any = models.NewSessionRequest.model_validate(params)
     except ValidationError:
         expected = None
     if expected is None:
         with pytest.raises(Exception, match="session/new: invalid params"):
             decode_params(spec, params)
     else:
-        assert isinstance(decode_params(spec, params), NewSessionRequest)
+        assert isinstance(decode_params(spec, params), models.NewSessionRequest)
 
 
-def test_the_plain_shape_is_decoded_lightly() -> None:
+def test_the_plain_shapes_are_decoded_lightly() -> None:
     params = {"cwd": "/w", "mcpServers": [], "additionalDirectories": ["/a"], "_meta": {"k": 1}}
     got = decode_params(METHODS[SESSION_NEW], params)
-    assert isinstance(got, light.NewSessionParams)
+    assert isinstance(got, light.OpenParams)
     assert got.additional_directories == ["/a"] and got.field_meta == {"k": 1}
+    resumed = decode_params(METHODS[SESSION_RESUME], {"sessionId": "s", "cwd": "/w"})
+    assert isinstance(resumed, light.OpenParams) and resumed.mcp_servers is None
+    listed = decode_params(METHODS[SESSION_LIST], None)
+    assert isinstance(listed, light.ListParams) and listed.cwd is None and listed.cursor is None

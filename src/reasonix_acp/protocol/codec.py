@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.generated.methods import (
     INITIALIZE,
+    SESSION_LIST,
+    SESSION_LOAD,
     SESSION_NEW,
+    SESSION_RESUME,
     MethodSpec,
 )
 from reasonix_acp.protocol import light
@@ -32,7 +35,12 @@ if TYPE_CHECKING:
 LIGHT_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {INITIALIZE: decode_initialize}
 # Methods whose params in their plainest shape are decoded without pydantic; a decoder returns
 # None for any other shape, which the model then decodes (see light.py).
-PLAIN_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {SESSION_NEW: light.new_session}
+PLAIN_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    SESSION_NEW: light.new_session,
+    SESSION_LOAD: light.load_session,
+    SESSION_RESUME: light.resume_session,
+    SESSION_LIST: light.list_sessions,
+}
 
 MAX_ERRORS_NAMED = 3
 
@@ -89,7 +97,8 @@ def decode_params(
     if whole is not None:
         return whole(params or {})
     plain = PLAIN_DECODERS.get(spec.method)
-    decoded = plain(params) if plain is not None and params is not None else None
+    given = {} if params is None else params
+    decoded = plain(given) if plain is not None and isinstance(given, dict) else None
     if decoded is not None:
         return decoded
     # lazy: start-up
