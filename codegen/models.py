@@ -248,7 +248,7 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     outputs: dict[str, str] = {}
     home: dict[str, str] = {}
     for package, part in (("models", upstream), ("reasonix_models", vendor)):
-        order = list(_texts(part))
+        order = list(dict.fromkeys(owner for owner, _ in part))
         try:
             split.ordered(order, deps)
             groups = split.partition(order, deps, roots)
