@@ -112,7 +112,7 @@ class Scenario:
     """Variables a scenario can use (`${CWD}`, `${CWD2}`, `${DATA}`, `${GOLDEN}`, `${MCP}` (the
     test MCP servers), `${PLUGINS}` (the test plugins), `${PYTHON}` (this interpreter), `${SESSION1}` ...)
     and the environment its agents run in: a private data dir and config dir, debug validation on,
-    no provider credentials from the machine."""
+    the sandbox off, no provider credentials from the machine."""
 
     def __init__(self, tmp: Path) -> None:
         self.vars: dict[str, str] = {
@@ -132,6 +132,9 @@ class Scenario:
             "REASONIX_ACP_DATA_DIR": self.vars["DATA"],
             "REASONIX_ACP_CONFIG_DIR": str(tmp / "config"),
             "REASONIX_ACP_DEBUG": "1",
+            # Commands run as on a machine without a sandbox engine, whatever this one has; the
+            # sandbox's own tests turn it on (tests/tools/test_sandbox.py).
+            "REASONIX_ACP_SANDBOX": "off",
             "DEEPSEEK_API_KEY": "",
             "OPENAI_API_KEY": "",
             "OPENAI_BASE_URL": "",

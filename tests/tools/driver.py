@@ -17,9 +17,16 @@ def bash(command: str) -> dict[str, Any]:
     return {"steps": [{"tool_call": {"name": "bash", "arguments": {"command": command}}}]}
 
 
-def agent(tmp_path: Path, turns: list[dict[str, Any]], config: str = "") -> Client:
-    """An offline agent that runs `turns` (one model answer each, then "ok")."""
+def agent(
+    tmp_path: Path,
+    turns: list[dict[str, Any]],
+    config: str = "",
+    env: dict[str, str] | None = None,
+) -> Client:
+    """An offline agent that runs `turns` (one model answer each, then "ok"); `env` is added
+    to the scenario's environment."""
     scenario = Scenario(tmp_path)
+    scenario.env.update(env or {})
     if config:
         config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
         config_dir.mkdir(parents=True)

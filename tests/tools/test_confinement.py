@@ -9,6 +9,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.client import Client
 from tests.tools.driver import agent, bash, call, prompt
 
@@ -170,4 +172,45 @@ def test_edit_keeps_the_mode_and_the_line_endings(tmp_path: Path) -> None:
     assert done["status"] == "completed", done
     assert script.read_bytes() == b"#!/bin/sh\r\necho two\r\n"
     assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    assert c.close() == 0
+
+
+def _unreadable_link() -> str | None:
+    try:
+        os.readlink("/proc/1/root")
+    except OSError:
+        return "/proc/1/root"
+    return None
+
+
+@pytest.mark.skipif(_unreadable_link() is None, reason="this user may read /proc/1/root")
+def test_a_path_that_cannot_be_resolved_fails_the_call_not_the_turn(tmp_path: Path) -> None:
+    turns = [
+        bash("echo x > /proc/1/root/tmp/escape.txt"),
+        call("read_file", path="/proc/1/root/etc/hostname"),
+    ]
+    c = agent(tmp_path, turns)
+    sid, _ = started(c, tmp_path)
+    asked, [ran] = prompt(c, sid, reject)  # judged as a write outside: asked, not crashed
+    assert (
+        "/proc/1/root/tmp/escape.txt" in asked[0]["toolCall"]["rawInput"]["writesOutsideWorkspace"]
+    )
+    assert ran["status"] == "failed"
+    asked, [read] = prompt(c, sid, reject)
+    assert read["status"] == "failed"
+    assert c.close() == 0
+
+
+def test_a_path_that_cannot_be_resolved_fails_deny_checks_closed(tmp_path: Path) -> None:
+    if _unreadable_link() is None:
+        pytest.skip("this user may read /proc/1/root")
+    c = agent(
+        tmp_path,
+        [bash("cat < /proc/1/root/etc/hostname")],
+        '[permissions]\ndeny_paths = ["/nowhere/**"]\n',
+    )
+    sid, _ = started(c, tmp_path)
+    asked, [done] = prompt(c, sid, lambda q: "allow_once")
+    assert asked == [] and done["status"] == "failed"
+    assert "cannot be checked against deny_paths" in text_of(done)
     assert c.close() == 0

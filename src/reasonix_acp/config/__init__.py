@@ -29,6 +29,9 @@ MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of
 `headers` otherwise); a server the client sends under the same name replaces it.
 `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
 Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = ["/abs", ...]`.
+`[sandbox] mode = "auto" | "enforce" | "off"` (REASONIX_ACP_SANDBOX wins; default auto),
+`network = true` and `write_roots = ["/abs", ...]` set the OS sandbox commands run in
+(tools/sandbox.py); an unknown mode or a relative write root is refused like a bad table.
 """
 
 from __future__ import annotations
@@ -37,13 +40,14 @@ import contextlib
 import logging
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
 from reasonix_acp.config.pricing_table import parse_price, parse_pricing
+from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.redact import pass_env, remember
 
 log = logging.getLogger("reasonix_acp.config")
@@ -120,6 +124,7 @@ class Config:
     shell: str = "/bin/sh"
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False
     plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
@@ -239,6 +244,7 @@ def load(
     config = Config(config_file=path, unreadable=unreadable)
     _limits(config, data)
     _permissions(config, data)
+    _sandbox(config, data, env.get("REASONIX_ACP_SANDBOX"), strict)
     if "mcp_servers" in data:
         try:
             config.mcp_servers = from_config(data["mcp_servers"])
@@ -307,6 +313,21 @@ def _permissions(config: Config, data: dict[str, Any]) -> None:
     config.deny_paths = [
         os.path.expanduser(str(p)) for p in rules.get("deny_paths") or [] if isinstance(p, str)
     ]
+
+
+def _sandbox(config: Config, data: dict[str, Any], override: str | None, strict: bool) -> None:
+    """[sandbox] mode, network and write_roots; REASONIX_ACP_SANDBOX sets the mode."""
+    table = data.get("sandbox", {})
+    try:
+        config.sandbox = SandboxSettings.parse(table if isinstance(table, dict) else None)
+    except ValueError as exc:
+        _bad_table(strict, config.config_file, "[sandbox]", exc)
+    if override:
+        mode = override.strip().lower()
+        if mode not in SANDBOX_MODES:
+            log.warning("ignoring REASONIX_ACP_SANDBOX=%r: not one of %s", override, SANDBOX_MODES)
+        else:
+            config.sandbox = replace(config.sandbox, mode=mode)
 
 
 def _plugins(config: Config, data: dict[str, Any], default: Path, strict: bool) -> None:

@@ -34,12 +34,18 @@ Events = list[tuple[str, dict[str, Any]]]
 Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
+def _unwrapped(argv: list[str], cwd: str) -> list[str]:
+    return argv
+
+
 @dataclass(frozen=True)
 class Where:
-    """The session an action or hook runs for."""
+    """The session an action or hook runs for: its cwd, and how a command runs there (in the
+    session's sandbox: tools/sandbox.py)."""
 
     session_id: str
     cwd: str
+    wrap: Callable[[list[str], str], list[str]] = _unwrapped
 
 
 @dataclass
@@ -133,7 +139,7 @@ async def run_action(
         "cwd": where.cwd,
     }
     try:
-        out = await plugin.run(action.command, payload, where.cwd)
+        out = await plugin.run(action.command, payload, where.cwd, where.wrap)
     except CommandFailed as exc:
         return ActionResult(reply=f"\n\n[warning] {name} failed: {exc}")
     events = surface_events(plugin.id, out.surfaces, where.session_id)
@@ -155,7 +161,7 @@ async def run_hooks(
             continue
         payload = {"event": hook, "sessionId": where.session_id, "cwd": where.cwd}
         try:
-            out = await plugin.run(argv, {**payload, **(extra or {})}, where.cwd)
+            out = await plugin.run(argv, {**payload, **(extra or {})}, where.cwd, where.wrap)
         except CommandFailed as exc:
             log.warning("plugin %s: %s hook failed: %s", plugin.id, hook, exc)
             continue

@@ -59,6 +59,7 @@ import json
 import logging
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,10 +134,19 @@ class Plugin:
     actions: dict[str, Action] = field(default_factory=dict)
     hooks: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    async def run(self, argv: tuple[str, ...], payload: dict[str, Any], cwd: str) -> Output:
-        """One command of this plugin, to the end; CommandFailed says why it failed."""
+    async def run(
+        self,
+        argv: tuple[str, ...],
+        payload: dict[str, Any],
+        cwd: str,
+        wrap: Callable[[list[str], str], list[str]] | None = None,
+    ) -> Output:
+        """One command of this plugin, to the end; CommandFailed says why it failed. `wrap`
+        puts the command in the session's sandbox (tools/sandbox.py)."""
         first = self.directory / argv[0]
         argv = (str(first), *argv[1:]) if first.is_file() else argv
+        if wrap is not None:
+            argv = tuple(wrap(list(argv), cwd))
         env = {
             **child_env(),
             "REASONIX_PLUGIN_DIR": str(self.directory),
@@ -227,7 +237,8 @@ class PluginTool:
             "cwd": ctx.cwd,
         }
         try:
-            out = await self.plugin.run(self.command, payload, ctx.cwd)
+            wrap = ctx.sandbox.argv if ctx.sandbox is not None else None
+            out = await self.plugin.run(self.command, payload, ctx.cwd, wrap)
         except CommandFailed as exc:
             raise ToolFailed(f"plugin {self.plugin.id}: {exc}") from None
         if out.surfaces and ctx.publish is not None:

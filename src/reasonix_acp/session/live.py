@@ -15,11 +15,14 @@ from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
+from reasonix_acp.plugins.actions import Where
 from reasonix_acp.plugins.manifest import Plugin
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
 from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.tools.sandbox import Sandbox
+from reasonix_acp.tools.workspace import Workspace, session_temp
 from reasonix_acp.vendor.inbox import SessionInbox
 from reasonix_acp.vendor.recovery import Offer
 from reasonix_acp.vendor.status import StatusTracker
@@ -71,6 +74,9 @@ class Session:
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease
         self.closing: asyncio.Future[None] | None = None
         self.deleting: asyncio.Future[None] | None = None
+        self.sandbox = Sandbox(
+            self.workspace, lambda: self.record.approval, lambda: self.config.sandbox
+        )
 
     @property
     def id(self) -> str:
@@ -83,6 +89,21 @@ class Session:
     @property
     def plugins(self) -> list[Plugin]:
         return self.settings.plugins
+
+    def workspace(self) -> Workspace:
+        """Where the session's tools may touch files, as the record and config say now."""
+        record = self.record
+        return Workspace(
+            record.cwd,
+            list(record.additional_directories),
+            temp=session_temp(record.id),
+            deny=tuple(self.config.deny_paths),
+            unconfined=lambda: record.approval == "danger-full-access",
+        )
+
+    def where(self) -> Where:
+        """Where the session's plugin actions and hooks run: its cwd, in its sandbox."""
+        return Where(self.id, self.record.cwd, self.sandbox.argv)
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None

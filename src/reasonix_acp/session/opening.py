@@ -67,7 +67,7 @@ class Opening:
         call.after_response(after)
 
     async def _session_start(self, session: Session) -> None:
-        where = actions.Where(session.id, session.record.cwd)
+        where = session.where()
         events = await actions.run_hooks(session.plugins, where, "session_start")
         if session.machine.publishing and events:
             self.sessions.show(session, events, session.record.turn_count)

@@ -23,6 +23,7 @@ from reasonix_acp.plugins.manifest import discover
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session.live import MakeProvider, Session, Settings
 from reasonix_acp.session.store import SessionRecord, Store
+from reasonix_acp.tools.sandbox import refusal
 from reasonix_acp.vendor.inbox import InboxStore
 from reasonix_acp.vendor.status import StatusTracker
 
@@ -80,6 +81,9 @@ class Runtime:
         """A live session for `record`: its inbox (recovered) and status (restored from its
         last saved form). Raises ValueError when its model has no provider."""
         settings = self.defaults
+        refused = refusal(settings.config.sandbox)
+        if refused is not None:
+            raise ValueError(refused)
         provider = self.provider(settings, record.model)
         status = StatusTracker(
             record.id,
@@ -96,7 +100,9 @@ class Runtime:
         if saved is not None:
             status.restore(saved)
         inbox = self.inboxes.open(record.id)
-        return Session(record, settings, provider, history, status, inbox)
+        session = Session(record, settings, provider, history, status, inbox)
+        status.sandbox = session.sandbox.status
+        return session
 
     def start_servers(self, session: Session) -> None:
         """The session's MCP servers (config's, the client's on top), connecting from now on."""

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -31,6 +32,7 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import Delta, live_updates
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
+from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
 
 log = logging.getLogger("reasonix_acp.session.service")
@@ -128,6 +130,8 @@ class Sessions:
         the session's status (`endpointAtOpen`) until a turn tries it again."""
         if self.preload is not None:
             self.preload()
+        if session.config.sandbox.mode != "off":  # the sandbox engine's probe, once per process
+            threading.Thread(target=sandbox_engine, name="acp-probe", daemon=True).start()
         self.spawn(self._warm_provider(session), hook=True)
 
     async def _warm_provider(self, session: Session) -> None:
@@ -254,7 +258,7 @@ class Sessions:
         session.open_updates = False
         try:
             if actions.has_hook(session.plugins, "session_end"):
-                where = actions.Where(session.id, session.record.cwd)
+                where = session.where()
                 await actions.run_hooks(session.plugins, where, "session_end")
         finally:
             await session.stop_servers()

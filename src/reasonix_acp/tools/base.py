@@ -40,6 +40,11 @@ class ToolContext:
     shell: str = "/bin/sh"
     terminal_meta: bool = False  # the client renders Zed's `_meta.terminal_*` display convention
     publish: Any = None  # (plugin id, surfaces) → shown to the client (extension_surface.py)
+    sandbox: Any = None  # tools/sandbox.Sandbox: the session's sandbox for commands
+    warn: Any = None  # set by the turn runner: warn(text) → a `[warning]` chunk
+    # Set per call by the turn runner: rerun(why) → whether the user lets a command the
+    # sandbox stopped run again outside it (asked once; tools/shell.py).
+    rerun: Any = None
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

@@ -84,17 +84,17 @@ class ClientTerminal:
     → output → release, always. Once `terminal/create` has answered, there is no local
     fallback: the command may already have run."""
 
-    def __init__(self, request: Request, session_id: str, shell: str = "/bin/sh") -> None:
+    def __init__(self, request: Request, session_id: str) -> None:
         self.request = request
         self.session_id = session_id
-        self.shell = shell
 
-    async def create(self, command: str, cwd: str) -> str | None:
-        """The terminal id, or None when the client could not create one (run locally then)."""
+    async def create(self, argv: list[str], cwd: str) -> str | None:
+        """The terminal id, or None when the client could not create one (run locally then).
+        `argv` is the program and its arguments (a shell and its command, perhaps in bwrap)."""
         params = {
             "sessionId": self.session_id,
-            "command": self.shell,
-            "args": ["-c", command],
+            "command": argv[0],
+            "args": argv[1:],
             "cwd": cwd,
             "outputByteLimit": 1024 * 1024,
         }

@@ -12,8 +12,15 @@ locally, as follows.
 - A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
   `in_progress` updates.
 - A non-zero exit status makes the call `failed`, with the output and the status.
-- Every command line asks for permission unless the preset is danger-full-access; the gate
-  judges the whole line, every simple command in it (turn/gate.py, tools/command_line.py).
+- Every command line asks for permission unless the preset is danger-full-access or the
+  command runs in a whole sandbox; the gate judges the whole line, every simple command in it
+  (turn/gate.py, tools/command_line.py).
+- Where the session's sandbox is active the command runs inside it (tools/sandbox.py), in the
+  agent's process or in the editor's terminal alike (`bwrap ... -- <shell> -c <command>`).
+  A sandboxed command that fails as the sandbox would make it fail (a read-only file system,
+  the network off) is offered once for a run outside the sandbox (`ctx.rerun`: a permission
+  question saying why); refused, its failure stands. Where the sandbox is wanted but there is
+  no engine, the session's first command says so once (`ctx.warn`).
 """
 
 from __future__ import annotations
@@ -78,8 +85,8 @@ class ProcessGroups:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def spawn(self, shell: str, command: str, cwd: str) -> Process:
-        starting = asyncio.ensure_future(self._start(shell, command, cwd))
+    async def spawn(self, argv: list[str], cwd: str) -> Process:
+        starting = asyncio.ensure_future(self._start(argv, cwd))
         self._track(starting)
         try:
             return await asyncio.shield(starting)
@@ -87,11 +94,9 @@ class ProcessGroups:
             starting.add_done_callback(self._orphaned)
             raise
 
-    async def _start(self, shell: str, command: str, cwd: str) -> Process:
+    async def _start(self, argv: list[str], cwd: str) -> Process:
         proc = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
             env=child_env(),
             stdin=asyncio.subprocess.DEVNULL,
@@ -226,11 +231,26 @@ class Bash:
         timeout = (
             timeout_ms if isinstance(timeout_ms, int) and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
         ) / 1000
+        plain = [ctx.shell, "-c", command]
+        sandbox = ctx.sandbox
+        if sandbox is not None and ctx.warn is not None and (notice := sandbox.notice()):
+            ctx.warn(notice)
+        if sandbox is None or not sandbox.active():
+            return await self._execute(plain, ctx, timeout)
+        try:
+            return await self._execute(sandbox.argv(plain, ctx.cwd), ctx, timeout)
+        except ToolFailed as exc:
+            why = sandbox.blocked(str(exc)) if ctx.rerun is not None else None
+            if why is None or not await ctx.rerun(why):
+                raise
+        return await self._execute(plain, ctx, timeout)
+
+    async def _execute(self, argv: list[str], ctx: ToolContext, timeout: float) -> ToolResult:
         if ctx.terminal is not None:
-            terminal_id = await ctx.terminal.create(command, ctx.cwd)
+            terminal_id = await ctx.terminal.create(argv, ctx.cwd)
             if terminal_id is not None:
                 return await self._in_client(ctx, terminal_id, timeout)
-        proc = await GROUPS.spawn(ctx.shell, command, ctx.cwd)
+        proc = await GROUPS.spawn(argv, ctx.cwd)
         # No await between the spawn and _collect's `try`: a cancel cannot land in between.
         chunks: list[bytes] = []
         timed_out, background = await self._collect(proc, chunks, ctx, timeout)

@@ -203,7 +203,7 @@ class Prompts:
         """turn_end hooks; a failure is logged and never fails the turn (a cancel still wins)."""
         if not actions.has_hook(session.plugins, "turn_end"):
             return
-        where = actions.Where(session.id, session.record.cwd)
+        where = session.where()
         extra = {"stopReason": STOP_REASON[outcome] or "error"}
         try:
             shown = await actions.run_hooks(session.plugins, where, "turn_end", extra)

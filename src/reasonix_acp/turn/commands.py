@@ -88,7 +88,7 @@ class Commands:
         plugin, target, rest = entry
         if isinstance(target, Template):
             return ForModel(target.expand(rest), [])
-        where = actions.Where(session.id, session.record.cwd)
+        where = session.where()
         done = await actions.run_action(self.sessions.request, where, plugin, target, rest)
         if done.prompt is None:
             return self.answer(

@@ -12,6 +12,11 @@ Shell commands are judged as whole lines (tools/command_line.py):
 - a line the grammar cannot read, or whose command names are known only when it runs, is
   asked whatever was remembered, unless its exact text was allowed before.
 
+Where the session's sandbox is whole (tools/sandbox.py: active, and every deny path hidden),
+a readable line that no deny rule or remembered rejection stops runs without a question: the
+sandbox confines it instead. A command the sandbox stopped is offered once for a run outside it
+(`rerun_outside`), unless the user said not to offer that again in this session.
+
 A refused or failed question is a rejection; a cancelled one cancels the turn.
 """
 
@@ -34,6 +39,8 @@ Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 REFUSED = "refused by the user"
 FULL = "danger-full-access"
+UNRESOLVED = "\0"  # marks a path realpath could not follow (`_judged`)
+RERUN_SCOPE = "outside the sandbox"  # a remembered "do not offer a run outside the sandbox"
 # Builtins that only steer the shell itself: a line needs no grant for them (it still needs one
 # for something else: a line of these alone is asked).
 CONTROL = frozenset({"true", "false", ":", "exit", "return", "break", "continue", "test", "["})
@@ -58,9 +65,15 @@ class Verdict:
 
 
 def judge_line(
-    line: CommandLine, preset: str, grants: Grants, rules: Rules, workspace: Workspace
+    line: CommandLine,
+    preset: str,
+    grants: Grants,
+    rules: Rules,
+    workspace: Workspace,
+    sandboxed: bool = False,
 ) -> Verdict:
-    """The decision for a shell command line, before the user is asked."""
+    """The decision for a shell command line, before the user is asked. `sandboxed`: the line
+    will run in a whole sandbox (tools/sandbox.py), which stands in for the question."""
     denied = _denied(line, preset, rules, workspace)
     if denied:
         return Verdict("deny", denied)
@@ -78,7 +91,9 @@ def judge_line(
     names = [name for name in line.names if name not in CONTROL]
     if any(remembered.get(name) is False for name in names):
         return Verdict("reject")
-    outside = tuple(writes_outside(line, workspace.resolve, workspace.inside))
+    if sandboxed and (line.readable or not rules.commands):
+        return Verdict("allow", "runs in the sandbox")
+    outside = tuple(writes_outside(line, _judged(workspace), workspace.inside))
     if (
         line.readable
         and names
@@ -94,7 +109,12 @@ def _denied(line: CommandLine, preset: str, rules: Rules, workspace: Workspace) 
         if command.name is not None and os.path.basename(command.name) in rules.commands:
             return f"`{os.path.basename(command.name)}` is in deny_commands"
     for target in (*line.writes, *line.reads):
-        if target is not None and rules.path_denied(workspace.resolve(os.path.expanduser(target))):
+        if target is None:
+            continue
+        real = _judged(workspace)(os.path.expanduser(target))
+        if real.startswith(UNRESOLVED) and rules.paths:
+            return f"{target} cannot be checked against deny_paths: {real[1:]} cannot be resolved"
+        if rules.path_denied(real):
             return f"{target} matches deny_paths"
     if not line.readable and rules.commands:
         words = {os.path.basename(w) for w in re.findall(r"[\w./+-]+", line.text)}
@@ -104,6 +124,21 @@ def _denied(line: CommandLine, preset: str, rules: Rules, workspace: Workspace) 
         if preset == FULL:
             return f"cannot be checked against deny_commands: {line.problems[0]}"
     return ""
+
+
+def _judged(workspace: Workspace) -> Callable[[str], str]:
+    """The workspace's resolve for judging a command line: a path realpath cannot follow (a
+    link nobody may read, as /proc/1/root) comes back as UNRESOLVED + the path, which is inside
+    no root and fails every deny check closed. Never opened: the command does that itself."""
+
+    def resolve(path: str) -> str:
+        try:
+            return workspace.resolve(path)
+        except OSError:
+            joined = path if os.path.isabs(path) else os.path.join(workspace.cwd, path)
+            return UNRESOLVED + os.path.abspath(joined)
+
+    return resolve
 
 
 @dataclass
@@ -145,7 +180,10 @@ class Gate:
         self, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
     ) -> bool:
         line = parse(args["command"])
-        verdict = judge_line(line, self.preset(), self.grants, self.rules, context.workspace)
+        sandboxed = context.sandbox is not None and context.sandbox.whole()
+        verdict = judge_line(
+            line, self.preset(), self.grants, self.rules, context.workspace, sandboxed
+        )
         if verdict.decision == "deny":
             raise ToolFailed(f"denied by the permission rules in config.toml: {verdict.reason}")
         if verdict.decision != "ask":
@@ -164,6 +202,31 @@ class Gate:
         elif choice in ("allow_always", "reject_always"):
             self.grants += [("execute", f"command {n}", choice == "allow_always") for n in names]
         return choice in ("allow_once", "allow_always", "allow_always_exact")
+
+    async def rerun_outside(self, shown: dict[str, Any], why: str) -> bool:
+        """Whether a command the sandbox stopped may run again outside it: asked once per
+        call, unless the user said not to offer it again in this session."""
+        if ("execute", RERUN_SCOPE, False) in self.grants:
+            return False
+        options = [
+            {"optionId": "allow_once", "name": "Run it outside the sandbox", "kind": "allow_once"},
+            {"optionId": "reject_once", "name": "Keep the failure", "kind": "reject_once"},
+            {
+                "optionId": "reject_always",
+                "name": "Do not offer this again in this session",
+                "kind": "reject_always",
+            },
+        ]
+        raw = shown.get("rawInput")
+        question = {
+            **shown,
+            "title": f"{shown.get('title', 'Run')} failed in the sandbox: run it outside? ({why})",
+            "rawInput": {**(raw if isinstance(raw, dict) else {}), "sandboxBlocked": why},
+        }
+        choice = await self._ask(question, options)
+        if choice == "reject_always":
+            self.grants.append(("execute", RERUN_SCOPE, False))
+        return choice == "allow_once"
 
     async def _ask(self, shown: dict[str, Any], options: list[dict[str, Any]]) -> str:
         if self.ask is None:

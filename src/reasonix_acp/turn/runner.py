@@ -141,6 +141,8 @@ class TurnRunner:
         self.plan: list[dict[str, Any]] | None = None
         if self.context.publish is None:
             self.context.publish = self.publish
+        if self.context.warn is None:
+            self.context.warn = self.warn
 
     def publish(self, plugin_id: str, raw: list[Any]) -> None:
         """A plugin tool's extension surfaces, shown and kept like the rest of the turn."""
@@ -352,15 +354,7 @@ class TurnRunner:
                 raise ToolFailed(f"unknown tool {call.name}")
             if not isinstance(args, dict):
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
-            if getattr(tool, "access", None) and not await self.gate.permitted(
-                tool, args, start, self.context
-            ):
-                raise ToolFailed(REFUSED)
-            self.context.progress = lambda content: self.record(
-                "tool_call_update",
-                {"toolCallId": call_id, "status": "in_progress", "content": content},
-            )
-            result = await tool.run(args, self.context)
+            result = await self._checked_run(tool, args, start)
         except ToolFailed as exc:
             shown = None if exc.meta else _text(str(exc))
             self._finish(call_id, "failed", ToolResult(text=str(exc), content=shown, meta=exc.meta))
@@ -373,6 +367,28 @@ class TurnRunner:
             self.record("plan", {"entries": result.plan})
         self._finish(call_id, "completed", result)
         self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+
+    async def _checked_run(
+        self, tool: Any, args: dict[str, Any], start: dict[str, Any]
+    ) -> ToolResult:
+        """The permission gate, then the tool. A path the check or the tool cannot follow or
+        open (an OSError: /proc/1/root, say) fails the call, never the turn."""
+        call_id = start["toolCallId"]
+        try:
+            if getattr(tool, "access", None) and not await self.gate.permitted(
+                tool, args, start, self.context
+            ):
+                raise ToolFailed(REFUSED)
+            self.context.progress = lambda content: self.record(
+                "tool_call_update",
+                {"toolCallId": call_id, "status": "in_progress", "content": content},
+            )
+            self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
+            result: ToolResult = await tool.run(args, self.context)
+            return result
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            raise ToolFailed(f"{tool.name}: {exc.strerror or exc}{where}") from None
 
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
         self._open_calls.pop(call_id, None)

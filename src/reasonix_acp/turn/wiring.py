@@ -24,7 +24,7 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
-from reasonix_acp.tools.workspace import Workspace, session_temp
+from reasonix_acp.tools.workspace import session_temp
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.limits import Limits
@@ -105,19 +105,14 @@ class Wiring:
         files = terminal = None
         if client is not None and request is not None:
             if client.terminal:
-                terminal = ClientTerminal(request, session.id, shell)
+                terminal = ClientTerminal(request, session.id)
             if client.fs_read or client.fs_write:
                 files = ClientFiles(request, session.id, client.fs_read, client.fs_write)
         return ToolContext(
             cwd=record.cwd,
             session_id=session.id,
-            workspace=Workspace(
-                record.cwd,
-                list(record.additional_directories),
-                temp=session_temp(session.id),
-                deny=tuple(session.config.deny_paths),
-                unconfined=lambda: record.approval == "danger-full-access",
-            ),
+            workspace=session.workspace(),
+            sandbox=session.sandbox,
             files=files,
             terminal=terminal,
             shell=shell,

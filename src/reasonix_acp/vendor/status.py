@@ -29,8 +29,9 @@ Rules:
   The cumulative cost is saved as `Ledger.to_json()`; a ledger saved in the earlier shape
   (`calls`, `priced`, `total`, `currency`, ...) is converted, an unreadable one starts afresh.
 - What is reported about the runtime is what is true of this agent: no planner (`plannerMode`
-  "off"), and no process sandbox (`sandbox.engine` "none", `available` false); the workspace
-  roots are where file tools write without asking.
+  "off"), and the sandbox commands run in now (`sandbox`, from tools/sandbox.py: `mode`
+  "enforce" with its engine, write roots and network, or "off" with the roots file tools
+  write in without asking).
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ class StatusTracker:
         self.roots = roots
         self.clock = clock
         self.save = save  # keeps the status across restarts: at each turn's start and end
+        # What confines commands now (tools/sandbox.Sandbox.status); None: nothing does.
+        self.sandbox: Callable[[], dict[str, Any]] | None = None
         self.sequence = 0
         self.state = "idle"
         self.phase = "idle"
@@ -166,7 +169,9 @@ class StatusTracker:
                 if self.endpoint_at_open
                 else {}
             ),
-            "sandbox": {
+            "sandbox": self.sandbox()
+            if self.sandbox is not None
+            else {
                 "mode": "off",
                 "engine": "none",
                 "available": False,

@@ -1,0 +1,242 @@
+"""Commands in an OS sandbox: bubblewrap (`bwrap`) on Linux. The bash tool's commands, in the
+agent's process or the editor's terminal, and plugin commands run through `Sandbox.argv`.
+
+What a sandboxed command gets (the bwrap arguments, in this order: a later mount wins):
+- the whole file system read-only, a private /dev, /proc and /tmp;
+- writable: the session cwd, its additional directories, its private temp directory and
+  `[sandbox] write_roots`; under read-only, the session temp alone;
+- hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), behind a
+  directory nobody may enter or /dev/null. A pattern with other wildcards cannot be hidden
+  by a mount: while there is one, the sandbox does not replace the permission question
+  (`whole` is False) and a command is judged as without a sandbox;
+- new user, PID, IPC, UTS, cgroup and network namespaces (the network is kept only with
+  `[sandbox] network = true`), no capability, no user namespace inside (where this bwrap can
+  forbid it), its own session (no TIOCSTI into the editor's terminal), killed with its parent.
+  Killing bwrap ends its PID namespace, so the bash tool's group kill reaches every process
+  the command started; a background process does not outlive its command.
+
+The engine is probed once per process (`engine`): `bwrap` on PATH, run once with the flags a
+command gets. An engine that fails the probe (no user namespaces, say) is unavailable, with
+the probe's own words as the reason, and commands run as they would without it.
+
+Mode (`[sandbox] mode`, REASONIX_ACP_SANDBOX): `auto` uses the engine where it works, `enforce`
+also refuses to open a session without it (`refusal`), `off` never uses it (nor probes).
+Under danger-full-access commands run outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reasonix_acp.config.sandbox import SandboxSettings
+from reasonix_acp.tools.workspace import Workspace
+
+FULL = "danger-full-access"
+PROBE_TIMEOUT = 5.0
+# Every command; the namespace flags are the first of NAMESPACES the probe finds working.
+COMMON = ("--die-with-parent", "--new-session", "--cap-drop", "ALL")
+NAMESPACES = (
+    ("--unshare-all", "--unshare-user", "--disable-userns"),
+    ("--unshare-all",),
+)
+WILDCARD = re.compile(r"[*?\[]")
+BLOCKED_WRITE = "Read-only file system"
+BLOCKED_NETWORK = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host"
+    r"|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Connection refused"
+    r"|No address associated with hostname"
+)
+ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"`:,;)]+")
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str  # "bubblewrap", or "none"
+    path: str = ""
+    flags: tuple[str, ...] = ()
+    problem: str = ""  # why there is none
+
+    @property
+    def available(self) -> bool:
+        return bool(self.path)
+
+
+_probed: Engine | None = None
+_probe_lock = threading.Lock()
+
+
+def engine() -> Engine:
+    """This machine's engine, probed the first time it is asked for (from any thread)."""
+    global _probed
+    with _probe_lock:
+        if _probed is None:
+            _probed = probe()
+        return _probed
+
+
+def probe(which: Callable[[str], str | None] = shutil.which) -> Engine:
+    if not sys.platform.startswith("linux"):
+        return Engine("none", problem=f"no sandbox engine is supported on {sys.platform}")
+    path = which("bwrap")
+    if path is None:
+        return Engine("none", problem="bwrap (bubblewrap) is not installed")
+    problem = ""
+    for namespaces in NAMESPACES:
+        flags = (*namespaces, *COMMON)
+        test = [path, *flags, *_base(), "--", "/bin/sh", "-c", "exit 0"]
+        try:
+            done = subprocess.run(
+                test, capture_output=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Engine("none", problem=f"bwrap cannot run: {exc}")
+        if done.returncode == 0:
+            return Engine("bubblewrap", path, flags)
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        problem = lines[-1][:300] if lines else f"bwrap exited with status {done.returncode}"
+    return Engine("none", problem=f"bwrap does not work here: {problem}")
+
+
+def refusal(settings: SandboxSettings) -> str | None:
+    """Why a session may not open: enforce mode with no working engine."""
+    if settings.mode != "enforce":
+        return None
+    found = engine()
+    return None if found.available else f"effective bash sandbox unavailable: {found.problem}"
+
+
+def _base() -> list[str]:
+    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+
+
+def hide_target(pattern: str) -> str | None:
+    """The path a deny pattern names, when a mount can hide all it matches; else None."""
+    base = pattern
+    for tail in ("/**", "/*"):
+        if base.endswith(tail):
+            base = base[: -len(tail)]
+            break
+    if not os.path.isabs(base) or WILDCARD.search(base) or base in ("", "/"):
+        return None
+    return os.path.realpath(base)
+
+
+class Sandbox:
+    """One session's sandbox for commands, as it stands now: the preset and the settings (a
+    reload replaces them) are read at each use."""
+
+    def __init__(
+        self,
+        workspace: Callable[[], Workspace],
+        preset: Callable[[], str],
+        settings: Callable[[], SandboxSettings],
+        find: Callable[[], Engine] = engine,
+    ) -> None:
+        self.workspace = workspace
+        self.preset = preset
+        self.settings = settings
+        self.find = find
+        self.noticed = False
+
+    def engine(self) -> Engine:
+        if self.settings().mode == "off":
+            return Engine("none", problem="the sandbox is off ([sandbox] mode)")
+        return self.find()
+
+    def active(self) -> bool:
+        """Commands run in the sandbox now."""
+        return self.preset() != FULL and self.engine().available
+
+    def whole(self) -> bool:
+        """The sandbox confines a command enough to run it without asking: it is active and
+        hides every deny_paths pattern."""
+        return self.active() and all(hide_target(p) for p in self.workspace().deny)
+
+    def notice(self) -> str | None:
+        """Once per session, where commands run unconfined although the sandbox was wanted."""
+        if self.noticed or self.settings().mode == "off" or self.preset() == FULL:
+            return None
+        found = self.engine()
+        if found.available:
+            return None
+        self.noticed = True
+        return f"commands run without an OS sandbox: {found.problem}"
+
+    def write_roots(self) -> list[str]:
+        workspace = self.workspace()
+        roots = [workspace.temp]
+        if self.preset() != "read-only":
+            roots = [workspace.cwd, *workspace.extra, workspace.temp, *self.settings().write_roots]
+        seen: list[str] = []
+        for root in roots:
+            real = os.path.realpath(root)
+            if real not in seen:
+                seen.append(real)
+        return seen
+
+    def argv(self, command: list[str], cwd: str) -> list[str]:
+        """`command` as it runs: inside bwrap when the sandbox is active, else unchanged."""
+        if not self.active():
+            return command
+        found = self.engine()
+        args = [found.path, *found.flags, *_base()]
+        if self.settings().network:
+            args.append("--share-net")
+        os.makedirs(self.workspace().temp, 0o700, exist_ok=True)
+        for root in self.write_roots():
+            if os.path.isdir(root):
+                args += ["--bind", root, root]
+        for pattern in self.workspace().deny:
+            target = hide_target(pattern)
+            if target is None or not os.path.lexists(target):
+                continue
+            if os.path.isdir(target):
+                args += ["--perms", "0000", "--tmpfs", target, "--remount-ro", target]
+            else:
+                args += ["--ro-bind", "/dev/null", target]
+        return [*args, "--chdir", cwd, "--", *command]
+
+    def blocked(self, output: str) -> str | None:
+        """Why a failed sandboxed command's output looks like the sandbox stopped it (a write
+        outside the roots, the network), or None. A denied path is never a reason."""
+        workspace = self.workspace()
+        for line in output.splitlines():
+            paths = [workspace.resolve(p) for p in ABSOLUTE.findall(line)]
+            if any(workspace.denied(p) for p in paths):
+                continue
+            if BLOCKED_WRITE in line or (
+                "Permission denied" in line and any(not workspace.inside(p) for p in paths)
+            ):
+                return f"a write outside the sandbox's writable roots was refused: {line.strip()[:200]}"
+            if not self.settings().network and BLOCKED_NETWORK.search(line):
+                return f"the network is off in the sandbox: {line.strip()[:200]}"
+        return None
+
+    def status(self) -> dict[str, object]:
+        """The status object's `sandbox`: what is enforced now."""
+        workspace = self.workspace()
+        found = self.engine()
+        if not self.active():
+            return {
+                "mode": "off",
+                "engine": found.name if found.available else "none",
+                "available": found.available,
+                "workspaceRoot": workspace.cwd,
+                "writeRoots": [workspace.cwd, *workspace.extra],
+                "networkEnabled": True,
+            }
+        return {
+            "mode": "enforce",
+            "engine": found.name,
+            "available": True,
+            "workspaceRoot": workspace.cwd,
+            "writeRoots": self.write_roots(),
+            "networkEnabled": self.settings().network,
+        }
