@@ -74,6 +74,7 @@ def prompt(
             assert frame.get("result") == {"stopReason": "end_turn"}, frame
             return questions, results
         elif frame.get("method") == "session/update":
+            c.notes.append(frame)
             update = frame["params"]["update"]
             if update["sessionUpdate"] == "tool_call_update" and update.get("status") in (
                 "completed",

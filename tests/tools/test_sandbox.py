@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,4 +106,366 @@ def test_escapes_are_refused_without_a_question(
     assert [u["status"] for u in finals] == ["failed"] * 7 + ["completed"]
     assert sorted(p.name for p in outside.rglob("*")) == ["via-link"]
     assert (cwd / "kept.txt").read_text() == "inside\n"
+    assert c.close() == 0
+
+
+def test_a_denied_path_is_hidden_from_a_command(
+    tmp_path: Path, bwrap: Engine, outside: Path
+) -> None:
+    (outside / "key.txt").write_text("TOPSECRET outside\n")
+    # The path hides in a variable: only the sandbox, not the gate, can keep it from `cat`.
+    attempts = [f"p={outside}; cat $p/key.txt", "p=private; cat $p/key.txt", "ls private"]
+    config = f'[permissions]\ndeny_paths = ["{outside}/**", "{tmp_path}/ws/private/**"]\n'
+    c = agent(tmp_path, [bash(a) for a in attempts], config, env=SANDBOX_ON)
+    sid, cwd = start(c)
+    (cwd / "private").mkdir()
+    (cwd / "private" / "key.txt").write_text("TOPSECRET inside\n")
+    finals = []
+    for _ in attempts:
+        asked, done = prompt(c, sid, reject)
+        assert asked == []  # a denied path is never a reason to offer a run outside
+        finals += done
+    assert [u["status"] for u in finals] == ["failed", "failed", "failed"]
+    assert not any("TOPSECRET" in text_of(u) for u in finals)
+    assert c.close() == 0
+
+
+def test_a_deny_pattern_no_mount_can_hide_keeps_the_question(tmp_path: Path, bwrap: Engine) -> None:
+    c = agent(
+        tmp_path, [bash("echo hi")], '[permissions]\ndeny_paths = ["*/.env"]\n', env=SANDBOX_ON
+    )
+    sid, _ = start(c)
+    asked, [done] = prompt(c, sid, lambda q: "allow_once")
+    assert len(asked) == 1 and "sandboxBlocked" not in asked[0]["toolCall"]["rawInput"]
+    assert done["status"] == "completed"  # and it still runs in the sandbox
+    assert status(c, sid)["sandbox"]["mode"] == "enforce"
+    assert c.close() == 0
+
+
+class _Pong(threading.Thread):
+    """A TCP server on 127.0.0.1 answering "pong" to every connection."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.hits = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.hits += 1
+            with conn:
+                conn.sendall(b"pong\n")
+
+
+def _connect(port: int) -> str:
+    code = (
+        f"import socket; print(socket.create_connection(('127.0.0.1', {port}), 2).recv(9).decode())"
+    )
+    return f'{sys.executable} -c "{code}"'
+
+
+@pytest.mark.parametrize("network", [False, True])
+def test_the_network_is_off_unless_configured(tmp_path: Path, bwrap: Engine, network: bool) -> None:
+    server = _Pong()
+    server.start()
+    config = "[sandbox]\nnetwork = true\n" if network else ""
+    c = agent(tmp_path, [bash(_connect(server.port))], config, env=SANDBOX_ON)
+    sid, _ = start(c)
+    asked, [done] = prompt(c, sid, reject)
+    if network:
+        assert asked == [] and done["status"] == "completed" and "pong" in text_of(done)
+        assert server.hits == 1
+    else:
+        # Refused: the one offer to run it outside says why, and the rejection stands.
+        [offer] = asked
+        assert "network is off" in offer["toolCall"]["rawInput"]["sandboxBlocked"]
+        assert done["status"] == "failed" and server.hits == 0
+    assert status(c, sid)["sandbox"]["networkEnabled"] is network
+    server.sock.close()
+    assert c.close() == 0
+
+
+def test_the_offer_to_run_outside_comes_once_and_respects_the_answer(
+    tmp_path: Path, bwrap: Engine, outside: Path
+) -> None:
+    target = outside / "out.txt"
+    c = agent(tmp_path, [bash(f"echo ran >> {target}")] * 4, env=SANDBOX_ON)
+    sid, _ = start(c)
+    answers = iter(["reject_once", "allow_once", "reject_always"])
+    seen: list[list[dict[str, Any]]] = []
+    statuses = []
+    for _ in range(4):
+        asked, [done] = prompt(c, sid, lambda q: next(answers))
+        seen.append(asked)
+        statuses.append(done["status"])
+    assert [len(a) for a in seen] == [1, 1, 1, 0]  # once per call; never after "do not offer"
+    assert statuses == ["failed", "completed", "failed", "failed"]
+    assert target.read_text() == "ran\n"  # only the run the user allowed outside
+    offer = seen[0][0]
+    assert [o["optionId"] for o in offer["options"]] == [
+        "allow_once",
+        "reject_once",
+        "reject_always",
+    ]
+    assert "Read-only file system" in offer["toolCall"]["rawInput"]["sandboxBlocked"]
+    assert c.close() == 0
+
+
+def _marked(mark: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if mark.encode() in cmdline:
+                found.append(int(entry))
+    return found
+
+
+def test_cancel_kills_the_sandboxed_process_tree(tmp_path: Path, bwrap: Engine) -> None:
+    mark = str(4_000_000 + os.getpid() % 1_000_000)
+    command = f"trap '' TERM; sleep {mark} & (trap '' TERM; sleep {mark}) & sleep {mark}; wait"
+    c = agent(tmp_path, [bash(command)], env=SANDBOX_ON)
+    sid, _ = start(c)
+    c.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
+        }
+    )
+    deadline = time.monotonic() + 10
+    while len(_marked(f"sleep\0{mark}")) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = _marked(f"sleep\0{mark}")
+    assert len(pids) == 3, pids
+    c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    while (frame := c.agent.receive()).get("id") != 99:
+        assert frame.get("method") != "session/request_permission", frame
+    assert frame["result"] == {"stopReason": "cancelled"}
+    deadline = time.monotonic() + 5
+    while _marked(f"sleep\0{mark}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marked(f"sleep\0{mark}") == []
+    assert c.close() == 0
+
+
+def test_a_plugin_command_runs_in_the_sandbox(tmp_path: Path, bwrap: Engine, outside: Path) -> None:
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    (plugin / "plugin.toml").write_text(
+        'id = "esc"\ndescription = "writes outside"\n'
+        "[tools.write]\n"
+        'description = "write"\n'
+        f'command = ["sh", "-c", "echo x > {outside}/plugin.txt; echo x > here.txt; echo wrote"]\n'
+        'parameters = { type = "object", properties = {} }\n'
+    )
+    turn = {"steps": [{"tool_call": {"name": "esc__write", "arguments": {}}}]}
+    c = agent(tmp_path, [turn], f'[plugins]\npaths = ["{plugin}"]\n', env=SANDBOX_ON)
+    sid, cwd = start(c)
+    asked, [done] = prompt(c, sid, lambda q: "allow_once")
+    assert done["status"] == "completed" and "wrote" in text_of(done)
+    assert len(asked) == 1  # the plugin call's own question; no offer for a plugin command
+    assert not (outside / "plugin.txt").exists()
+    assert (cwd / "here.txt").read_text() == "x\n"
+    assert c.close() == 0
+
+
+def test_the_status_says_what_is_enforced(tmp_path: Path, bwrap: Engine) -> None:
+    c = agent(tmp_path, [], env=SANDBOX_ON)
+    sid, cwd = start(c)
+    sandbox = status(c, sid)["sandbox"]
+    temp = sandbox["writeRoots"][-1]
+    assert sandbox == {
+        "mode": "enforce",
+        "engine": "bubblewrap",
+        "available": True,
+        "workspaceRoot": str(cwd),
+        "writeRoots": [os.path.realpath(cwd), temp],
+        "networkEnabled": False,
+    }
+    assert temp.endswith(sid)
+    for preset, mode, roots in [
+        ("read-only", "enforce", [temp]),
+        ("danger-full-access", "off", [str(cwd)]),
+    ]:
+        c.result(
+            "session/set_config_option",
+            {"sessionId": sid, "configId": "tool_approval", "value": preset},
+        )
+        sandbox = status(c, sid)["sandbox"]
+        assert (sandbox["mode"], sandbox["writeRoots"]) == (mode, roots)
+        assert sandbox["engine"] == "bubblewrap" and sandbox["available"] is True
+    assert c.close() == 0
+
+
+def _path_with(tmp_path: Path, fake_bwrap: str | None) -> str:
+    """A PATH whose first directory has `bwrap` as given (None: a PATH with no bwrap at all)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if fake_bwrap is None:
+        return str(bin_dir)
+    (bin_dir / "bwrap").write_text(fake_bwrap)
+    (bin_dir / "bwrap").chmod(0o755)
+    return f"{bin_dir}:/usr/bin:/bin"
+
+
+@pytest.mark.parametrize(
+    ("fake", "problem"),
+    [
+        (None, "bwrap (bubblewrap) is not installed"),
+        (
+            "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+            "bwrap does not work here: bwrap: No permissions to create new namespace",
+        ),
+    ],
+    ids=["missing", "broken"],
+)
+def test_without_a_working_engine_commands_ask_and_the_session_is_told_once(
+    tmp_path: Path, fake: str | None, problem: str
+) -> None:
+    env = {**SANDBOX_ON, "PATH": _path_with(tmp_path, fake)}
+    c = agent(tmp_path, [bash("echo one"), bash("echo two")], env=env)
+    sid, _ = start(c)
+    warnings = []
+    for _ in range(2):
+        asked, [done] = prompt(c, sid, lambda q: "allow_once")
+        assert len(asked) == 1 and done["status"] == "completed"  # asked, as without a sandbox
+        warnings += [
+            n["params"]["update"]["content"]["text"]
+            for n in c.take_notes()
+            if n.get("method") == "session/update"
+            and n["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            and "[warning]" in n["params"]["update"]["content"]["text"]
+        ]
+    assert warnings == [f"\n\n[warning] commands run without an OS sandbox: {problem}\n\n"]
+    assert status(c, sid)["sandbox"] == {
+        "mode": "off",
+        "engine": "none",
+        "available": False,
+        "workspaceRoot": c.scenario.vars["CWD"],
+        "writeRoots": [c.scenario.vars["CWD"]],
+        "networkEnabled": True,
+    }
+    assert c.close() == 0
+
+
+def test_enforce_mode_refuses_a_session_without_an_engine(tmp_path: Path) -> None:
+    env = {"REASONIX_ACP_SANDBOX": "enforce", "PATH": _path_with(tmp_path, None)}
+    c = agent(tmp_path, [], env=env)
+    c.result("initialize", {"protocolVersion": 1})
+    reply = c.call("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})
+    assert reply["error"]["code"] == -32603
+    assert reply["error"]["message"] == (
+        "session/new: effective bash sandbox unavailable: bwrap (bubblewrap) is not installed"
+    )
+    assert c.result("session/list", {})["sessions"] == []
+    assert c.close() == 0
+
+
+class _EditorTerminal:
+    """The client side of terminal/*: runs what it is sent, as an editor would."""
+
+    def __init__(self) -> None:
+        self.created: list[dict[str, Any]] = []
+        self.procs: dict[str, subprocess.CompletedProcess[bytes]] = {}
+
+    def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "terminal/create":
+            self.created.append(params)
+            tid = f"t{len(self.created)}"
+            self.procs[tid] = subprocess.run(
+                [params["command"], *params["args"]],
+                cwd=params["cwd"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=30,
+            )
+            return {"terminalId": tid}
+        done = self.procs[params["terminalId"]]
+        if method == "terminal/wait_for_exit":
+            return {"exitCode": done.returncode}
+        if method == "terminal/output":
+            text = done.stdout.decode()
+            return {"output": text, "truncated": False, "exitStatus": {"exitCode": done.returncode}}
+        return {}
+
+
+def test_in_the_editors_terminal_the_command_runs_in_bwrap(
+    tmp_path: Path, bwrap: Engine, outside: Path
+) -> None:
+    commands = [f"echo x > {outside}/t.txt", "echo ok > inside.txt"]
+    c = agent(tmp_path, [bash(x) for x in commands], env=SANDBOX_ON)
+    c.result("initialize", {"protocolVersion": 1, "clientCapabilities": {"terminal": True}})
+    sid = c.result("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})["sessionId"]
+    editor = _EditorTerminal()
+    statuses, offers = [], []
+    for _ in commands:
+        c._id += 1
+        rid = c._id
+        c.send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": "session/prompt",
+                "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        while True:
+            frame = c.agent.receive()
+            method = frame.get("method", "")
+            if not method and frame.get("id") == rid:
+                break
+            if method.startswith("terminal/"):
+                c.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": frame["id"],
+                        "result": editor.answer(method, frame["params"]),
+                    }
+                )
+            elif method == "session/request_permission":
+                offers.append(frame["params"])
+                reply = {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
+                c.send({"jsonrpc": "2.0", "id": frame["id"], "result": reply})
+            elif method == "session/update":
+                update = frame["params"]["update"]
+                if update.get("status") in ("completed", "failed"):
+                    statuses.append(update["status"])
+    assert statuses == ["failed", "completed"]
+    assert len(offers) == 1 and "sandboxBlocked" in offers[0]["toolCall"]["rawInput"]
+    assert not (outside / "t.txt").exists()
+    assert (Path(c.scenario.vars["CWD"]) / "inside.txt").read_text() == "ok\n"
+    for sent, command in zip(editor.created, commands, strict=True):
+        assert sent["command"] == bwrap.path
+        assert sent["args"][-3:] == ["/bin/sh", "-c", command]
+        assert "--chdir" in sent["args"] and "--die-with-parent" in sent["args"]
+    assert c.close() == 0
+
+
+def test_ordinary_build_and_test_commands_run_without_a_question(
+    tmp_path: Path, bwrap: Engine
+) -> None:
+    commands = ["make", f"{sys.executable} -m pytest -q -p no:cacheprovider test_sample.py"]
+    if shutil.which("npm"):
+        commands.append("npm test")
+    c = agent(tmp_path, [bash(x) for x in commands], env=SANDBOX_ON)
+    sid, cwd = start(c)
+    (cwd / "Makefile").write_text("all:\n\techo built > out.txt\n")
+    (cwd / "test_sample.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    (cwd / "package.json").write_text(
+        '{"name": "sample", "version": "1.0.0", "scripts": {"test": "node -e \\"console.log(41 + 1)\\""}}'
+    )
+    for command in commands:
+        asked, [done] = prompt(c, sid, reject)
+        assert asked == [] and done["status"] == "completed", (command, text_of(done))
+    assert (cwd / "out.txt").read_text() == "built\n"
     assert c.close() == 0
