@@ -27,6 +27,7 @@ import pytest
 from reasonix_acp.tools.sandbox import Engine, probe
 from tests.client import Client
 from tests.tools.driver import agent, bash, prompt
+from tests.transcript import acp_command
 
 SANDBOX_ON = {"REASONIX_ACP_SANDBOX": "auto"}
 
@@ -469,3 +470,41 @@ def test_ordinary_build_and_test_commands_run_without_a_question(
         assert asked == [] and done["status"] == "completed", (command, text_of(done))
     assert (cwd / "out.txt").read_text() == "built\n"
     assert c.close() == 0
+
+
+def test_slash_status_says_what_confines_commands(tmp_path: Path, bwrap: Engine) -> None:
+    c = agent(tmp_path, [], env=SANDBOX_ON)
+    sid, cwd = start(c)
+    reply = c.call(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "/status"}]}
+    )
+    assert reply["result"] == {"stopReason": "end_turn"}
+    said = "".join(
+        n["params"]["update"]["content"]["text"]
+        for n in c.take_notes()
+        if n.get("method") == "session/update"
+        and n["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    )
+    temp = status(c, sid)["sandbox"]["writeRoots"][-1]
+    assert said.endswith(
+        f"commands in a bubblewrap sandbox (writable: {os.path.realpath(cwd)}, {temp}; network off)"
+    )
+    assert c.close() == 0
+
+
+@pytest.mark.parametrize(("mode", "code", "mark"), [("auto", 0, "  "), ("enforce", 1, "! ")])
+def test_doctor_names_the_missing_engine(tmp_path: Path, mode: str, code: int, mark: str) -> None:
+    env = {
+        **os.environ,
+        "REASONIX_ACP_SANDBOX": mode,
+        "PATH": _path_with(tmp_path, None),
+        "REASONIX_ACP_CONFIG_DIR": str(tmp_path / "config"),
+        "REASONIX_ACP_DATA_DIR": str(tmp_path / "data"),
+        "ACP_MODEL": "offline",
+    }
+    done = subprocess.run(
+        [*acp_command(), "doctor"], capture_output=True, text=True, env=env, timeout=60
+    )
+    line = "command sandbox: none (bwrap (bubblewrap) is not installed); commands are asked instead"
+    assert f"\n{mark}{line}\n" in done.stdout
+    assert done.returncode == code, done.stdout

@@ -3,8 +3,9 @@
 Python and package versions; the config file and whether it reads; each provider's endpoint,
 whether a key is set (never the key), whether it answers and which models it serves; the default
 model; the data directory, its mode and its store's schema version; each MCP server of
-config.toml and whether it starts (and how many tools it offers). Exit status 0 when everything
-works, 1 when something does not.
+config.toml and whether it starts (and how many tools it offers); the command sandbox (the
+engine, or why there is none: a failure only under `[sandbox] mode = "enforce"`). Exit status
+0 when everything works, 1 when something does not.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.providers.base import ProviderError
 from reasonix_acp.providers.discovery import list_models
 from reasonix_acp.redact import scrub
+from reasonix_acp.tools.sandbox import summary as sandbox_summary
 
 PACKAGES = ("pydantic", "httpx", "mcp", "transitions", "platformdirs", "tree-sitter", "tomlkit")
 DB_NAME = "reasonix-acp.sqlite3"
@@ -116,6 +118,7 @@ def run_doctor(data: Path) -> int:
     else:
         report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
     asyncio.run(_providers(report, config))
+    report.line(*sandbox_summary(config.sandbox))
     _store(report, data)
     if config.mcp_servers:
         asyncio.run(_mcp(report, config))

@@ -112,6 +112,24 @@ def refusal(settings: SandboxSettings) -> str | None:
     return None if found.available else f"effective bash sandbox unavailable: {found.problem}"
 
 
+def summary(settings: SandboxSettings) -> tuple[str, bool]:
+    """One line for `acp doctor`, and whether it is as configured (False: enforce cannot be
+    met)."""
+    if settings.mode == "off":
+        return "command sandbox: off ([sandbox] mode)", True
+    found = engine()
+    if found.available:
+        network = "on" if settings.network else "off"
+        return (
+            f"command sandbox: {found.name} ({found.path}), mode {settings.mode}, network {network}",
+            True,
+        )
+    return (
+        f"command sandbox: none ({found.problem}); commands are asked instead",
+        settings.mode != "enforce",
+    )
+
+
 def _base() -> list[str]:
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
 
@@ -218,6 +236,17 @@ class Sandbox:
             if not self.settings().network and BLOCKED_NETWORK.search(line):
                 return f"the network is off in the sandbox: {line.strip()[:200]}"
         return None
+
+    def describe(self) -> str:
+        """What confines commands now, for `/status`."""
+        found = self.engine()
+        if self.active():
+            network = "on" if self.settings().network else "off"
+            roots = ", ".join(self.write_roots())
+            return f"commands in a {found.name} sandbox (writable: {roots}; network {network})"
+        if self.preset() == FULL:
+            return "commands outside the sandbox (danger-full-access)"
+        return f"commands without a sandbox: {found.problem}"
 
     def status(self) -> dict[str, object]:
         """The status object's `sandbox`: what is enforced now."""

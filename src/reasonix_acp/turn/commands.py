@@ -56,7 +56,8 @@ class Commands:
         elif name == "status":
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
-                f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}"
+                f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
+                + session.sandbox.describe()
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)
