@@ -165,7 +165,7 @@ class Sandbox:
 
     def engine(self) -> Engine:
         if self.settings().mode == "off":
-            return Engine("none", problem="the sandbox is off ([sandbox] mode)")
+            return Engine("none", problem="the sandbox is turned off")
         return self.find()
 
     def active(self) -> bool:
@@ -246,6 +246,8 @@ class Sandbox:
             return f"commands in a {found.name} sandbox (writable: {roots}; network {network})"
         if self.preset() == FULL:
             return "commands outside the sandbox (danger-full-access)"
+        if self.settings().mode == "off":
+            return "commands without a sandbox (turned off)"
         return f"commands without a sandbox: {found.problem}"
 
     def status(self) -> dict[str, object]:
