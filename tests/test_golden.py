@@ -3,11 +3,14 @@ every frame the agent sends is validated against the published schemas."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reasonix_acp.tools.sandbox import probe
 from tests import transcript, wire
 from tests.snapshot_ext import NDJSONSnapshotExtension
 
@@ -21,6 +24,13 @@ def test_there_are_scenarios() -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
+    header = json.loads(scenario.read_text(encoding="utf-8").splitlines()[0])
+    if "bwrap" in header.get("needs", []):
+        found = probe()
+        if not found.available:
+            if os.environ.get("REASONIX_ACP_REQUIRE_SANDBOX"):
+                pytest.fail(f"REASONIX_ACP_REQUIRE_SANDBOX is set, and: {found.problem}")
+            pytest.skip(f"no working bubblewrap here: {found.problem}")
     frames, context = transcript.run(scenario, tmp_path)
     request_methods: dict[Any, str] = {}
     for frame in frames:

@@ -1,10 +1,12 @@
 """Drive a real `acp` process with a scenario file and record both directions.
 
 Scenario files (tests/golden/*.ndjson) hold one entry per line:
-- `{"args": [...], "config": "<toml>", "http": [...]}` (first line only): command-line
-  arguments for `acp`, optionally the text of its config.toml, and optionally the answers of an
-  OpenAI-style HTTP server on 127.0.0.1 (`${HTTP}` is its base URL), one per request: a
-  behaviour name of tests/sse_server.py ("ok", "tool", "401" ...) or `[status, body]`;
+- `{"args": [...], "config": "<toml>", "http": [...], "env": {...}, "needs": [...]}` (first
+  line only): command-line arguments for `acp`, optionally the text of its config.toml, the
+  answers of an OpenAI-style HTTP server on 127.0.0.1 (`${HTTP}` is its base URL), one per
+  request: a behaviour name of tests/sse_server.py ("ok", "tool", "401" ...) or `[status,
+  body]`, variables added to the agent's environment, and what the machine must have
+  (`"bwrap"`: a working bubblewrap; tests/test_golden.py skips the scenario without it);
 - `{"dir": "c2a", "msg": <any JSON>}`: a frame to send, serialised compactly;
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
@@ -105,6 +107,7 @@ class AgentProcess:
         return code, rest
 
 
+TEMP_BASE = re.compile(r"reasonix-acp-\d+")
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 
 
@@ -194,6 +197,7 @@ class Scenario:
             for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
                 if key in self.vars:
                     node = node.replace(self.vars[key], f"<{key.lower()}>")
+            node = TEMP_BASE.sub("reasonix-acp-<uid>", node)  # the session temp's base
             return ISO_TIME.sub("<time>", node)
         if isinstance(node, dict):
             return {k: self.normalise(v) for k, v in node.items()}
@@ -218,6 +222,7 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 (behaviour[0], behaviour[1].encode()) if is_plain else behaviour
             )
         scenario.vars["HTTP"] = server.url
+    scenario.env.update(scenario.substitute(header.get("env", {})))
     if "config" in header:  # config.toml text for the agent's private config dir
         config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
         config_dir.mkdir(parents=True, exist_ok=True)

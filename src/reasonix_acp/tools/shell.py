@@ -19,8 +19,7 @@ locally, as follows.
   agent's process or in the editor's terminal alike (`bwrap ... -- <shell> -c <command>`).
   A sandboxed command that fails as the sandbox would make it fail (a read-only file system,
   the network off) is offered once for a run outside the sandbox (`ctx.rerun`: a permission
-  question saying why); refused, its failure stands. Where the sandbox is wanted but there is
-  no engine, the session's first command says so once (`ctx.warn`).
+  question saying why); refused, its failure stands.
 """
 
 from __future__ import annotations
@@ -233,8 +232,6 @@ class Bash:
         ) / 1000
         plain = [ctx.shell, "-c", command]
         sandbox = ctx.sandbox
-        if sandbox is not None and ctx.warn is not None and (notice := sandbox.notice()):
-            ctx.warn(notice)
         if sandbox is None or not sandbox.active():
             return await self._execute(plain, ctx, timeout)
         try:

@@ -14,8 +14,10 @@ Shell commands are judged as whole lines (tools/command_line.py):
 
 Where the session's sandbox is whole (tools/sandbox.py: active, and every deny path hidden),
 a readable line that no deny rule or remembered rejection stops runs without a question: the
-sandbox confines it instead. A command the sandbox stopped is offered once for a run outside it
-(`rerun_outside`), unless the user said not to offer that again in this session.
+sandbox confines it instead. Where the sandbox is wanted but no engine works, the session's
+first command line says so once (a `[warning]` chunk), before anything is asked. A command
+the sandbox stopped is offered once for a run outside it (`rerun_outside`), unless the user
+said not to offer that again in this session.
 
 A refused or failed question is a rejection; a cancelled one cancels the turn.
 """
@@ -179,8 +181,11 @@ class Gate:
     async def _command_line(
         self, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
     ) -> bool:
+        sandbox = context.sandbox
+        if sandbox is not None and context.warn is not None and (notice := sandbox.notice()):
+            context.warn(notice)  # before the question it explains, once per session
         line = parse(args["command"])
-        sandboxed = context.sandbox is not None and context.sandbox.whole()
+        sandboxed = sandbox is not None and sandbox.whole()
         verdict = judge_line(
             line, self.preset(), self.grants, self.rules, context.workspace, sandboxed
         )
