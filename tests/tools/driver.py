@@ -48,20 +48,25 @@ def statuses(c: Client, sid: str, answer: Answer) -> tuple[list[dict[str, Any]],
     return questions, [u["status"] for u in finals]
 
 
+def send_prompt(c: Client, sid: str, text: str = "go") -> int:
+    """Send a session/prompt without waiting for anything; → its request id."""
+    c._id += 1
+    c.send(
+        {
+            "jsonrpc": "2.0",
+            "id": c._id,
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": text}]},
+        }
+    )
+    return c._id
+
+
 def prompt(
     c: Client, sid: str, answer: Answer
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """One prompt; permission questions answered by `answer`. → (questions, final tool updates)."""
-    c._id += 1
-    rid = c._id
-    c.send(
-        {
-            "jsonrpc": "2.0",
-            "id": rid,
-            "method": "session/prompt",
-            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
-        }
-    )
+    rid = send_prompt(c, sid)
     questions: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     while True:

@@ -26,7 +26,7 @@ import pytest
 
 from reasonix_acp.tools.sandbox import Engine, probe
 from tests.client import Client
-from tests.tools.driver import agent, bash, prompt
+from tests.tools.driver import agent, bash, prompt, send_prompt
 from tests.transcript import acp_command
 
 SANDBOX_ON = {"REASONIX_ACP_SANDBOX": "auto"}
@@ -235,21 +235,14 @@ def test_cancel_kills_the_sandboxed_process_tree(tmp_path: Path, bwrap: Engine) 
     command = f"trap '' TERM; sleep {mark} & (trap '' TERM; sleep {mark}) & sleep {mark}; wait"
     c = agent(tmp_path, [bash(command)], env=SANDBOX_ON)
     sid, _ = start(c)
-    c.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 99,
-            "method": "session/prompt",
-            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
-        }
-    )
+    rid = send_prompt(c, sid)
     deadline = time.monotonic() + 10
     while len(_marked(f"sleep\0{mark}")) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     pids = _marked(f"sleep\0{mark}")
     assert len(pids) == 3, pids
     c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
-    while (frame := c.agent.receive()).get("id") != 99:
+    while (frame := c.agent.receive()).get("id") != rid or "method" in frame:
         assert frame.get("method") != "session/request_permission", frame
     assert frame["result"] == {"stopReason": "cancelled"}
     deadline = time.monotonic() + 5
@@ -410,16 +403,7 @@ def test_in_the_editors_terminal_the_command_runs_in_bwrap(
     editor = _EditorTerminal()
     statuses, offers = [], []
     for _ in commands:
-        c._id += 1
-        rid = c._id
-        c.send(
-            {
-                "jsonrpc": "2.0",
-                "id": rid,
-                "method": "session/prompt",
-                "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        rid = send_prompt(c, sid)
         while True:
             frame = c.agent.receive()
             method = frame.get("method", "")
