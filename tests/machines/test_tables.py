@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.machines import inbox, session, steer, turn
+from reasonix_acp.machines import goal, inbox, session, steer, turn
 from reasonix_acp.machines._base import StateMachine, check_table, mermaid
 
 MACHINES: list[type[StateMachine]] = [
@@ -18,6 +18,7 @@ MACHINES: list[type[StateMachine]] = [
     inbox.InboxMachine,
     inbox.ItemMachine,
     steer.SteerMachine,
+    goal.GoalMachine,
 ]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "machines.md"
 
@@ -36,6 +37,7 @@ nothing. Who fires what:
   start to release, permission questions, cancels, steer admission.
 - inbox and inbox_item (`vendor/inbox.py`, inside the sidecar's transactions): the durable inbox.
 - steer (`session/steering.py`): the disposition of one steer request.
+- goal (`session/changes.py`, `turn/goal.py`): goal mode's objective, from arming to its end.
 """
 
 

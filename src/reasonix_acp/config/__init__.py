@@ -28,6 +28,9 @@ MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of
 `mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
 `headers` otherwise); a server the client sends under the same name replaces it.
 `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
+`[goal] max_turns = 20, max_tokens = 2000000, max_seconds = 3600, no_progress_turns = 3` are
+the limits that pause a goal (goal mode: vendor/goal.py); a value that is not a positive
+integer keeps its default.
 Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = ["/abs", ...]`.
 `[sandbox] mode = "auto" | "enforce" | "off"` (REASONIX_ACP_SANDBOX wins; default auto),
 `network = true` and `write_roots = ["/abs", ...]` set the OS sandbox commands run in
@@ -109,6 +112,16 @@ class ProviderConfig:
         return EFFORT_LEVELS.get(self.kind, [])
 
 
+@dataclass(frozen=True)
+class GoalLimits:
+    """`[goal]`: what pauses a goal (vendor/goal.py)."""
+
+    turns: int = 20
+    tokens: int = 2_000_000
+    seconds: int = 3600
+    no_progress: int = 3
+
+
 @dataclass
 class Config:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
@@ -125,6 +138,7 @@ class Config:
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    goal: GoalLimits = field(default_factory=GoalLimits)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False
     plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
@@ -277,6 +291,14 @@ def load(
     return config
 
 
+GOAL_KEYS = {
+    "max_turns": "turns",
+    "max_tokens": "tokens",
+    "max_seconds": "seconds",
+    "no_progress_turns": "no_progress",
+}
+
+
 def _limits(config: Config, data: dict[str, Any]) -> None:
     """max_steps, shell, output_cap_bytes, [readiness], [budgets]."""
     steps = data.get("max_steps")
@@ -303,6 +325,14 @@ def _limits(config: Config, data: dict[str, Any]) -> None:
     cost = budgets.get("task_cost")
     if isinstance(cost, int | float) and cost > 0:
         config.budget_cost = float(cost)
+    raw_goal = data.get("goal")
+    goal: dict[str, Any] = raw_goal if isinstance(raw_goal, dict) else {}
+    limits = {
+        field_name: goal[key]
+        for key, field_name in GOAL_KEYS.items()
+        if isinstance(goal.get(key), int) and not isinstance(goal[key], bool) and goal[key] > 0
+    }
+    config.goal = GoalLimits(**limits)
 
 
 def _permissions(config: Config, data: dict[str, Any]) -> None:

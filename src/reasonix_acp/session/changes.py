@@ -6,6 +6,9 @@ Rules:
   `begin_rebuild` / `queue_reload`); a refusal is -32600 naming the state and nothing changed.
 - A model or effort change while a prompt runs is queued and applied when the prompt ends
   (`settle`); mode and tool approval apply at once (the running turn reads the preset live).
+- Goal mode (machines/goal.py): `goal` arms a draft, any other mode clears the goal, both
+  stored first (-32603 `<method>: persist goal: …`, nothing changed). A model or effort change
+  while the goal runs is refused by the goal machine (-32600, GOAL_SWITCH).
 - A reload asked for while a turn or another rebuild runs answers `{"queued": true}` and runs
   when that ends (`settle`): one reload however many were asked for.
 """
@@ -15,16 +18,19 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from reasonix_acp.machines.goal import State as GoalState
 from reasonix_acp.machines.session import State
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
+from reasonix_acp.vendor.goal import Runtime
 
 log = logging.getLogger("reasonix_acp.session.changes")
 
 RELOAD = "_reasonix.io/session/reloadExtensions"
+GOAL_SWITCH = "session config: active Goal continuation must finish before switching config"
 
 
 class Changes:
@@ -46,6 +52,7 @@ class Changes:
         session.machine.fire("configure", f"{method}: session is {{state}}")
         record = session.record
         mode = "normal" if approval else mode_id
+        self._goal_for(session, mode, method)
         changed_mode = mode != record.mode
         changed_approval = approval is not None and approval != record.approval
         record.mode = mode
@@ -65,6 +72,25 @@ class Changes:
 
         call.after_response(after)
         return {}
+
+    def _goal_for(self, session: Session, mode: str, method: str) -> None:
+        """Goal mode arms a draft (a goal that is not finished is kept); every other mode
+        clears the goal. Stored before the mode changes: a failed write changes nothing."""
+        goal = session.goal
+        before = goal.snapshot()
+        if mode == "goal":
+            goal.fire("arm", f"{method}: goal is {{state}}")
+            if before["state"] != "draft" and goal.state is GoalState.DRAFT:
+                goal.objective, goal.runtime = "", Runtime()
+        elif goal.state is not GoalState.NONE:
+            goal.fire("clear", f"{method}: goal is {{state}}")
+            goal.objective, goal.runtime = "", Runtime()
+        if goal.snapshot() != before:
+            try:
+                self.sessions.keep_goal(session, method, session.record.turn_count)
+            except InternalError:
+                goal.restore(before)
+                raise
 
     # -- session/set_config_option and session/set_model --------------------------------------
 
@@ -95,6 +121,8 @@ class Changes:
             raise InvalidParams(
                 f"{method}: invalid value {value} for {config_id}; one of: {', '.join(allowed)}"
             )
+        if config_id in ("model", "effort"):
+            session.goal.fire("switch_config", GOAL_SWITCH)
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, config_id, value)
         call.after_response(lambda: self.sessions.send(session, self._config_update(session)))
@@ -106,6 +134,7 @@ class Changes:
         model = params.model_id.strip()
         if model not in controls.model_options(session.config, session.record.model):
             raise InvalidParams(f"{method}: {session.config.unknown_model(model)}")
+        session.goal.fire("switch_config", GOAL_SWITCH)
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, "model", model)
         call.after_response(lambda: self.sessions.send(session, self._config_update(session)))

@@ -79,6 +79,8 @@ def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[s
         if kind == "user_message":
             content = flatten_for_history(body.get("content", []))
             history.append({"role": "user", "content": content})
+        elif kind == "goal_continuation":  # a goal's note to the model, never shown
+            history.append({"role": "user", "content": str(body.get("text", ""))})
         elif kind == "agent_message":
             if history and history[-1]["role"] == "assistant" and "tool_calls" not in history[-1]:
                 history[-1]["content"] = (history[-1]["content"] or "") + body["text"]

@@ -23,6 +23,7 @@ from reasonix_acp.session import controls
 from reasonix_acp.session.store import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
+from reasonix_acp.vendor.goal import Goal
 from reasonix_acp.vendor.inbox import SessionInbox
 from reasonix_acp.vendor.recovery import Offer
 from reasonix_acp.vendor.status import StatusTracker
@@ -74,6 +75,7 @@ class Session:
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease
         self.closing: asyncio.Future[None] | None = None
         self.deleting: asyncio.Future[None] | None = None
+        self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
         self.sandbox = Sandbox(
             self.workspace, lambda: self.record.approval, lambda: self.config.sandbox
         )

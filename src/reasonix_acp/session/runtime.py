@@ -102,6 +102,10 @@ class Runtime:
         inbox = self.inboxes.open(record.id)
         session = Session(record, settings, provider, history, status, inbox)
         status.sandbox = session.sandbox.status
+        status.goal = session.goal.status_object
+        kept = next((body for kind, body in reversed(events) if kind == "goal"), None)
+        if kept is not None:
+            session.goal.restore(kept)
         return session
 
     def start_servers(self, session: Session) -> None:

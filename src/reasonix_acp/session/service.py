@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -28,6 +29,7 @@ from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.framing import Template, notification
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import Delta, live_updates
 from reasonix_acp.session.runtime import Runtime
@@ -313,6 +315,18 @@ class Sessions:
         session.status.controls(record.model, record.effort, record.mode)
         snapshot: dict[str, Any] = session.status.snapshot()
         return snapshot
+
+    def keep_goal(self, session: Session, method: str, turn: int, quiet: bool = False) -> None:
+        """The session's goal, stored (a `goal` transcript event). A failed write answers
+        -32603 `<method>: persist goal: …`, or, `quiet`, is only logged (the turn's answer is
+        decided by then)."""
+        try:
+            self.store.append_events(session.id, turn, [("goal", session.goal.snapshot())])
+        except (StoreError, OSError, sqlite3.Error) as exc:
+            if quiet:
+                log.error("session %s: persist goal: %s", session.id, exc)
+                return
+            raise InternalError(f"{method}: persist goal: {redact(str(exc))}") from None
 
     def touch_title(self, session: Session, text: str) -> str | None:
         if session.record.title:

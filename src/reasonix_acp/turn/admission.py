@@ -38,6 +38,7 @@ from reasonix_acp.turn.commands import Commands, ForModel
 from reasonix_acp.turn.intent import Intent
 
 if TYPE_CHECKING:
+    from reasonix_acp.turn.goal import GoalEnd
     from reasonix_acp.turn.runner import TurnReport
     from reasonix_acp.turn.wiring import Built, Wiring
 
@@ -152,20 +153,30 @@ class Prompts:
                 self.sessions.send(session, update)
 
         # lazy: start-up (loaded with `wiring`)
+        from reasonix_acp.turn.goal import GoalEnd, GoalLoop
         from reasonix_acp.turn.wiring import detach
 
         built = self.wiring.build(session, number, emit, owed)
+        loop = None
+        if built.goal_tool is not None:
+            loop = GoalLoop(self.sessions, session, built.runner, built.goal_tool)
+            loop.start(text)  # the goal is stored before the turn runs
         session.status.controls(record.model, record.effort, record.mode)
         session.status.begin_turn()
         session.desk.open = True
         try:
-            report = await built.runner.run(blocks, text)
+            if loop is not None:
+                end = await loop.advance(blocks, text)
+            else:
+                end = GoalEnd(await built.runner.run(blocks, text))
         finally:
             session.desk.settle(session.inbox)
             detach(session, built.interactions)
+        report = end.report
         record.turn_count = number
         outcome = session.turn.settle(report.outcome)
-        self._conclude(session, built, report, outcome)
+        self._drift(session)
+        self._conclude(session, built, end, outcome)
         if outcome is not Outcome.CANCELLED:
             own_words = " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
             self._after_turn(session, own_words or text, report, built.runner.cost)
@@ -177,19 +188,36 @@ class Prompts:
             raise InternalError(f"{METHOD}: {redact(report.cause or 'the turn failed')}")
         return {"stopReason": stop}
 
-    def _conclude(
-        self, session: Session, built: Built, report: TurnReport, outcome: Outcome
-    ) -> None:
-        """The turn's outcome kept: readiness checkpoint, status, plan."""
+    def _drift(self, session: Session) -> None:
+        """Goal mode reads `goal` only while a draft is armed or the goal is not finished; a
+        goal that ended (complete, blocked, cancelled, failed) leaves the session in normal."""
         record = session.record
+        if record.mode != "goal" or session.goal.steers_mode:
+            return
+        record.mode = "normal"
+        self.sessions.store.update_session(session.id, mode="normal", updated_at=record.updated_at)
+        session.status.controls(record.model, record.effort, record.mode)
+        self.sessions.send(
+            session, {"sessionUpdate": "current_mode_update", "currentModeId": "normal"}
+        )
+
+    def _conclude(self, session: Session, built: Built, end: GoalEnd, outcome: Outcome) -> None:
+        """The turn's outcome kept: readiness checkpoint, status, plan."""
+        record, report = session.record, end.report
         changed = list(built.obligations.changed)
         if outcome is Outcome.READINESS_PAUSED:
             session.checkpoint = changed
             built.runner.persist([("readiness_checkpoint", {"changed": changed})])
         paused = outcome is Outcome.READINESS_PAUSED
+        # A goal's own row, unless a cancel or a failure decided the turn.
+        goal_row = end.status_key if outcome not in (Outcome.CANCELLED, Outcome.FAILED) else None
         session.status.finish_turn(
-            outcome.value,
-            reason=report.cause if outcome is Outcome.FAILED else report.warning,
+            goal_row or outcome.value,
+            reason=end.reason
+            if goal_row
+            else report.cause
+            if outcome is Outcome.FAILED
+            else report.warning,
             summary=_last_reply(session.history),
             risks=[f"no passing check after changing {path}" for path in changed]
             if paused

@@ -41,6 +41,7 @@ from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.limits import Limits, cap_output
+from reasonix_acp.vendor.goal import Markers
 from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.runner")
@@ -72,7 +73,12 @@ class TurnReport:
 def system_message(mode: str) -> dict[str, Any]:
     extra = {
         "plan": " You are in plan mode: investigate and propose a plan; do not change files.",
-        "goal": " You are in goal mode: keep working until the goal is met or you are blocked.",
+        "goal": (
+            " You are in goal mode: the user's first message is the goal; keep working until"
+            " it is met or you are blocked. Report with the goal_update tool: status"
+            " `complete` when the goal is met, `blocked` when you cannot go on without the"
+            " user, `continue` while work remains."
+        ),
     }.get(mode, "")
     return {"role": "system", "content": SYSTEM_PROMPT + extra}
 
@@ -129,7 +135,10 @@ class TurnRunner:
         self.price = s.price
         self.pace = s.pace
         self.cost: float | None = None  # what this turn's model calls cost, when priced
-        self._tokens = 0
+        self.tokens = 0  # model tokens of this turn, every run of it
+        self.requests = 0  # model calls of this turn
+        # Goal mode: markers the model may write are cut from what is shown (vendor/goal.py).
+        self.markers: Markers | None = Markers() if self.mode == "goal" else None
         self._produced = False
         self._pending: list[tuple[str, dict[str, Any]]] = []
         self._started: set[str] = set()
@@ -137,7 +146,7 @@ class TurnRunner:
         self._run_kind: str | None = None
         self._run_parts: list[str] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
-        self._calls = 0
+        self.calls = 0
         self.plan: list[dict[str, Any]] | None = None
         if self.context.publish is None:
             self.context.publish = self.publish
@@ -203,11 +212,29 @@ class TurnRunner:
     # -- the turn -----------------------------------------------------------------------------
 
     async def run(self, blocks: list[dict[str, Any]], user_text: str) -> TurnReport:
+        """The turn for a prompt: its message, then model steps until the model stops."""
+
+        def opening() -> None:
+            self.record("user_message", {"content": blocks})
+            self.history.append({"role": "user", "content": user_text})
+
+        return await self._steps(opening)
+
+    async def go_on(self, note: str) -> TurnReport:
+        """More steps of the same turn (a goal's continuation): `note` is added for the model
+        as a user message and kept in the transcript, but not shown as the user's words."""
+
+        def opening() -> None:
+            self.record("goal_continuation", {"text": note})
+            self.history.append({"role": "user", "content": note})
+
+        return await self._steps(opening)
+
+    async def _steps(self, opening: Callable[[], None]) -> TurnReport:
         usage = UsageReport()
         started = time.monotonic()
         try:
-            self.record("user_message", {"content": blocks})
-            self.history.append({"role": "user", "content": user_text})
+            opening()
             self.flush()
             retried_empty = False
             for step in range(self.max_steps):
@@ -236,7 +263,7 @@ class TurnRunner:
                 for call in calls:
                     await self._tool_call(call)
                     self.flush()
-                paused = self.limits.exceeded(time.monotonic() - started, self._tokens, self.cost)
+                paused = self.limits.exceeded(time.monotonic() - started, self.tokens, self.cost)
                 if paused:
                     self.record("agent_message", {"text": f"\n\n[warning] {paused}"})
                     return TurnReport(Outcome.BUDGET_PAUSED, warning=paused, usage=usage)
@@ -285,12 +312,15 @@ class TurnRunner:
         text: list[str] = []
         calls: list[ToolCallRequest] = []
         self._produced = False
+        self.requests += 1
         try:
             async for event in self.provider.stream(request):
                 if isinstance(event, TextDelta) and event.text:
                     text.append(event.text)
                     self._produced = True
-                    self.record("agent_message", {"text": event.text})
+                    shown = event.text if self.markers is None else self.markers.feed(event.text)
+                    if shown:
+                        self.record("agent_message", {"text": shown})
                 elif isinstance(event, ThoughtDelta) and event.text:
                     self._produced = True
                     self.record("agent_thought", {"text": event.text})
@@ -298,13 +328,15 @@ class TurnRunner:
                     calls.append(event)
                 elif isinstance(event, UsageReport):
                     usage = event
-                    self._tokens += event.prompt_tokens + event.completion_tokens
+                    self.tokens += event.prompt_tokens + event.completion_tokens
                     cost = self.price(event)
                     if cost is not None:
                         self.cost = (self.cost or 0.0) + cost
                 if self.pace is not None:
                     await self.pace()
         finally:
+            if self.markers is not None and (rest := self.markers.flush()):
+                self.record("agent_message", {"text": rest})
             # The assistant message is kept even when the call failed or was cancelled midway.
             message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
             if calls:
@@ -321,8 +353,8 @@ class TurnRunner:
         return calls, usage
 
     async def _tool_call(self, call: ToolCallRequest) -> None:
-        self._calls += 1
-        call_id = f"tc-{self.turn}-{self._calls}"
+        self.calls += 1
+        call_id = f"tc-{self.turn}-{self.calls}"
         tool = self.tools.get(call.name)
         try:
             args = json.loads(call.arguments or "{}")

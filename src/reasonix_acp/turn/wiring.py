@@ -27,6 +27,7 @@ from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import session_temp
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate, Rules
+from reasonix_acp.turn.goal import GoalUpdate
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
 from reasonix_acp.vendor.readiness import Obligations
@@ -41,6 +42,7 @@ class Built:
     runner: TurnRunner
     obligations: Obligations
     interactions: TurnInteractions | None
+    goal_tool: GoalUpdate | None = None  # in goal mode: the model's report on the goal
 
 
 class Wiring:
@@ -55,13 +57,18 @@ class Wiring:
         config = session.config
         record = session.record
         obligations = Obligations(config.require_checks, owed)
+        goal_tool = GoalUpdate(session.goal) if record.mode == "goal" else None
         settings = TurnSettings(
             turn=turn,
             provider=session.provider,
             model=record.model,
             effort=record.effort,
             mode=record.mode,
-            tools=[*self.tools, *(t for p in session.plugins for t in p.tools)],
+            tools=[
+                *self.tools,
+                *(t for p in session.plugins for t in p.tools),
+                *([goal_tool] if goal_tool else []),
+            ],
             history=session.history,
             context=self._context(session),
             emit=emit,
@@ -87,7 +94,7 @@ class Wiring:
             pace=self.sessions.writable,
         )
         runner = TurnRunner(settings)
-        return Built(runner, obligations, self._interactions(session, runner))
+        return Built(runner, obligations, self._interactions(session, runner), goal_tool)
 
     def _persist(
         self, session: Session, turn: int, batch: list[tuple[str, dict[str, Any]]]

@@ -15,6 +15,9 @@ Rules:
 
     turn outcome        phase               turnOutcome.kind   event
     end_turn            completed           completed          completion
+    goal_complete       review_ready        completed          completion
+    goal_blocked        paused              paused             pause
+    goal_paused         paused              paused             pause
     cancelled           cancelled           cancelled          completion
     max_turn_requests   paused              paused             pause
     budget_paused       paused              paused             pause
@@ -53,6 +56,9 @@ REASON_LIMIT = 2048
 SUMMARY_LIMIT = 16384
 FINISH: dict[str, tuple[str, str, str]] = {
     "end_turn": ("completed", "completed", "completion"),
+    "goal_complete": ("review_ready", "completed", "completion"),
+    "goal_blocked": ("paused", "paused", "pause"),
+    "goal_paused": ("paused", "paused", "pause"),
     "cancelled": ("cancelled", "cancelled", "completion"),
     "max_turn_requests": ("paused", "paused", "pause"),
     "budget_paused": ("paused", "paused", "pause"),
@@ -132,6 +138,7 @@ class StatusTracker:
         self.save = save  # keeps the status across restarts: at each turn's start and end
         # What confines commands now (tools/sandbox.Sandbox.status); None: nothing does.
         self.sandbox: Callable[[], dict[str, Any]] | None = None
+        self.goal: Callable[[], dict[str, Any]] | None = None  # vendor/goal.Goal.status_object
         self.sequence = 0
         self.state = "idle"
         self.phase = "idle"
@@ -160,7 +167,7 @@ class StatusTracker:
             "mode": self.mode,
             "workMode": "standard",
             "plannerMode": "off",
-            "goal": {"status": "none"},
+            "goal": self.goal() if self.goal is not None else {"status": "none"},
             "phase": self.phase,
             "turnOutcome": dict(self.outcome),
             "finalReadiness": {**self.readiness, "risks": list(self.readiness["risks"])},
@@ -253,7 +260,7 @@ class StatusTracker:
         if outcome == "failed" and reason:
             self.outcome["diagnostic"] = {"kind": "unknown"}
         self.readiness = {
-            "readyForReview": outcome == "end_turn",
+            "readyForReview": outcome in ("end_turn", "goal_complete"),
             "summary": clip(summary, SUMMARY_LIMIT),
             "risks": [clip(r, REASON_LIMIT) for r in risks or []],
         }
