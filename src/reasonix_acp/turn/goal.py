@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from reasonix_acp.machines.goal import State
@@ -125,11 +125,12 @@ class GoalLoop:
     async def advance(self, blocks: list[dict[str, Any]], text: str) -> GoalEnd:
         """The turn's runs until the goal stops running; the goal is stored again after."""
         goal = self.goal
+        since = replace(goal.runtime)
         try:
             report = await self._run(lambda: self.runner.run(blocks, text), first=True)
             cause = ""
             while goal.state is State.RUNNING and report.outcome is Outcome.END_TURN:
-                cause = goal.limit_reached()
+                cause = goal.limit_reached(since)
                 if cause:
                     break
                 report = await self._run(lambda: self.runner.go_on(CONTINUE_NOTE))

@@ -4,10 +4,12 @@ against its limits, how the status shows it, and how it is kept across restarts.
 - Status (`goal` in every status object): `status` is none (no goal, or a draft waiting for its
   prompt), running (running, or paused by a limit: not complete), complete, blocked, cancelled
   or failed; `objective` and `runtime` only when there is an objective.
-- Limits (`[goal]` in config.toml: max_turns, max_tokens, max_seconds, no_progress_turns):
-  turns are the goal's model turns (the prompt's own and each continuation), tokens and work
-  time are counted over the whole goal, a no-progress turn is a continuation that called no
-  tool but goal_update. Reaching one pauses the goal with it as the `stopCause`.
+- Limits (`[goal]` in config.toml: max_turns, max_tokens, max_seconds, no_progress_turns)
+  hold for each prompt that adopts or resumes the goal: turns are its model turns (the
+  prompt's own and each continuation), then its tokens and work time; no-progress turns are
+  consecutive continuations that called no tool but goal_update. Reaching one pauses the goal
+  with it as the `stopCause`; the next goal-mode prompt resumes it with a fresh allowance.
+  The runtime's counters add up over the whole goal.
 - Kept as `goal` transcript events (`snapshot`), written before the turn that depends on them
   runs; `restore` reads the last one back, and a goal that was running when the process went
   away comes back paused ("interrupted"), never running.
@@ -94,14 +96,15 @@ class Goal:
             shown["runtime"] = self.runtime.shown(self.limits)
         return shown
 
-    def limit_reached(self) -> str:
-        """The stop cause of the first limit reached, or ""."""
+    def limit_reached(self, since: Runtime) -> str:
+        """The stop cause of the first limit this prompt reached (counted from `since`, the
+        runtime when it adopted or resumed the goal), or ""."""
         r, lim = self.runtime, self.limits
-        if r.turns >= lim.turns:
+        if r.turns - since.turns >= lim.turns:
             return f"turn limit ({lim.turns} turns)"
-        if r.tokens >= lim.tokens:
+        if r.tokens - since.tokens >= lim.tokens:
             return f"token limit ({lim.tokens} tokens)"
-        if r.work_ms >= lim.seconds * 1000:
+        if r.work_ms - since.work_ms >= lim.seconds * 1000:
             return f"time limit ({lim.seconds} s)"
         if r.no_progress >= lim.no_progress:
             return f"no progress ({r.no_progress} turns without a tool call)"
