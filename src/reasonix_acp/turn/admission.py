@@ -154,6 +154,8 @@ class Prompts:
 
         # lazy: start-up (loaded with `wiring`)
         from reasonix_acp.turn.goal import GoalEnd, GoalLoop
+
+        # lazy: start-up (loaded with `wiring`)
         from reasonix_acp.turn.wiring import detach
 
         built = self.wiring.build(session, number, emit, owed)

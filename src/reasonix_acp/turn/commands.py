@@ -57,7 +57,7 @@ class Commands:
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
                 f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
-                + session.sandbox.describe()
+                f"{session.sandbox.describe()}; {session.goal.describe()}"
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)

@@ -96,6 +96,18 @@ class Goal:
             shown["runtime"] = self.runtime.shown(self.limits)
         return shown
 
+    def describe(self) -> str:
+        """The goal for `/status`."""
+        if self.state is State.DRAFT:
+            return "goal armed: the next prompt becomes it"
+        if not self.objective:
+            return "no goal"
+        r = self.runtime
+        words = f"goal {SHOWN_STATUS[self.state]}: {self.objective} ({r.turns} turns"
+        if r.stop_cause:
+            words += f", stopped by {r.stop_cause}"
+        return words + ")"
+
     def limit_reached(self, since: Runtime) -> str:
         """The stop cause of the first limit this prompt reached (counted from `since`, the
         runtime when it adopted or resumed the goal), or ""."""
