@@ -472,6 +472,7 @@ def test_slash_status_says_what_confines_commands(tmp_path: Path, bwrap: Engine)
     temp = status(c, sid)["sandbox"]["writeRoots"][-1]
     assert said.endswith(
         f"commands in a bubblewrap sandbox (writable: {os.path.realpath(cwd)}, {temp}; network off)"
+        "; no goal"
     )
     assert c.close() == 0
 
