@@ -233,6 +233,7 @@ def test_a_goal_interrupted_by_a_crash_comes_back_paused(tmp_path: Path) -> None
     goal = status(again, sid)["goal"]
     assert goal["status"] == "running" and goal["runtime"]["stopCause"] == "interrupted"
     assert goal["objective"] == "Migrate the database"
+    assert goal["runtime"]["turnsUsed"] == 1  # the run that finished before the crash is kept
     time.sleep(0.2)
     assert status(again, sid)["goal"] == goal  # paused: nothing resumed it on its own
     reply, _ = run_prompt(again, sid, "carry on")

@@ -158,6 +158,8 @@ class GoalLoop:
             runtime.no_progress = 0 if worked else runtime.no_progress + 1
         if not reported and runner.markers is not None:
             self._markers(runner.markers.seen[seen:])
+        # Kept after every run: a crash loses at most the run in progress.
+        self.sessions.keep_goal(self.session, METHOD, self.turn, quiet=True)
         return report
 
     def _markers(self, words: list[str]) -> None:
