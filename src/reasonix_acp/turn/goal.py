@@ -32,15 +32,12 @@ from reasonix_acp.protocol.errors import InternalError
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
+from reasonix_acp.turn.instructions import CONTINUE_NOTE
 from reasonix_acp.turn.runner import TurnReport, TurnRunner
 from reasonix_acp.vendor.goal import REASON_LIMIT, Goal, Runtime
 
 METHOD = "session/prompt"
 GOAL_TOOL = "goal_update"
-CONTINUE_NOTE = (
-    "[goal] Continue working toward the goal. When it is met, call goal_update with status"
-    " complete; if you cannot go on without the user, call it with status blocked."
-)
 REPORTS = {"continue": None, "complete": "complete", "blocked": "block"}
 MARKER_REPORTS = {"complete": "complete", "completed": "complete", "done": "complete"}
 

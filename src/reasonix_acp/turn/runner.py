@@ -40,25 +40,17 @@ from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
+from reasonix_acp.turn.instructions import STEER_NOTE, system_message
 from reasonix_acp.turn.limits import Limits, cap_output
 from reasonix_acp.vendor.goal import Markers
 from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.runner")
 
-SYSTEM_PROMPT = (
-    "You are Reasonix, a coding agent working in the user's workspace through an editor. "
-    "Use the tools when they help; keep the user informed of your plan with todo_write."
-)
-
 Emit = Callable[[dict[str, Any]], None]
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
-STEER_NOTE = (
-    "[The user added this while you were working. It is guidance for the current task, "
-    "not a new task; apply it after the step you are on.]\n"
-)
 
 
 @dataclass
@@ -68,19 +60,6 @@ class TurnReport:
     auth: bool = False  # FAILED because the endpoint refused the credentials
     warning: str | None = None  # a pause: the text of the [warning] chunk
     usage: UsageReport = field(default_factory=UsageReport)
-
-
-def system_message(mode: str) -> dict[str, Any]:
-    extra = {
-        "plan": " You are in plan mode: investigate and propose a plan; do not change files.",
-        "goal": (
-            " You are in goal mode: the user's first message is the goal; keep working until"
-            " it is met or you are blocked. Report with the goal_update tool: status"
-            " `complete` when the goal is met, `blocked` when you cannot go on without the"
-            " user, `continue` while work remains."
-        ),
-    }.get(mode, "")
-    return {"role": "system", "content": SYSTEM_PROMPT + extra}
 
 
 @dataclass
