@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.session.store import DB_NAME
 from tests.client import Client
 from tests.sse_server import OK_STREAM, Server, chunk
+from tests.test_store_robustness import write_lock_held
 from tests.tools.driver import send_prompt
 from tests.transcript import Scenario
 
@@ -292,3 +294,33 @@ def test_every_continuation_extends_the_request_byte_for_byte(tmp_path: Path) ->
     assert continuation["role"] == "user" and continuation["content"].startswith("[goal]")
     assert any(t["function"]["name"] == "goal_update" for t in bodies[0]["tools"])
     assert OK_STREAM  # the "ok" answers are the server's standard stream
+
+
+def test_a_goal_that_cannot_be_stored_changes_nothing(tmp_path: Path) -> None:
+    c = offline(tmp_path, [[goal_update("complete")], [{"text": "done"}]])
+    c.scenario.env["REASONIX_ACP_SQLITE_BUSY_MS"] = "200"
+    c.agent.proc.kill()
+    c = Client(tmp_path, *c_args(tmp_path), scenario=c.scenario)
+    sid = c.start()
+    db = Path(c.scenario.vars["DATA"]) / DB_NAME
+    with write_lock_held(db):
+        refused = c.call("session/set_mode", {"sessionId": sid, "modeId": "goal"})
+    assert refused["error"]["code"] == -32603
+    assert refused["error"]["message"].startswith("session/set_mode: persist goal: ")
+    assert status(c, sid)["mode"] == "normal" and status(c, sid)["goal"] == {"status": "none"}
+    c.result("session/set_mode", {"sessionId": sid, "modeId": "goal"})
+    with write_lock_held(db):
+        refused = c.call(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Do it"}]}
+        )
+    assert refused["error"]["code"] == -32603
+    assert refused["error"]["message"].startswith("session/prompt: persist goal: ")
+    assert status(c, sid)["goal"] == {"status": "none"}  # still a draft: nothing adopted
+    reply, _ = run_prompt(c, sid, "Do it")
+    assert reply["result"] == {"stopReason": "end_turn"}
+    assert status(c, sid)["goal"]["status"] == "complete"
+    assert c.close() == 0
+
+
+def c_args(tmp_path: Path) -> list[str]:
+    return ["--model", "offline", "--script", str(tmp_path / "script.jsonl")]

@@ -72,14 +72,21 @@ STORED_KEYS = ("turns", "requests", "tokens", "work_ms", "no_progress", "last_re
 
 @dataclass
 class Goal:
-    machine: GoalMachine = field(default_factory=GoalMachine)
     objective: str = ""
     runtime: Runtime = field(default_factory=Runtime)
     limits: GoalLimits = field(default_factory=GoalLimits)
+    # Built the first time a trigger is fired: most sessions never leave `none`.
+    _machine: GoalMachine | None = field(default=None, repr=False)
+
+    @property
+    def machine(self) -> GoalMachine:
+        if self._machine is None:
+            self._machine = GoalMachine()
+        return self._machine
 
     @property
     def state(self) -> State:
-        return State(self.machine.state)
+        return State.NONE if self._machine is None else State(self._machine.state)
 
     def fire(self, trigger: str, refusal: str = "goal is {state}") -> None:
         self.machine.fire(trigger, refusal)
