@@ -142,3 +142,38 @@ async def test_sdk_client_answers_a_permission_request(tmp_path: Any) -> None:
     assert len(client.asked) == 1 and client.asked[0].title == f"Write {target}"
     with open(target, encoding="utf-8") as fh:
         assert fh.read() == "hi"
+
+
+async def test_sdk_client_runs_a_goal_to_completion(tmp_path: Any) -> None:
+    import json
+
+    from acp.schema import TextContentBlock
+
+    from tests.transcript import Scenario
+
+    scenario = Scenario(tmp_path)
+    script = tmp_path / "goal.jsonl"
+    lines = [
+        {"steps": [{"text": "First half."}]},
+        {"steps": [{"tool_call": {"name": "goal_update", "arguments": {"status": "complete"}}}]},
+        {"steps": [{"text": "Both halves done."}]},
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    env = {**__import__("os").environ, **scenario.env}
+    command = acp_command()
+    client = RecordingClient()
+    async with spawn_agent_process(
+        client, command[0], *command[1:], "--model", "offline", "--script", str(script), env=env
+    ) as (conn, _p):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="goal")
+        reply = await conn.prompt(
+            session_id=sid, prompt=[TextContentBlock(type="text", text="Write both halves")]
+        )
+        assert reply.stop_reason == "end_turn"
+    shown = [u for s, u in client.updates if s == sid]
+    modes = [u.current_mode_id for u in shown if type(u).__name__ == "CurrentModeUpdate"]
+    assert modes == ["goal", "normal"]
+    text = "".join(u.content.text for u in shown if type(u).__name__ == "AgentMessageChunk")
+    assert text == "First half.Both halves done."
