@@ -1,0 +1,3 @@
+from acp_conformance.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""What a check looks at and how it judges. Every kind returns "" (passed) or why it failed.
+
+On a response (`await` steps): `result` (a result, not an error), `error` (an error, with
+`codes` if given), `error_shape` (the error object against the schema's `Error`), `schema` (the
+result against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
+`answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
+item whose `key` is `value`).
+On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
+answered: notifications may come).
+On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from acp_conformance import schema
+
+
+def at(frame: Any, path: str) -> Any:
+    node = frame
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(path)
+        node = node[part]
+    return node
+
+
+def _result(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    if "result" in frame:
+        return ""
+    return f"an error came instead of a result: {_brief(frame.get('error'))}"
+
+
+def _error(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    error = frame.get("error")
+    if not isinstance(error, dict):
+        return f"a result came instead of an error: {_brief(frame.get('result'))}"
+    codes = args.get("codes")
+    if codes and error.get("code") not in codes:
+        return f"error code {error.get('code')!r}, expected one of {codes}"
+    return ""
+
+
+def _error_shape(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    if "error" not in frame:
+        return "no error object"
+    found = schema.problems(frame["error"], "Error")
+    return "; ".join(found[:3])
+
+
+def _schema(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    if "result" not in frame:
+        return f"no result to validate: {_brief(frame.get('error'))}"
+    found = schema.problems(frame["result"], args["def"])
+    return "; ".join(found[:3])
+
+
+def _equals(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        value = at(frame, args["path"])
+    except KeyError:
+        return f"{args['path']} is missing"
+    return (
+        "" if value == args["value"] else f"{args['path']} is {value!r}, expected {args['value']!r}"
+    )
+
+
+def _nonempty_string(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        value = at(frame, args["path"])
+    except KeyError:
+        return f"{args['path']} is missing"
+    return "" if isinstance(value, str) and value else f"{args['path']} is {value!r}"
+
+
+def _answered(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    return "" if "result" in frame or "error" in frame else "neither a result nor an error"
+
+
+def _contains(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        items = at(frame, args["path"])
+    except KeyError:
+        return f"{args['path']} is missing"
+    if not isinstance(items, list):
+        return f"{args['path']} is not a list"
+    if any(isinstance(i, dict) and i.get(args["key"]) == args["value"] for i in items):
+        return ""
+    return f"no item of {args['path']} has {args['key']} {args['value']!r}"
+
+
+ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
+    "result": _result,
+    "error": _error,
+    "error_shape": _error_shape,
+    "schema": _schema,
+    "equals": _equals,
+    "nonempty_string": _nonempty_string,
+    "answered": _answered,
+    "contains": _contains,
+}
+
+
+def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
+    if kind == "silent":
+        return f"{len(frames)} frame(s) came: {_brief(frames[0])}" if frames else ""
+    if kind == "no_response":
+        answered = [f for f in frames if "method" not in f and ("result" in f or "error" in f)]
+        return f"answered: {_brief(answered[0])}" if answered else ""
+    raise KeyError(kind)
+
+
+def on_exit(kind: str, code: int | None, seconds: float) -> str:
+    if kind == "exits":
+        return "" if code is not None else f"still running {seconds:g} s after end of input"
+    if kind == "exit_zero":
+        return "" if code == 0 else f"exit status {code!r}"
+    raise KeyError(kind)
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 160 else text[:157] + "..."

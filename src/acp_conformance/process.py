@@ -1,0 +1,119 @@
+"""One agent process for one scenario: spawned from the `--agent` command line with its
+placeholders filled, read line by line on a thread, every byte logged both ways.
+
+Placeholders in the command and in `--env` values: `{tmp}` (a fresh directory for this
+scenario), `{cwd}` (the scenario's workspace inside it) and `{model_url}` (the scripted model's
+base URL, when one runs). Frames the agent writes that are not JSON objects are kept as
+`{"_unparsed": line}` so a check can name them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def fill(text: str, places: dict[str, str]) -> str:
+    for key, value in places.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+@dataclass
+class Wire:
+    """What crossed the pipes, in order: ("c2a" | "a2c" | "stderr", text)."""
+
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def ndjson(self) -> str:
+        return "".join(json.dumps({"dir": d, "line": t}) + "\n" for d, t in self.lines)
+
+
+class Agent:
+    def __init__(self, command: str, env: dict[str, str], places: dict[str, str]) -> None:
+        argv = [fill(word, places) for word in shlex.split(command)]
+        self.wire = Wire()
+        self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **{k: fill(v, places) for k, v in env.items()}},
+            cwd=places.get("cwd"),
+            start_new_session=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.wire.lines.append(("a2c", line))
+            try:
+                frame = json.loads(line)
+            except ValueError:
+                frame = None
+            self.frames.put(frame if isinstance(frame, dict) else {"_unparsed": line})
+        self.frames.put(None)  # end of output
+
+    def _stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self.wire.lines.append(("stderr", raw.decode("utf-8", "replace").rstrip("\n")))
+
+    def send_line(self, text: str) -> None:
+        self.wire.lines.append(("c2a", text))
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(text.encode("utf-8") + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the agent is gone: the next read says so
+
+    def send(self, frame: Any) -> None:
+        self.send_line(json.dumps(frame, ensure_ascii=False))
+
+    def next(self, timeout: float) -> dict[str, Any] | None:
+        """The next frame, None at end of output; raises TimeoutError when none comes."""
+        try:
+            return self.frames.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.wire.lines.append(("c2a", "<end of input>"))
+            with contextlib.suppress(OSError):  # the agent is gone and left bytes unread
+                self.proc.stdin.close()
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self) -> None:
+        """End the agent and everything it started (its process group)."""
+        self.close_stdin()
+        if self.wait(2.0) is None:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    break
+                if self.wait(2.0) is not None:
+                    break
+        deadline = time.monotonic() + 2
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)

@@ -1,0 +1,215 @@
+"""Running one scenario against a fresh agent process, and what came of it.
+
+A check that fails is `fail` at level MUST and `warn` at SHOULD or MAY; one that was not
+reached (an earlier step lost the agent, or a `require` was not met) is `skip` with the reason.
+A scenario is `fail` if any check failed, else `warn` if any warned, else `skip` if it was
+skipped, else `pass`. Requests the agent sends meanwhile are answered -32601 (this slice of the
+client side offers no client method).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp_conformance import checks
+from acp_conformance.process import Agent
+from acp_conformance.scenario import Check, Scenario, step_checks
+
+CAPTURE = re.compile(r"\$\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    command: str
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float = 10.0
+    wire_dir: Path | None = None
+
+
+@dataclass
+class CheckResult:
+    id: str
+    level: str
+    status: str  # pass | fail | warn | skip
+    detail: str = ""
+    cite: str = ""
+
+
+@dataclass
+class ScenarioResult:
+    id: str
+    suite: str
+    title: str
+    checks: list[CheckResult] = field(default_factory=list)
+    reason: str = ""  # why it was skipped
+
+    @property
+    def status(self) -> str:
+        found = {c.status for c in self.checks}
+        for status in ("fail", "warn", "skip"):
+            if status in found:
+                return status
+        return "pass"
+
+
+class Skip(Exception):
+    """The rest of the scenario does not apply (or cannot run): its checks are skipped."""
+
+
+class Lost(Skip):
+    """An awaited response never came: that step's checks fail, the rest are skipped."""
+
+
+def judged(check: Check, problem: str) -> CheckResult:
+    status = "pass" if not problem else ("fail" if check.level == "MUST" else "warn")
+    return CheckResult(check.id, check.level, status, problem, check.cite)
+
+
+def substitute(node: Any, captured: dict[str, Any]) -> Any:
+    if isinstance(node, str):
+        whole = CAPTURE.fullmatch(node)
+        if whole and whole.group(1) in captured:
+            return captured[whole.group(1)]
+        return CAPTURE.sub(lambda m: str(captured.get(m.group(1), m.group(0))), node)
+    if isinstance(node, list):
+        return [substitute(x, captured) for x in node]
+    if isinstance(node, dict):
+        return {k: substitute(v, captured) for k, v in node.items()}
+    return node
+
+
+class Runner:
+    def __init__(self, scenario: Scenario, settings: Settings, agent: Agent, cwd: str) -> None:
+        self.scenario, self.settings, self.agent = scenario, settings, agent
+        self.captured: dict[str, Any] = {"cwd": cwd}
+        self.results: list[CheckResult] = []
+
+    def run(self) -> str:
+        """Every step in order; → why the rest was skipped, or ""."""
+        for index, step in enumerate(self.scenario.steps):
+            try:
+                self._step(step)
+            except Skip as why:
+                self._rest(index, why)
+                return "" if isinstance(why, Lost) else str(why)
+        return ""
+
+    def _rest(self, index: int, why: Skip) -> None:
+        """After a Skip at step `index`: a lost agent fails that step's checks; every check not
+        judged yet is skipped with the reason."""
+        done = {r.id for r in self.results}
+        for offset, step in enumerate(self.scenario.steps[index:]):
+            for check in step_checks(step):
+                if check.id in done:
+                    continue
+                if isinstance(why, Lost) and offset == 0:
+                    self.results.append(judged(check, str(why)))
+                else:
+                    reason = f"not reached: {why}" if isinstance(why, Lost) else str(why)
+                    self.results.append(
+                        CheckResult(check.id, check.level, "skip", reason, check.cite)
+                    )
+
+    def _step(self, step: dict[str, Any]) -> None:
+        if "send" in step:
+            self.agent.send(substitute(step["send"], self.captured))
+        elif "send_raw" in step:
+            body = step["send_raw"] * int(step.get("repeat", 1))
+            self.agent.send_line(step.get("prefix", "") + body + step.get("suffix", ""))
+        elif "await" in step:
+            self._await(step)
+        elif "require" in step:
+            for path, wanted in step["require"].items():
+                try:
+                    found = checks.at(self.captured, path)
+                except KeyError:
+                    found = None
+                if found != wanted:
+                    raise Skip(f"not advertised: {path} is {found!r}")
+        elif "quiet" in step:
+            frames = self._window(float(step["quiet"]) / 1000)
+            for check in step_checks(step):
+                self.results.append(judged(check, checks.on_window(check.kind, frames)))
+        elif "eof" in step:
+            self.agent.close_stdin()
+            code = self.agent.wait(float(step["eof"]))
+            for check in step_checks(step):
+                self.results.append(judged(check, checks.on_exit(check.kind, code, step["eof"])))
+        else:
+            raise ValueError(f"{self.scenario.id}: a step with nothing to do: {step}")
+
+    def _await(self, step: dict[str, Any]) -> None:
+        wanted = substitute(step["await"], self.captured)
+        response = self._response(wanted)
+        for check in step_checks(step):
+            args = substitute(check.args, self.captured)
+            self.results.append(judged(check, checks.ON_RESPONSE[check.kind](response, args)))
+        for name, path in step.get("capture", {}).items():
+            try:
+                self.captured[name] = checks.at(response, path)
+            except KeyError:
+                raise Skip(f"nothing to go on with: the response has no {path}") from None
+
+    def _response(self, wanted: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + self.settings.timeout
+        others: list[Any] = []
+        while True:
+            try:
+                frame = self.agent.next(deadline - time.monotonic())
+            except TimeoutError:
+                seen = f"; responses to other ids: {others[:5]}" if others else ""
+                waited = f"{self.settings.timeout:g} s"
+                raise Lost(f"no response to id {wanted!r} within {waited}{seen}") from None
+            if frame is None:
+                raise Lost(f"the agent's output ended before it answered id {wanted!r}")
+            if self._answered_request(frame):
+                continue
+            if "method" not in frame and "id" in frame:
+                if frame["id"] == wanted and type(frame["id"]) is type(wanted):
+                    return frame
+                others.append(frame["id"])
+
+    def _answered_request(self, frame: dict[str, Any]) -> bool:
+        if "method" in frame and "id" in frame:
+            error = {"code": -32601, "message": f"{frame['method']} is not offered by this client"}
+            self.agent.send({"jsonrpc": "2.0", "id": frame["id"], "error": error})
+            return True
+        return False
+
+    def _window(self, seconds: float) -> list[dict[str, Any]]:
+        frames = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                frame = self.agent.next(left)
+            except TimeoutError:
+                break
+            if frame is None:
+                break
+            if not self._answered_request(frame):
+                frames.append(frame)
+        return frames
+
+
+def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
+    """The scenario against a fresh agent → (its result, the wire log as NDJSON)."""
+    tmp = tempfile.mkdtemp(prefix="acp-conformance-")
+    cwd = os.path.join(tmp, "ws")
+    os.makedirs(cwd)
+    result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
+    agent = Agent(settings.command, settings.env, {"tmp": tmp, "cwd": cwd})
+    runner = Runner(scenario, settings, agent, cwd)
+    try:
+        result.reason = runner.run()
+    finally:
+        agent.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    result.checks = runner.results
+    return result, agent.wire.ndjson()

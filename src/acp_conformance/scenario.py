@@ -1,0 +1,85 @@
+"""Scenario files: one JSON file per scenario under `scenarios/`, data only.
+
+    {"id": "core.initialize.basic", "title": "...", "suite": "core",
+     "steps": [
+       {"send": {<frame>}},                 # `${name}` in strings: a value captured before
+       {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
+       {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
+       {"quiet": <ms>, "checks": [...]},     # frames within the window
+       {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window
+     ]}
+
+A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
+checks.py. `${cwd}` is the scenario's workspace (an absolute path).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+LEVELS = ("MUST", "SHOULD", "MAY")
+SUITES = ("core", "client", "robustness", "reasonix")
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    level: str
+    cite: str
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    suite: str
+    steps: list[dict[str, Any]]
+
+    @property
+    def checks(self) -> list[Check]:
+        return [check for step in self.steps for check in step_checks(step)]
+
+
+def step_checks(step: dict[str, Any]) -> list[Check]:
+    found = []
+    for raw in step.get("checks", []):
+        args = {k: v for k, v in raw.items() if k not in ("id", "level", "cite", "kind")}
+        found.append(Check(raw["id"], raw["level"], raw["cite"], raw["kind"], args))
+    return found
+
+
+def parse(data: dict[str, Any], where: str) -> Scenario:
+    for key in ("id", "title", "suite", "steps"):
+        if key not in data:
+            raise ValueError(f"{where}: no {key!r}")
+    if data["suite"] not in SUITES:
+        raise ValueError(f"{where}: suite must be one of {', '.join(SUITES)}")
+    scenario = Scenario(data["id"], data["title"], data["suite"], list(data["steps"]))
+    for check in scenario.checks:
+        if check.level not in LEVELS:
+            raise ValueError(f"{where}: check {check.id}: level must be one of {LEVELS}")
+        if not check.cite:
+            raise ValueError(f"{where}: check {check.id} cites nothing")
+    return scenario
+
+
+def load_all() -> list[Scenario]:
+    """Every shipped scenario, by id; check ids are unique across them."""
+    scenarios = []
+    folder = resources.files("acp_conformance").joinpath("scenarios")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            scenarios.append(parse(json.loads(entry.read_text("utf-8")), entry.name))
+    seen: set[str] = set()
+    for scenario in scenarios:
+        for check in scenario.checks:
+            if check.id in seen:
+                raise ValueError(f"check id {check.id} is used twice")
+            seen.add(check.id)
+    return sorted(scenarios, key=lambda s: s.id)

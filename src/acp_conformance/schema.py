@@ -1,0 +1,33 @@
+"""The pinned upstream ACP v1 schema, and validation of a value against one of its `$defs`."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+
+@functools.cache
+def document() -> dict[str, Any]:
+    text = resources.files("reasonix_acp.generated").joinpath("upstream_schema.json").read_text()
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+@functools.cache
+def _validator(ref: str) -> Draft202012Validator:
+    doc = document()
+    if ref not in doc["$defs"]:
+        raise KeyError(f"the pinned schema has no $defs/{ref}")
+    return Draft202012Validator({"$ref": f"#/$defs/{ref}", "$defs": doc["$defs"]})
+
+
+def problems(value: Any, ref: str) -> list[str]:
+    """Why `value` does not validate against `$defs/<ref>` (empty: it does)."""
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in _validator(ref).iter_errors(value)
+    ]
