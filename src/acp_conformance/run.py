@@ -2,6 +2,8 @@
 
 A check that fails is `fail` at level MUST and `warn` at SHOULD or MAY; one that was not
 reached (an earlier step lost the agent, or a `require` was not met) is `skip` with the reason.
+Losing the agent at a step with no checks of its own (an opening `initialize`, say) fails the
+scenario through a check named `<scenario>.step-<n>`.
 A scenario is `fail` if any check failed, else `warn` if any warned, else `skip` if it was
 skipped, else `pass`. Requests the agent sends meanwhile are answered -32601 (this slice of the
 client side offers no client method).
@@ -105,6 +107,13 @@ class Runner:
         """After a Skip at step `index`: a lost agent fails that step's checks; every check not
         judged yet is skipped with the reason."""
         done = {r.id for r in self.results}
+        if isinstance(why, Lost) and not step_checks(self.scenario.steps[index]):
+            # A step the scenario only passes through (an opening exchange): losing the agent
+            # there is still a failure, never a quiet skip.
+            where = f"{self.scenario.id}.step-{index + 1}"
+            self.results.append(
+                CheckResult(where, "MUST", "fail", str(why), "the scenario's own step")
+            )
         for offset, step in enumerate(self.scenario.steps[index:]):
             for check in step_checks(step):
                 if check.id in done:

@@ -1,0 +1,169 @@
+"""A small ACP agent over stdio that the conformance runner calibrates against: correct by
+default, and wrong in the ways BREAK (a comma-separated list) names, so every check of the
+runner is seen failing at least once (tests/conformance/test_runner.py).
+
+Faults:
+  version        answers the client's protocolVersion, whatever it is
+  schema         initialize without protocolVersion; sessionId a number; list and close
+                 results of the wrong shape
+  accept-all     accepts what it should refuse: relative or missing cwd, unknown sessions,
+                 unknown config options, a missing "jsonrpc", prompts to closed sessions
+  unknown-result answers unknown methods (plain and `_`-prefixed) with a result
+  wrong-codes    refuses with the wrong codes
+  bad-error      error objects without a message
+  answer-notes   answers notifications
+  parse-silent   no answer to a line that is not JSON, nor to an invalid request
+  die-on-bad     exits at the first line it cannot serve (bad JSON, batch, empty line, ...)
+  die-after-error  exits right after it answers with an error
+  die-after-note   exits right after a notification
+  mangle-ids     echoes integer ids (but initialize's) as floats, string ids as ASCII
+  legacy-silent  no answer to a string protocolVersion
+  init-error     refuses every initialize
+  early-silent   no answer to requests before initialize
+  drop-2, drop-3 never answers a request with id 2 (3)
+  list-empty     session/list lists nothing
+  no-exit        ignores the end of its input
+  exit-1         exits 1 at the end of its input
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
+sessions: dict[str, bool] = {}  # id → open
+initialized = False
+
+
+def send(frame: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(frame) + "\n")
+    sys.stdout.flush()
+
+
+def error(rid: Any, code: int, message: str) -> None:
+    if "wrong-codes" in BREAK:
+        code = {-32602: -32603, -32601: -32600, -32600: -32700, -32700: -32600}.get(code, code)
+    body: dict[str, Any] = {"code": code, "message": message}
+    if "bad-error" in BREAK:
+        del body["message"]
+    send({"jsonrpc": "2.0", "id": rid, "error": body})
+    if "die-after-error" in BREAK:
+        sys.exit(3)
+
+
+def result(rid: Any, value: Any) -> None:
+    if "mangle-ids" in BREAK and rid != 1:  # initialize itself is answered right
+        if isinstance(rid, int):
+            rid = float(rid)
+        elif isinstance(rid, str):
+            rid = rid.encode("ascii", "replace").decode()
+    send({"jsonrpc": "2.0", "id": rid, "result": value})
+
+
+def bad_line(rid: Any, code: int, message: str) -> None:
+    if "die-on-bad" in BREAK:
+        sys.exit(3)
+    if "parse-silent" not in BREAK:
+        error(rid, code, message)
+
+
+def initialize(rid: Any, params: dict[str, Any]) -> None:
+    global initialized
+    version = params.get("protocolVersion")
+    if "init-error" in BREAK:
+        return error(rid, -32603, "not today")
+    if isinstance(version, str) and "legacy-silent" in BREAK:
+        return None
+    initialized = True
+    answer: dict[str, Any] = {
+        "protocolVersion": version if "version" in BREAK else 1,
+        "agentCapabilities": {
+            "loadSession": True,
+            "sessionCapabilities": {"list": {}, "close": {}},
+        },
+        "authMethods": [],
+    }
+    if "schema" in BREAK:
+        del answer["protocolVersion"]
+    result(rid, answer)
+    return None
+
+
+def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
+    accept = "accept-all" in BREAK
+    sid = params.get("sessionId")
+    if method == "session/new":
+        cwd = params.get("cwd")
+        if not accept and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
+            return error(rid, -32602, "cwd must be an absolute path")
+        new = f"s{len(sessions) + 1}"
+        sessions[new] = True
+        return result(rid, {"sessionId": 7 if "schema" in BREAK else new})
+    if method == "session/list":
+        listed = [] if "list-empty" in BREAK else [{"sessionId": s, "cwd": "/"} for s in sessions]
+        return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
+    if not accept and not sessions.get(sid):
+        return error(rid, -32602, f"unknown session {sid}")
+    if method == "session/close":
+        sessions[sid] = False
+        return result(rid, "closed" if "schema" in BREAK else {})
+    if method == "session/prompt":
+        return result(rid, {"stopReason": "end_turn"})
+    if method == "session/set_config_option" and not accept:
+        return error(rid, -32602, "unknown config option")
+    return result(rid, {})
+
+
+def serve(line: str) -> None:
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        return bad_line(None, -32700, "parse error")
+    if not isinstance(frame, dict):
+        return bad_line(None, -32600, "not a request object")
+    rid, method = frame.get("id"), frame.get("method")
+    if not isinstance(method, str):
+        return bad_line(rid, -32600, "no method")
+    if "id" not in frame:  # a notification
+        if "answer-notes" in BREAK:
+            result(None, {})
+        if "die-after-note" in BREAK:
+            sys.exit(3)
+        return None
+    if (rid == 3 and "drop-3" in BREAK) or (rid == 2 and "drop-2" in BREAK):
+        return None
+    if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK:
+        return error(rid, -32600, "jsonrpc must be 2.0")
+    params = frame.get("params") or {}
+    if method == "initialize":
+        return initialize(rid, params)
+    if not initialized:
+        if "early-silent" not in BREAK:
+            error(rid, -32600, "initialize first")
+        return None
+    if method.startswith("session/") and method != "session/teleport":
+        return session_method(rid, method, params)
+    if "unknown-result" in BREAK:
+        return result(rid, {})
+    return error(rid, -32601, f"method not found: {method}")
+
+
+def main() -> None:
+    for raw in sys.stdin:
+        line = raw.rstrip("\n")
+        if not line.strip():
+            if "die-on-bad" in BREAK:
+                sys.exit(3)
+            continue
+        serve(line)
+    if "no-exit" in BREAK:
+        time.sleep(3600)
+    sys.exit(1 if "exit-1" in BREAK else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""The conformance runner calibrated: `acp` passes every applicable check, a correct small agent
+passes too, and every check is seen failing against an agent broken on purpose (a check that
+cannot fail is a defect). Real processes throughout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from acp_conformance.scenario import load_all
+from tests.transcript import acp_command
+
+BROKEN = Path(__file__).with_name("broken_agent.py")
+FAULTS = [
+    "version",
+    "schema",
+    "accept-all",
+    "unknown-result",
+    "wrong-codes",
+    "bad-error",
+    "answer-notes",
+    "parse-silent",
+    "die-on-bad",
+    "die-after-error",
+    "die-after-note",
+    "drop-2",
+    "mangle-ids",
+    "legacy-silent",
+    "init-error",
+    "early-silent",
+    "drop-3",
+    "list-empty",
+    "no-exit",
+    "exit-1",
+]
+
+
+def conformance(
+    tmp: Path, agent: str, *args: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    out = tmp / "results.json"
+    extra = [a for k, v in (env or {}).items() for a in ("--env", f"{k}={v}")]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acp_conformance",
+            "--agent",
+            agent,
+            "--json",
+            str(out),
+            *extra,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    results: dict[str, Any] = json.loads(out.read_text())
+    results["exit"] = done.returncode
+    results["stdout"] = done.stdout
+    return results
+
+
+def statuses(results: dict[str, Any]) -> dict[str, str]:
+    return {c["id"]: c["status"] for s in results["scenarios"] for c in s["checks"]}
+
+
+def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
+    scenarios = load_all()
+    checks = [c for s in scenarios for c in s.checks]
+    assert len(scenarios) >= 28 and len(checks) >= 50
+    assert len({c.id for c in checks}) == len(checks)
+    assert all(c.cite and c.level in ("MUST", "SHOULD", "MAY") for c in checks)
+    assert {s.suite for s in scenarios} == {"core", "robustness"}
+
+
+def test_acp_passes_every_check(tmp_path: Path) -> None:
+    command = " ".join([*acp_command(), "--model", "offline", "--data-dir", "{tmp}/data"])
+    junit = tmp_path / "junit.xml"
+    results = conformance(
+        tmp_path, command, "--junit", str(junit), "--wire-dir", str(tmp_path / "wire")
+    )
+    assert results["exit"] == 0, results["stdout"]
+    assert set(statuses(results).values()) == {"pass"}, results["stdout"]
+    assert results["totals"]["checks"]["fail"] == 0
+    suites = ET.parse(junit).getroot()
+    assert sum(int(s.get("tests", "0")) for s in suites) == len(statuses(results))
+    wire = tmp_path / "wire" / "core.initialize.v1.ndjson"
+    assert json.loads(wire.read_text().splitlines()[0])["dir"] == "c2a"
+
+
+def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}")
+    assert results["exit"] == 0, results["stdout"]
+    assert set(statuses(results).values()) == {"pass"}, results["stdout"]
+
+
+def test_every_check_is_seen_failing(tmp_path: Path) -> None:
+    every = {c.id for s in load_all() for c in s.checks}
+
+    def failing(fault: str) -> set[str]:
+        where = tmp_path / fault
+        where.mkdir()
+        found = conformance(
+            where, f"{sys.executable} {BROKEN}", "--timeout", "1", env={"BREAK": fault}
+        )
+        return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
+
+    with ThreadPoolExecutor(4) as pool:
+        seen = set().union(*pool.map(failing, FAULTS))
+    assert every - seen == set(), f"checks no broken agent fails: {sorted(every - seen)}"
