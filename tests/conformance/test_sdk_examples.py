@@ -1,0 +1,71 @@
+"""The official ACP Python SDK's example agents under the conformance runner, their results
+pinned (tests/conformance/sdk_examples.json): a change in what a check catches shows here.
+The examples come from the SDK's source distribution, fetched from PyPI at test time; set
+UPDATE_SDK_PINS=1 to record new results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.test_runner import conformance
+
+PINS = Path(__file__).with_name("sdk_examples.json")
+EXAMPLES = ("echo_agent", "agent")
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    version = metadata.version("agent-client-protocol")
+    where = tmp_path_factory.mktemp("sdk")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            f"agent-client-protocol=={version}",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            "-q",
+            "-d",
+            str(where),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    archives = list(where.glob("*.tar.gz"))
+    if done.returncode != 0 or not archives:
+        pytest.skip(f"the SDK's source distribution could not be fetched: {done.stderr[-300:]}")
+    with tarfile.open(archives[0]) as tar:
+        tar.extractall(where, filter="data")
+    return next(where.glob("agent_client_protocol-*/examples"))
+
+
+def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Path) -> None:
+    found = {}
+    for name in EXAMPLES:
+        where = tmp_path / name
+        where.mkdir()
+        results = conformance(
+            where, f"{sys.executable} {examples / f'{name}.py'}", "--timeout", "3"
+        )
+        found[name] = {
+            s["id"]: {
+                "status": s["status"],
+                "failing": sorted(c["id"] for c in s["checks"] if c["status"] in ("fail", "warn")),
+            }
+            for s in results["scenarios"]
+        }
+    if os.environ.get("UPDATE_SDK_PINS"):
+        PINS.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    assert found == json.loads(PINS.read_text(encoding="utf-8"))
