@@ -5,8 +5,11 @@ On a response (`await` steps): `result` (a result, not an error), `error` (an er
 result against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
 item whose `key` is `value`).
+On the notifications that came while a response was awaited: `updates_valid` (every
+session/update against the schema's SessionNotification, for `session`), `has_update` (one
+whose sessionUpdate is `update`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
-answered: notifications may come).
+answered: notifications may come), `no_update` (no session/update).
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
 """
 
@@ -103,9 +106,41 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
 }
 
 
+def _updates_valid(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    updates = [n for n in notes if n.get("method") == "session/update"]
+    for note in updates:
+        found = schema.problems(note.get("params"), "SessionNotification")
+        if found:
+            return f"an update does not validate: {found[0]}"
+        if "session" in args and note["params"].get("sessionId") != args["session"]:
+            return f"an update names session {note['params'].get('sessionId')!r}"
+    return ""
+
+
+def _has_update(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    kinds = [
+        n["params"]["update"].get("sessionUpdate")
+        for n in notes
+        if n.get("method") == "session/update"
+        and isinstance(n.get("params"), dict)
+        and isinstance(n["params"].get("update"), dict)
+    ]
+    return "" if args["update"] in kinds else f"no {args['update']} update; saw {kinds[:8]}"
+
+
+# Checks on the notifications that came while a response was awaited.
+ON_NOTES: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
+    "updates_valid": _updates_valid,
+    "has_update": _has_update,
+}
+
+
 def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
     if kind == "silent":
         return f"{len(frames)} frame(s) came: {_brief(frames[0])}" if frames else ""
+    if kind == "no_update":
+        late = [f for f in frames if f.get("method") == "session/update"]
+        return f"{len(late)} session/update after the response: {_brief(late[0])}" if late else ""
     if kind == "no_response":
         answered = [f for f in frames if "method" not in f and ("result" in f or "error" in f)]
         return f"answered: {_brief(answered[0])}" if answered else ""

@@ -11,6 +11,7 @@ client side offers no client method).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_conformance import checks
+from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent
 from acp_conformance.scenario import Check, Scenario, step_checks
 
@@ -92,6 +94,8 @@ class Runner:
         self.scenario, self.settings, self.agent = scenario, settings, agent
         self.captured: dict[str, Any] = {"cwd": cwd}
         self.results: list[CheckResult] = []
+        self.notes: list[dict[str, Any]] = []  # notifications since the last awaited response
+        self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
 
     def run(self) -> str:
         """Every step in order; → why the rest was skipped, or ""."""
@@ -128,12 +132,18 @@ class Runner:
 
     def _step(self, step: dict[str, Any]) -> None:
         if "send" in step:
+            if "unless_answered" in step:
+                self._unless_answered(
+                    step["unless_answered"], float(step.get("settle_ms", 0)) / 1000
+                )
             self.agent.send(substitute(step["send"], self.captured))
         elif "send_raw" in step:
             body = step["send_raw"] * int(step.get("repeat", 1))
             self.agent.send_line(step.get("prefix", "") + body + step.get("suffix", ""))
         elif "await" in step:
             self._await(step)
+        elif "await_note" in step:
+            self._await_note(step["await_note"])
         elif "require" in step:
             for path, wanted in step["require"].items():
                 try:
@@ -157,9 +167,14 @@ class Runner:
     def _await(self, step: dict[str, Any]) -> None:
         wanted = substitute(step["await"], self.captured)
         response = self._response(wanted)
+        notes, self.notes = self.notes, []
         for check in step_checks(step):
             args = substitute(check.args, self.captured)
-            self.results.append(judged(check, checks.ON_RESPONSE[check.kind](response, args)))
+            if check.kind in checks.ON_NOTES:
+                problem = checks.ON_NOTES[check.kind](notes, args)
+            else:
+                problem = checks.ON_RESPONSE[check.kind](response, args)
+            self.results.append(judged(check, problem))
         for name, path in step.get("capture", {}).items():
             try:
                 self.captured[name] = checks.at(response, path)
@@ -167,6 +182,11 @@ class Runner:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
     def _response(self, wanted: Any) -> dict[str, Any]:
+        """The response to `wanted` (the same id, of the same JSON type). Responses to other
+        ids are kept for when they are awaited: an agent may answer out of order."""
+        key = json.dumps(wanted)
+        if key in self.early:
+            return self.early.pop(key)
         deadline = time.monotonic() + self.settings.timeout
         others: list[Any] = []
         while True:
@@ -184,6 +204,45 @@ class Runner:
                 if frame["id"] == wanted and type(frame["id"]) is type(wanted):
                     return frame
                 others.append(frame["id"])
+                self.early[json.dumps(frame["id"])] = frame
+            elif "method" in frame:
+                self.notes.append(frame)
+
+    def _unless_answered(self, rid: Any, settle: float) -> None:
+        """Skip the rest when request `rid` is answered already (a turn too fast to cancel):
+        what arrives within `settle` seconds is read first."""
+        deadline = time.monotonic() + settle
+        while True:
+            try:
+                frame = self.agent.next(deadline - time.monotonic())
+            except TimeoutError:
+                break
+            if frame is None:
+                break
+            if self._answered_request(frame):
+                continue
+            if "method" in frame:
+                self.notes.append(frame)
+            elif "id" in frame:
+                self.early[json.dumps(frame["id"])] = frame
+        if json.dumps(rid) in self.early:
+            raise Skip("the turn ended before the cancel could be sent (too fast to cancel)")
+
+    def _await_note(self, method: str) -> None:
+        """Wait for a notification of `method` (a turn has started: time to cancel it)."""
+        deadline = time.monotonic() + self.settings.timeout
+        while True:
+            try:
+                frame = self.agent.next(deadline - time.monotonic())
+            except TimeoutError:
+                raise Lost(f"no {method} within {self.settings.timeout:g} s") from None
+            if frame is None:
+                raise Lost(f"the agent's output ended before any {method}")
+            if self._answered_request(frame):
+                continue
+            if frame.get("method") == method:
+                self.notes.append(frame)
+                return
 
     def _answered_request(self, frame: dict[str, Any]) -> bool:
         if "method" in frame and "id" in frame:
@@ -207,18 +266,34 @@ class Runner:
         return frames
 
 
+def wired(settings: Settings) -> bool:
+    """The agent is pointed at the scripted model ({model_url} in its command or env)."""
+    return "{model_url}" in settings.command or any(
+        "{model_url}" in v for v in settings.env.values()
+    )
+
+
 def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
     """The scenario against a fresh agent → (its result, the wire log as NDJSON)."""
+    result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
+    if scenario.model is not None and not wired(settings):
+        why = "needs the scripted model: put {model_url} in --agent or an --env value"
+        result.reason = why
+        result.checks = [CheckResult(c.id, c.level, "skip", why, c.cite) for c in scenario.checks]
+        return result, ""
     tmp = tempfile.mkdtemp(prefix="acp-conformance-")
     cwd = os.path.join(tmp, "ws")
     os.makedirs(cwd)
-    result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
-    agent = Agent(settings.command, settings.env, {"tmp": tmp, "cwd": cwd})
+    model = ModelServer(scenario.model) if scenario.model is not None else None
+    places = {"tmp": tmp, "cwd": cwd, "model_url": model.url if model else ""}
+    agent = Agent(settings.command, settings.env, places)
     runner = Runner(scenario, settings, agent, cwd)
     try:
         result.reason = runner.run()
     finally:
         agent.stop()
+        if model is not None:
+            model.close()
         shutil.rmtree(tmp, ignore_errors=True)
     result.checks = runner.results
     return result, agent.wire.ndjson()

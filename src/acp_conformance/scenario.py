@@ -1,10 +1,14 @@
 """Scenario files: one JSON file per scenario under `scenarios/`, data only.
 
     {"id": "core.initialize.basic", "title": "...", "suite": "core",
+     "model": [[{"text": "..."}], ...],      # optional: the scripted model's replies (model.py)
      "steps": [
        {"send": {<frame>}},                 # `${name}` in strings: a value captured before
+       {"send": {<frame>}, "unless_answered": <id>, "settle_ms": n},  # SKIP the rest if <id>
+                                             # is answered within n ms (too fast to cancel)
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"await_note": "session/update"},     # until such a notification (a turn is running)
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
        {"quiet": <ms>, "checks": [...]},     # frames within the window
        {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window
@@ -40,6 +44,7 @@ class Scenario:
     title: str
     suite: str
     steps: list[dict[str, Any]]
+    model: list[list[dict[str, Any]]] | None = None  # the scripted model's replies (model.py)
 
     @property
     def checks(self) -> list[Check]:
@@ -60,7 +65,9 @@ def parse(data: dict[str, Any], where: str) -> Scenario:
             raise ValueError(f"{where}: no {key!r}")
     if data["suite"] not in SUITES:
         raise ValueError(f"{where}: suite must be one of {', '.join(SUITES)}")
-    scenario = Scenario(data["id"], data["title"], data["suite"], list(data["steps"]))
+    scenario = Scenario(
+        data["id"], data["title"], data["suite"], list(data["steps"]), data.get("model")
+    )
     for check in scenario.checks:
         if check.level not in LEVELS:
             raise ValueError(f"{where}: check {check.id}: level must be one of {LEVELS}")

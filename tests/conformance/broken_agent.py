@@ -1,11 +1,12 @@
-"""A small ACP agent over stdio that the conformance runner calibrates against: correct by
+"""A small ACP agent over stdio that the conformance runner calibrates against (it never calls
+the scripted model: a turn is one chunk and a short pause a cancel can land in): correct by
 default, and wrong in the ways BREAK (a comma-separated list) names, so every check of the
 runner is seen failing at least once (tests/conformance/test_runner.py).
 
 Faults:
   version        answers the client's protocolVersion, whatever it is
-  schema         initialize without protocolVersion; sessionId a number; list and close
-                 results of the wrong shape
+  schema         initialize without protocolVersion; sessionId a number; list, close and
+                 prompt results of the wrong shape
   accept-all     accepts what it should refuse: relative or missing cwd, unknown sessions,
                  unknown config options, a missing "jsonrpc", prompts to closed sessions
   unknown-result answers unknown methods (plain and `_`-prefixed) with a result
@@ -20,7 +21,12 @@ Faults:
   legacy-silent  no answer to a string protocolVersion
   init-error     refuses every initialize
   early-silent   no answer to requests before initialize
-  drop-2, drop-3 never answers a request with id 2 (3)
+  drop-N         never answers a request with id N
+  bad-update     a session/update without content
+  no-updates     no session/update in a turn
+  late-update    a session/update after the prompt's response
+  stop-refusal   ends every turn with refusal
+  ignore-cancel  finishes a cancelled turn with end_turn
   list-empty     session/list lists nothing
   no-exit        ignores the end of its input
   exit-1         exits 1 at the end of its input
@@ -31,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -39,9 +46,37 @@ sessions: dict[str, bool] = {}  # id → open
 initialized = False
 
 
+LOCK = threading.Lock()
+cancels: dict[str, threading.Event] = {}  # session → the running turn's cancel
+
+
 def send(frame: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(frame) + "\n")
-    sys.stdout.flush()
+    with LOCK:
+        sys.stdout.write(json.dumps(frame) + "\n")
+        sys.stdout.flush()
+
+
+def update(sid: str, body: dict[str, Any]) -> None:
+    send(
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": body}}
+    )
+
+
+def turn(rid: Any, sid: str, cancelled: threading.Event) -> None:
+    """A prompt's turn on a thread: a chunk, a pause a cancel can land in, the answer."""
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    if "bad-update" in BREAK:
+        del chunk["content"]
+    if "no-updates" not in BREAK:
+        update(sid, chunk)
+    stopped = cancelled.wait(0.6) and "ignore-cancel" not in BREAK
+    reason = "cancelled" if stopped else ("refusal" if "stop-refusal" in BREAK else "end_turn")
+    result(rid, {"stopReason": 5 if "schema" in BREAK else reason})
+    if "late-update" in BREAK:
+        update(
+            sid,
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}},
+        )
 
 
 def error(rid: Any, code: int, message: str) -> None:
@@ -112,7 +147,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         sessions[sid] = False
         return result(rid, "closed" if "schema" in BREAK else {})
     if method == "session/prompt":
-        return result(rid, {"stopReason": "end_turn"})
+        cancels[str(sid)] = threading.Event()
+        threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)])).start()
+        return None
     if method == "session/set_config_option" and not accept:
         return error(rid, -32602, "unknown config option")
     return result(rid, {})
@@ -129,12 +166,16 @@ def serve(line: str) -> None:
     if not isinstance(method, str):
         return bad_line(rid, -32600, "no method")
     if "id" not in frame:  # a notification
+        if method == "session/cancel" and isinstance(frame.get("params"), dict):
+            running = cancels.get(str(frame["params"].get("sessionId")))
+            if running is not None:
+                running.set()
         if "answer-notes" in BREAK:
             result(None, {})
         if "die-after-note" in BREAK:
             sys.exit(3)
         return None
-    if (rid == 3 and "drop-3" in BREAK) or (rid == 2 and "drop-2" in BREAK):
+    if f"drop-{rid}" in BREAK:
         return None
     if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK:
         return error(rid, -32600, "jsonrpc must be 2.0")

@@ -16,6 +16,7 @@ from acp_conformance.scenario import load_all
 from tests.transcript import acp_command
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
+WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent ignores it; the scenarios run
 FAULTS = [
     "version",
     "schema",
@@ -29,6 +30,12 @@ FAULTS = [
     "die-after-error",
     "die-after-note",
     "drop-2",
+    "drop-4",
+    "bad-update",
+    "no-updates",
+    "late-update",
+    "stop-refusal",
+    "ignore-cancel",
     "mangle-ids",
     "legacy-silent",
     "init-error",
@@ -82,22 +89,30 @@ def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
 
 
 def test_acp_passes_every_check(tmp_path: Path) -> None:
-    command = " ".join([*acp_command(), "--model", "offline", "--data-dir", "{tmp}/data"])
+    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
     junit = tmp_path / "junit.xml"
+    env = {
+        "OPENAI_BASE_URL": "{model_url}",
+        "OPENAI_MODEL": "conformance-model",
+        "OPENAI_API_KEY": "k",
+        "ACP_MODEL": "",
+        "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
+    }
+    wire = tmp_path / "wire"
     results = conformance(
-        tmp_path, command, "--junit", str(junit), "--wire-dir", str(tmp_path / "wire")
+        tmp_path, command, "--junit", str(junit), "--wire-dir", str(wire), env=env
     )
     assert results["exit"] == 0, results["stdout"]
     assert set(statuses(results).values()) == {"pass"}, results["stdout"]
     assert results["totals"]["checks"]["fail"] == 0
     suites = ET.parse(junit).getroot()
     assert sum(int(s.get("tests", "0")) for s in suites) == len(statuses(results))
-    wire = tmp_path / "wire" / "core.initialize.v1.ndjson"
-    assert json.loads(wire.read_text().splitlines()[0])["dir"] == "c2a"
+    first = (wire / "core.initialize.v1.ndjson").read_text().splitlines()[0]
+    assert json.loads(first)["dir"] == "c2a"
 
 
 def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
-    results = conformance(tmp_path, f"{sys.executable} {BROKEN}")
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", env=WIRED)
     assert results["exit"] == 0, results["stdout"]
     assert set(statuses(results).values()) == {"pass"}, results["stdout"]
 
@@ -109,10 +124,10 @@ def test_every_check_is_seen_failing(tmp_path: Path) -> None:
         where = tmp_path / fault
         where.mkdir()
         found = conformance(
-            where, f"{sys.executable} {BROKEN}", "--timeout", "1", env={"BREAK": fault}
+            where, f"{sys.executable} {BROKEN}", "--timeout", "1", env={"BREAK": fault, **WIRED}
         )
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(8) as pool:  # mostly waiting on timeouts
         seen = set().union(*pool.map(failing, FAULTS))
     assert every - seen == set(), f"checks no broken agent fails: {sorted(every - seen)}"

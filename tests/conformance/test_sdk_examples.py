@@ -1,5 +1,6 @@
 """The official ACP Python SDK's example agents under the conformance runner, their results
 pinned (tests/conformance/sdk_examples.json): a change in what a check catches shows here.
+They do not call a model; their prompt scenarios run all the same (WIRED), on what they do.
 The examples come from the SDK's source distribution, fetched from PyPI at test time; set
 UPDATE_SDK_PINS=1 to record new results."""
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_runner import conformance
+from tests.conformance.test_runner import WIRED, conformance
 
 PINS = Path(__file__).with_name("sdk_examples.json")
 EXAMPLES = ("echo_agent", "agent")
@@ -56,9 +57,8 @@ def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Pat
     for name in EXAMPLES:
         where = tmp_path / name
         where.mkdir()
-        results = conformance(
-            where, f"{sys.executable} {examples / f'{name}.py'}", "--timeout", "3"
-        )
+        agent = f"{sys.executable} {examples / f'{name}.py'}"
+        results = conformance(where, agent, "--timeout", "3", env=WIRED)
         found[name] = {
             s["id"]: {
                 "status": s["status"],
