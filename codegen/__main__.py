@@ -20,7 +20,6 @@ from codegen.pin import GENERATED_DIR, PinError, load_pin, load_upstream, load_v
 from codegen.prepare import SchemaShapeError, prepare
 
 REGENERATE = "nox -s codegen"
-UPSTREAM_COPY = "upstream_schema.json"
 
 
 def header(sha256: str, vendor_digest: str, spec: str, path: str) -> str:
@@ -85,10 +84,7 @@ def generate() -> dict[str, str]:
     files["__init__.py"] = (
         head + '"""Generator output only; see the header for how to regenerate."""\n'
     )
-    formatted = models.ruff_format(files)
-    # The pinned upstream schema itself, byte for byte, for acp_conformance to validate against.
-    formatted[UPSTREAM_COPY] = pin.cached_file.read_text(encoding="utf-8")
-    return formatted
+    return models.ruff_format(files)
 
 
 def main(argv: list[str] | None = None) -> int:

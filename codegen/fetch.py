@@ -50,12 +50,19 @@ def fetch(pin: Pin) -> Path:
     return target
 
 
+# The verified schema, where acp-conformance reads it (git-ignored; packaged as an artifact).
+CONFORMANCE_COPY = (
+    Path(__file__).resolve().parents[1] / "src" / "acp_conformance" / "upstream_schema.json"
+)
+
+
 def main() -> int:
     try:
-        fetch(load_pin())
+        cached = fetch(load_pin())
     except (PinError, subprocess.CalledProcessError) as exc:
         print(f"update_schema: {exc}", file=sys.stderr)
         return 1
+    CONFORMANCE_COPY.write_bytes(cached.read_bytes())
     return 0
 
 

@@ -12,8 +12,14 @@ from jsonschema import Draft202012Validator
 
 @functools.cache
 def document() -> dict[str, Any]:
-    text = resources.files("reasonix_acp.generated").joinpath("upstream_schema.json").read_text()
-    doc: dict[str, Any] = json.loads(text)
+    """The schema `nox -s update_schema` fetched and verified (its sha256 is pinned in
+    schema/upstream.toml), copied into this package and shipped with it."""
+    copy = resources.files("acp_conformance").joinpath("upstream_schema.json")
+    if not copy.is_file():
+        raise FileNotFoundError(
+            "acp_conformance/upstream_schema.json is missing: in a checkout, run `nox -s update_schema`"
+        )
+    doc: dict[str, Any] = json.loads(copy.read_text("utf-8"))
     return doc
 
 
