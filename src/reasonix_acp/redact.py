@@ -103,6 +103,13 @@ def _sub(pattern: re.Pattern[str], text: str) -> str:
     return pattern.sub(one, text)
 
 
+def scrub_known(text: str) -> str:
+    """`text` with every remembered secret value (keys, MCP header and env values) replaced by
+    [redacted]; the generic patterns are left out (for a command's own output)."""
+    pattern = _known_pattern
+    return pattern.sub(MARK, text) if pattern is not None else text
+
+
 def scrub(text: str) -> str:
     """`text` with every credential replaced by [redacted], nothing else changed."""
     pattern = _known_pattern

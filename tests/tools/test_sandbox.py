@@ -493,3 +493,67 @@ def test_doctor_names_the_missing_engine(tmp_path: Path, mode: str, code: int, m
     line = "command sandbox: none (bwrap (bubblewrap) is not installed); commands are asked instead"
     assert f"\n{mark}{line}\n" in done.stdout
     assert done.returncode == code, done.stdout
+
+
+class _UnixListener(threading.Thread):
+    def __init__(self, path: str) -> None:
+        super().__init__(daemon=True)
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.bind(path)
+        self.sock.listen()
+        self.hits = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.hits += 1
+            conn.close()
+
+
+def test_a_service_socket_under_run_is_out_of_reach(tmp_path: Path, bwrap: Engine) -> None:
+    path = f"/run/reasonix-sandbox-{uuid.uuid4().hex[:12]}.sock"
+    listener = _UnixListener(path)
+    listener.start()
+    code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r}); print('in')"
+    c = agent(tmp_path, [bash(f'{sys.executable} -c "{code}"')], env=SANDBOX_ON)
+    sid, _ = start(c)
+    _, [done] = prompt(c, sid, reject)
+    assert done["status"] == "failed" and listener.hits == 0
+    listener.sock.close()
+    os.unlink(path)
+    assert c.close() == 0
+
+
+def test_the_agents_keys_stay_out_of_a_commands_reach_and_output(
+    tmp_path: Path, bwrap: Engine
+) -> None:
+    secret = "sk-sandbox-SECRET-4242"
+    config = (
+        'default_model = "corp/m"\n[providers.corp]\nkind = "openai"\n'
+        f'base_url = "http://127.0.0.1:9/v1"\napi_key = "{secret}"\nmodels = ["m"]\n'
+    )
+    # The offline model still drives the turn; the config only has to hold the key.
+    commands = ['cat "$REASONIX_ACP_CONFIG_DIR/config.toml"', f"echo before {secret} after"]
+    c = agent(tmp_path, [bash(x) for x in commands], config, env=SANDBOX_ON)
+    sid, _ = start(c)
+    finals = []
+    for _ in commands:
+        _, done = prompt(c, sid, reject)
+        finals += done
+    assert finals[0]["status"] == "failed" and secret not in text_of(finals[0])
+    assert text_of(finals[1]) == "before [redacted] after\n"
+    assert c.close() == 0
+
+
+def test_binary_output_of_a_failed_command_fails_the_call_not_the_turn(
+    tmp_path: Path, bwrap: Engine
+) -> None:
+    c = agent(tmp_path, [bash(f"head -c 3000 {sys.executable}; exit 1")], env=SANDBOX_ON)
+    sid, _ = start(c)
+    _, [done] = prompt(c, sid, reject)  # prompt() asserts the turn ended with end_turn
+    assert done["status"] == "failed"
+    assert c.close() == 0

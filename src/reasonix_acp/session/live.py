@@ -76,8 +76,12 @@ class Session:
         self.closing: asyncio.Future[None] | None = None
         self.deleting: asyncio.Future[None] | None = None
         self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
+        self.private_dirs: list[str] = []  # the agent's config and data directories (runtime)
         self.sandbox = Sandbox(
-            self.workspace, lambda: self.record.approval, lambda: self.config.sandbox
+            self.workspace,
+            lambda: self.record.approval,
+            lambda: self.config.sandbox,
+            private=lambda: self.private_dirs,
         )
 
     @property

@@ -102,6 +102,11 @@ class Runtime:
         inbox = self.inboxes.open(record.id)
         session = Session(record, settings, provider, history, status, inbox)
         status.sandbox = session.sandbox.status
+        config_file = settings.config.config_file
+        session.private_dirs = [
+            str(self.store.path.parent),
+            *([str(config_file.parent)] if config_file is not None else []),
+        ]
         status.goal = session.goal.status_object
         kept = next((body for kind, body in reversed(events) if kind == "goal"), None)
         if kept is not None:

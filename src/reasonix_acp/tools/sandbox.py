@@ -5,8 +5,10 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
 - the whole file system read-only, a private /dev, /proc and /tmp;
 - writable: the session cwd, its additional directories, its private temp directory and
   `[sandbox] write_roots`; under read-only, the session temp alone;
-- hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), behind a
-  directory nobody may enter or /dev/null. A pattern with other wildcards cannot be hidden
+- hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), the agent's own
+  config and data directories and the usual credential stores (CREDENTIALS), behind a
+  directory nobody may enter or /dev/null; /run and /var/run are empty (a read-only mount does
+  not stop a connect() to a service's Unix socket there). A pattern with other wildcards cannot be hidden
   by a mount: while there is one, the sandbox does not replace the permission question
   (`whole` is False) and a command is judged as without a sandbox;
 - new user, PID, IPC, UTS, cgroup and network namespaces (the network is kept only with
@@ -130,8 +132,37 @@ def summary(settings: SandboxSettings) -> tuple[str, bool]:
     )
 
 
+# Credentials a command has no business reading, hidden in every sandbox (besides deny_paths).
+CREDENTIALS = (
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.azure",
+    "~/.config/gcloud",
+    "~/.kube",
+    "~/.docker",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+)
+# Where services listen on Unix sockets (D-Bus, docker, systemd, ...): a read-only mount does
+# not stop connect(), so these are replaced by empty directories.
+SOCKET_DIRS = ("/run", "/var/run")
+
+
 def _base() -> list[str]:
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+
+
+def _sockets_hidden(network: bool) -> list[str]:
+    args: list[str] = []
+    for directory in SOCKET_DIRS:
+        if os.path.isdir(directory) and not os.path.islink(directory):
+            args += ["--tmpfs", directory]
+    if network:  # the stub resolver /etc/resolv.conf may point to
+        args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
+    return args
 
 
 def hide_target(pattern: str) -> str | None:
@@ -146,6 +177,15 @@ def hide_target(pattern: str) -> str | None:
     return os.path.realpath(base)
 
 
+def _resolved(workspace: Workspace, path: str) -> str:
+    """A path named in a command's output, resolved as far as it can be (output is text the
+    command chose: a path may be unreadable or not a path at all)."""
+    try:
+        return workspace.resolve(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
+
+
 class Sandbox:
     """One session's sandbox for commands, as it stands now: the preset and the settings (a
     reload replaces them) are read at each use."""
@@ -156,11 +196,13 @@ class Sandbox:
         preset: Callable[[], str],
         settings: Callable[[], SandboxSettings],
         find: Callable[[], Engine] = engine,
+        private: Callable[[], list[str]] = list,
     ) -> None:
         self.workspace = workspace
         self.preset = preset
         self.settings = settings
         self.find = find
+        self.private = private  # the agent's config and data directories
         self.noticed = False
 
     def engine(self) -> Engine:
@@ -204,29 +246,39 @@ class Sandbox:
         if not self.active():
             return command
         found = self.engine()
-        args = [found.path, *found.flags, *_base()]
-        if self.settings().network:
+        network = self.settings().network
+        args = [found.path, *found.flags, *_base(), *_sockets_hidden(network)]
+        if network:
             args.append("--share-net")
         os.makedirs(self.workspace().temp, 0o700, exist_ok=True)
         for root in self.write_roots():
             if os.path.isdir(root):
                 args += ["--bind", root, root]
-        for pattern in self.workspace().deny:
-            target = hide_target(pattern)
-            if target is None or not os.path.lexists(target):
-                continue
+        for target in self._hidden():
             if os.path.isdir(target):
                 args += ["--perms", "0000", "--tmpfs", target, "--remount-ro", target]
             else:
                 args += ["--ro-bind", "/dev/null", target]
         return [*args, "--chdir", cwd, "--", *command]
 
+    def _hidden(self) -> list[str]:
+        """What no command may read: deny_paths a mount can hide, the agent's own config and
+        data directories (keys, transcripts), the usual credential stores."""
+        wanted = [hide_target(p) for p in self.workspace().deny]
+        wanted += [os.path.realpath(p) for p in self.private()]
+        wanted += [os.path.realpath(os.path.expanduser(p)) for p in CREDENTIALS]
+        found: list[str] = []
+        for target in wanted:
+            if target and os.path.lexists(target) and target not in found:
+                found.append(target)
+        return found
+
     def blocked(self, output: str) -> str | None:
         """Why a failed sandboxed command's output looks like the sandbox stopped it (a write
         outside the roots, the network), or None. A denied path is never a reason."""
         workspace = self.workspace()
         for line in output.splitlines():
-            paths = [workspace.resolve(p) for p in ABSOLUTE.findall(line)]
+            paths = [_resolved(workspace, p) for p in ABSOLUTE.findall(line.replace("\0", " "))]
             if any(workspace.denied(p) for p in paths):
                 continue
             if BLOCKED_WRITE in line or (

@@ -6,8 +6,9 @@ locally, as follows.
   (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns. The kill
   sequence runs in its own task (`ProcessGroups`), so a second cancel ends the tool's wait for
   it, never the sequence; the agent's shutdown kills and reaps every group still there.
-- Output (stdout and stderr together) past OUTPUT_CAP bytes is cut in what the client and the
-  model see; the full output is written to a file in the session's temp directory, which the
+- Output (stdout and stderr together) is shown with every secret the agent holds (provider
+  keys, MCP header and env values) replaced by [redacted]. Past OUTPUT_CAP bytes it is cut in
+  what the client and the model see; the full output is written to a file in the session's temp directory, which the
   cut content names.
 - A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
   `in_progress` updates.
@@ -32,7 +33,7 @@ import signal
 import weakref
 from typing import Any
 
-from reasonix_acp.redact import child_env
+from reasonix_acp.redact import child_env, scrub_known
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.workspace import keep
 
@@ -285,6 +286,7 @@ class Bash:
         background: bool = False,
     ) -> ToolResult:
         text, cut = clip_output(data, (ctx.workspace.temp, f"bash-{proc.pid}.log"))
+        text = scrub_known(text)  # a command that printed a key the agent holds
         raw: dict[str, Any] = {"exitCode": proc.returncode, "truncated": cut}
         if background:
             raw["background"] = True
@@ -356,6 +358,7 @@ class Bash:
         if ctx.progress is not None:
             ctx.progress(shown)
         output, truncated, code, sig, timed_out = await ctx.terminal.finish(terminal_id, timeout)
+        output = scrub_known(output)
         if truncated:
             output += "\n[output truncated by the client terminal]"
         if timed_out:

@@ -136,7 +136,7 @@ def _judged(workspace: Workspace) -> Callable[[str], str]:
     def resolve(path: str) -> str:
         try:
             return workspace.resolve(path)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in the path
             joined = path if os.path.isabs(path) else os.path.join(workspace.cwd, path)
             return UNRESOLVED + os.path.abspath(joined)
 
