@@ -67,3 +67,29 @@ def test_always_answers_cover_the_directory_and_below(ws: Workspace) -> None:
 def test_display_is_relative_inside_and_absolute_outside(ws: Workspace) -> None:
     assert ws.display(ws.resolve("src/a.py")) == "src/a.py"
     assert ws.display(ws.resolve("/etc/passwd")) == "/etc/passwd"
+
+
+def test_keep_replaces_a_fifo_or_link_a_command_left_in_its_place(tmp_path: Path) -> None:
+    import threading
+
+    from reasonix_acp.tools.workspace import keep, session_temp
+
+    temp = session_temp(f"keep-{tmp_path.name}")
+    os.makedirs(temp, 0o700, exist_ok=True)
+    fifo, link = Path(temp, "a.log"), Path(temp, "b.log")
+    for p in (fifo, link):
+        if p.exists() or p.is_symlink():
+            p.unlink()
+    os.mkfifo(fifo)
+    link.symlink_to(tmp_path / "elsewhere.txt")
+    kept: list[str] = []
+    writer = threading.Thread(
+        target=lambda: kept.extend([keep(temp, "a.log", b"one"), keep(temp, "b.log", b"two")]),
+        daemon=True,
+    )
+    writer.start()
+    writer.join(3)
+    assert kept, "keep() blocked on a FIFO"
+    assert fifo.read_bytes() == b"one" and not fifo.is_fifo()
+    assert link.read_bytes() == b"two" and not link.is_symlink()
+    assert not (tmp_path / "elsewhere.txt").exists()

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reasonix_acp.config.sandbox import SandboxSettings
-from reasonix_acp.tools.workspace import Workspace
+from reasonix_acp.tools.workspace import Workspace, ensure_temp
 
 FULL = "danger-full-access"
 PROBE_TIMEOUT = 5.0
@@ -250,7 +250,7 @@ class Sandbox:
         args = [found.path, *found.flags, *_base(), *_sockets_hidden(network)]
         if network:
             args.append("--share-net")
-        os.makedirs(self.workspace().temp, 0o700, exist_ok=True)
+        ensure_temp(self.workspace().temp)  # refused when another user made it first
         for root in self.write_roots():
             if os.path.isdir(root):
                 args += ["--bind", root, root]

@@ -53,12 +53,34 @@ def session_temp(session_id: str) -> str:
     return os.path.join(tempfile.gettempdir(), f"reasonix-acp-{os.getuid()}", name)
 
 
-def keep(directory: str, name: str, data: bytes) -> str:
-    """Write `data` to `directory/name`, the directory 0700 and the file 0600; → its path."""
+def ensure_temp(directory: str) -> None:
+    """`directory` exists, 0700, under the user's checked base (a directory another user
+    created first, or a symbolic link, is refused with PermissionError)."""
     _temp_base()
     os.makedirs(directory, 0o700, exist_ok=True)
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        raise PermissionError(f"{directory} is not a directory of this user: refusing to use it")
+
+
+def keep(directory: str, name: str, data: bytes) -> str:
+    """Write `data` to `directory/name`, the directory 0700 and the file 0600; → its path.
+    Commands may write the directory too: a name they took that is not a regular file (a
+    FIFO that would block the open, a link) is replaced, never followed or waited on."""
+    ensure_temp(directory)
     path = os.path.join(directory, name)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:  # a FIFO nobody reads (ENXIO), a link (ELOOP): not ours to keep
+        os.unlink(path)
+        fd = os.open(path, flags | os.O_EXCL, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        os.unlink(path)
+        fd = os.open(path, flags | os.O_EXCL, 0o600)
+    os.set_blocking(fd, True)
+    os.ftruncate(fd, 0)
     with os.fdopen(fd, "wb") as fh:
         os.fchmod(fd, 0o600)
         fh.write(data)
