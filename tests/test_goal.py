@@ -292,6 +292,7 @@ def test_every_continuation_extends_the_request_byte_for_byte(tmp_path: Path) ->
         assert after[: len(before)] == before and len(after) > len(before)
     continuation = bodies[1]["messages"][-1]
     assert continuation["role"] == "user" and continuation["content"].startswith("[goal]")
+    assert "Write the docs" in continuation["content"]  # the model is told the goal again
     assert any(t["function"]["name"] == "goal_update" for t in bodies[0]["tools"])
     assert OK_STREAM  # the "ok" answers are the server's standard stream
 
@@ -324,3 +325,46 @@ def test_a_goal_that_cannot_be_stored_changes_nothing(tmp_path: Path) -> None:
 
 def c_args(tmp_path: Path) -> list[str]:
     return ["--model", "offline", "--script", str(tmp_path / "script.jsonl")]
+
+
+def test_the_runners_own_pause_wins_over_a_goal_reported_complete(tmp_path: Path) -> None:
+    c = offline(
+        tmp_path,
+        [
+            [{"tool_call": {"name": "write", "arguments": {"path": "a.txt", "content": "x\n"}}}],
+            [goal_update("complete", "wrote it")],
+            [{"text": "All done."}],
+        ],
+        "[readiness]\nrequire_checks = true\n",
+    )
+    sid = c.start()
+    c.result("session/set_mode", {"sessionId": sid, "modeId": "goal"})
+    reply, notes = run_prompt(c, sid, "Write a.txt")
+    assert reply["result"] == {"stopReason": "end_turn"}
+    last = final_status(notes)
+    assert last["phase"] == "readiness_paused"  # not review_ready: no check ran after the write
+    assert last["finalReadiness"]["readyForReview"] is False
+    assert last["goal"]["status"] == "complete"
+    assert c.close() == 0
+
+
+def test_a_mode_change_that_cannot_be_stored_leaves_a_running_goal_running(tmp_path: Path) -> None:
+    c = offline(tmp_path, [[{"text": "first"}], SLOW])
+    c.scenario.env["REASONIX_ACP_SQLITE_BUSY_MS"] = "200"
+    c.agent.proc.kill()
+    c = Client(tmp_path, *c_args(tmp_path), scenario=c.scenario)
+    sid = c.start()
+    c.result("session/set_mode", {"sessionId": sid, "modeId": "goal"})
+    rid = send_prompt(c, sid, "Long job")
+    _wait_running(c, sid)
+    with write_lock_held(Path(c.scenario.vars["DATA"]) / DB_NAME):
+        refused = c.call("session/set_mode", {"sessionId": sid, "modeId": "normal"})
+    assert refused["error"]["message"].startswith("session/set_mode: persist goal: ")
+    goal = status(c, sid)["goal"]
+    assert goal["status"] == "running" and goal["runtime"]["stopCause"] == ""
+    c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    while (frame := c.agent.receive()).get("id") != rid or "method" in frame:
+        pass
+    assert frame["result"] == {"stopReason": "cancelled"}
+    assert status(c, sid)["goal"]["status"] == "cancelled"
+    assert c.close() == 0

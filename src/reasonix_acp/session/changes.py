@@ -77,7 +77,7 @@ class Changes:
         """Goal mode arms a draft (a goal that is not finished is kept); every other mode
         clears the goal. Stored before the mode changes: a failed write changes nothing."""
         goal = session.goal
-        before = goal.snapshot()
+        before, held = goal.snapshot(), goal.hold()
         if mode == "goal":
             goal.fire("arm", f"{method}: goal is {{state}}")
             if before["state"] != "draft" and goal.state is GoalState.DRAFT:
@@ -89,7 +89,7 @@ class Changes:
             try:
                 self.sessions.keep_goal(session, method, session.record.turn_count)
             except InternalError:
-                goal.restore(before)
+                goal.put_back(held)
                 raise
 
     # -- session/set_config_option and session/set_model --------------------------------------

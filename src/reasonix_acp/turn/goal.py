@@ -15,7 +15,8 @@ limit, cancelled or failed.
 - Outcomes (the status row, then the stop reason): complete → `goal_complete`, end_turn;
   blocked → `goal_blocked` "goal blocked", end_turn; a limit → `goal_paused` "goal is not
   complete" with a warning naming it, end_turn (`max_turn_requests` for the turn limit); the
-  runner's own pause (step limit, budget, readiness) pauses the goal under that outcome;
+  runner's own pause (step limit, budget, readiness) is the turn's row whatever the goal
+  said, and pauses a goal still running;
   cancelled → goal cancelled, `cancelled`; a failure → goal failed, the -32603 it was.
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from reasonix_acp.machines.goal import State
@@ -104,7 +106,7 @@ class GoalLoop:
         goal; stored before anything runs."""
         goal = self.goal
         goal.limits = self.session.config.goal
-        before = goal.snapshot()
+        held = goal.hold()
         if goal.state in (State.NONE, State.COMPLETE):  # goal mode with nothing armed yet
             goal.fire("arm")
         if goal.state is State.DRAFT:
@@ -116,7 +118,7 @@ class GoalLoop:
         try:
             self.sessions.keep_goal(self.session, METHOD, self.turn)
         except InternalError:
-            goal.restore(before)  # not stored: not adopted either
+            goal.put_back(held)  # not stored: not adopted either
             raise
 
     async def advance(self, blocks: list[dict[str, Any]], text: str) -> GoalEnd:
@@ -130,12 +132,16 @@ class GoalLoop:
                 cause = goal.limit_reached(since)
                 if cause:
                     break
-                report = await self._run(lambda: self.runner.go_on(CONTINUE_NOTE))
+                self.session.desk.open = True  # steers reach every continuation
+                report = await self._run(partial(self.runner.go_on, self._note()))
             return self._settle(report, cause)
         finally:
             if goal.state is State.RUNNING:  # left by an exception: never kept as running
                 goal.fire("fail")
             self.sessions.keep_goal(self.session, METHOD, self.turn, quiet=True)
+
+    def _note(self) -> str:
+        return CONTINUE_NOTE.format(objective=self.goal.objective)
 
     async def _run(
         self, steps: Callable[[], Awaitable[TurnReport]], first: bool = False
@@ -182,6 +188,11 @@ class GoalLoop:
                 goal.fire("fail")
                 runtime.stop_cause = "error"
             return GoalEnd(report)
+        if report.outcome is not Outcome.END_TURN:  # the runner's own pause says why
+            if goal.state is State.RUNNING:
+                goal.fire("pause")
+                runtime.stop_cause = report.warning or report.outcome.value
+            return GoalEnd(report)
         if goal.state is State.COMPLETE:
             return GoalEnd(report, "goal_complete")
         if goal.state is State.BLOCKED:
@@ -189,9 +200,6 @@ class GoalLoop:
         if goal.state is not State.RUNNING:  # cleared by a mode change meanwhile
             return GoalEnd(report)
         goal.fire("pause")
-        if report.outcome is not Outcome.END_TURN:  # the runner's own pause says why
-            runtime.stop_cause = report.warning or report.outcome.value
-            return GoalEnd(report)
         runtime.stop_cause = cause or "the model stopped without reporting the goal complete"
         warning = f"goal paused: {runtime.stop_cause}; send a prompt to continue it"
         self.runner.warn(warning)

@@ -12,8 +12,8 @@ SYSTEM_PROMPT = (
 )
 # A goal's continuation (turn/goal.py): added after everything the model has seen.
 CONTINUE_NOTE = (
-    "[goal] Continue working toward the goal. When it is met, call goal_update with status"
-    " complete; if you cannot go on without the user, call it with status blocked."
+    "[goal] Continue working toward the goal: {objective}\nWhen it is met, call goal_update"
+    " with status complete; if you cannot go on without the user, call it with status blocked."
 )
 STEER_NOTE = (
     "[The user added this while you were working. It is guidance for the current task, "
@@ -25,8 +25,8 @@ def system_message(mode: str) -> dict[str, Any]:
     extra = {
         "plan": " You are in plan mode: investigate and propose a plan; do not change files.",
         "goal": (
-            " You are in goal mode: the user's first message is the goal; keep working until"
-            " it is met or you are blocked. Report with the goal_update tool: status"
+            " You are in goal mode: the prompt that started it is the goal (each continuation"
+            " note restates it); keep working until it is met or you are blocked. Report with the goal_update tool: status"
             " `complete` when the goal is met, `blocked` when you cannot go on without the"
             " user, `continue` while work remains."
         ),

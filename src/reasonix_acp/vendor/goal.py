@@ -20,7 +20,7 @@ against its limits, how the status shows it, and how it is kept across restarts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reasonix_acp.config import GoalLimits
@@ -128,6 +128,16 @@ class Goal:
         if r.no_progress >= lim.no_progress:
             return f"no progress ({r.no_progress} turns without a tool call)"
         return ""
+
+    def hold(self) -> tuple[State, str, Runtime]:
+        """What `put_back` restores exactly (a change that could not be stored is undone)."""
+        return self.state, self.objective, replace(self.runtime)
+
+    def put_back(self, held: tuple[State, str, Runtime]) -> None:
+        state, self.objective, runtime = held
+        self.machine.state = state
+        for key in STORED_KEYS:  # the same object: a run in progress keeps counting into it
+            setattr(self.runtime, key, getattr(runtime, key))
 
     def snapshot(self) -> dict[str, Any]:
         runtime = {key: getattr(self.runtime, key) for key in STORED_KEYS}
