@@ -284,7 +284,8 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
     tmp = tempfile.mkdtemp(prefix="acp-conformance-")
     cwd = os.path.join(tmp, "ws")
     os.makedirs(cwd)
-    model = ModelServer(scenario.model) if scenario.model is not None else None
+    # A wired agent always has a model to reach, even where the scenario needs none.
+    model = ModelServer(scenario.model or []) if wired(settings) else None
     places = {"tmp": tmp, "cwd": cwd, "model_url": model.url if model else ""}
     agent = Agent(settings.command, settings.env, places)
     runner = Runner(scenario, settings, agent, cwd)
