@@ -143,13 +143,12 @@ def test_a_deny_pattern_no_mount_can_hide_keeps_the_question(tmp_path: Path, bwr
     assert c.close() == 0
 
 
-class _Pong(threading.Thread):
-    """A TCP server on 127.0.0.1 answering "pong" to every connection."""
+class _Listener(threading.Thread):
+    """Accepts connections on a listening socket, answers each with `reply`, counts them."""
 
-    def __init__(self) -> None:
+    def __init__(self, sock: socket.socket, reply: bytes = b"") -> None:
         super().__init__(daemon=True)
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
+        self.sock, self.reply = sock, reply
         self.hits = 0
 
     def run(self) -> None:
@@ -160,7 +159,15 @@ class _Pong(threading.Thread):
                 return
             self.hits += 1
             with conn:
-                conn.sendall(b"pong\n")
+                conn.sendall(self.reply)
+
+
+class _Pong(_Listener):
+    """A TCP server on 127.0.0.1 answering "pong" to every connection."""
+
+    def __init__(self) -> None:
+        super().__init__(socket.create_server(("127.0.0.1", 0)), b"pong\n")
+        self.port = self.sock.getsockname()[1]
 
 
 def _connect(port: int) -> str:
@@ -495,28 +502,16 @@ def test_doctor_names_the_missing_engine(tmp_path: Path, mode: str, code: int, m
     assert done.returncode == code, done.stdout
 
 
-class _UnixListener(threading.Thread):
-    def __init__(self, path: str) -> None:
-        super().__init__(daemon=True)
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.bind(path)
-        self.sock.listen()
-        self.hits = 0
-
-    def run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.hits += 1
-            conn.close()
+def _unix_listener(path: str) -> _Listener:
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(path)
+    sock.listen()
+    return _Listener(sock)
 
 
 def test_a_service_socket_under_run_is_out_of_reach(tmp_path: Path, bwrap: Engine) -> None:
     path = f"/run/reasonix-sandbox-{uuid.uuid4().hex[:12]}.sock"
-    listener = _UnixListener(path)
+    listener = _unix_listener(path)
     listener.start()
     code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r}); print('in')"
     c = agent(tmp_path, [bash(f'{sys.executable} -c "{code}"')], env=SANDBOX_ON)
