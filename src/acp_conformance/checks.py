@@ -4,7 +4,7 @@ On a response (`await` steps): `result` (a result, not an error), `error` (an er
 `codes` if given), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
-item whose `key` is `value`).
+item whose `key` is `value`), `lacks` (it has none).
 On the notifications that came while a response was awaited: `updates_valid` (every
 session/update against the schema's SessionNotification, for `session`), `has_update` (one
 whose sessionUpdate is `update`).
@@ -94,6 +94,13 @@ def _contains(frame: dict[str, Any], args: dict[str, Any]) -> str:
     return f"no item of {args['path']} has {args['key']} {args['value']!r}"
 
 
+def _lacks(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    found = _contains(frame, args)
+    if found.startswith("no item"):
+        return ""
+    return found or f"{args['path']} still has an item whose {args['key']} is {args['value']!r}"
+
+
 ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "result": _result,
     "error": _error,
@@ -103,6 +110,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "nonempty_string": _nonempty_string,
     "answered": _answered,
     "contains": _contains,
+    "lacks": _lacks,
 }
 
 

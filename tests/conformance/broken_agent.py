@@ -8,7 +8,8 @@ Faults:
   schema         initialize without protocolVersion; sessionId a number; list, close and
                  prompt results of the wrong shape
   accept-all     accepts what it should refuse: relative or missing cwd, unknown sessions,
-                 unknown config options, a missing "jsonrpc", prompts to closed sessions
+                 unknown config options and modes, a missing "jsonrpc" or protocolVersion,
+                 positional params, mcpServers that is not a list, prompts to closed sessions
   unknown-result answers unknown methods (plain and `_`-prefixed) with a result
   wrong-codes    refuses with the wrong codes
   bad-error      error objects without a message
@@ -17,7 +18,8 @@ Faults:
   die-on-bad     exits at the first line it cannot serve (bad JSON, batch, empty line, ...)
   die-after-error  exits right after it answers with an error
   die-after-note   exits right after a notification
-  mangle-ids     echoes integer ids (but initialize's) as floats, string ids as ASCII
+  mangle-ids     echoes integer ids (but initialize's) as floats, string ids as ASCII and
+                 cut at 1024 characters
   legacy-silent  no answer to a string protocolVersion
   init-error     refuses every initialize
   early-silent   no answer to requests before initialize
@@ -28,6 +30,8 @@ Faults:
   stop-refusal   ends every turn with refusal
   ignore-cancel  finishes a cancelled turn with end_turn
   list-empty     session/list lists nothing
+  keep-deleted   session/delete leaves the session listed
+  strict-fields  session/new refuses fields it does not know
   no-exit        ignores the end of its input
   exit-1         exits 1 at the end of its input
 """
@@ -95,7 +99,7 @@ def result(rid: Any, value: Any) -> None:
         if isinstance(rid, int):
             rid = float(rid)
         elif isinstance(rid, str):
-            rid = rid.encode("ascii", "replace").decode()
+            rid = rid.encode("ascii", "replace").decode()[:1024]
     send({"jsonrpc": "2.0", "id": rid, "result": value})
 
 
@@ -111,6 +115,8 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
     version = params.get("protocolVersion")
     if "init-error" in BREAK:
         return error(rid, -32603, "not today")
+    if version is None and "accept-all" not in BREAK:
+        return error(rid, -32602, "protocolVersion is required")
     if isinstance(version, str) and "legacy-silent" in BREAK:
         return None
     initialized = True
@@ -118,7 +124,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
         "protocolVersion": version if "version" in BREAK else 1,
         "agentCapabilities": {
             "loadSession": True,
-            "sessionCapabilities": {"list": {}, "close": {}},
+            "sessionCapabilities": {"list": {}, "close": {}, "resume": {}, "delete": {}},
         },
         "authMethods": [],
     }
@@ -135,9 +141,14 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         cwd = params.get("cwd")
         if not accept and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
             return error(rid, -32602, "cwd must be an absolute path")
+        if not accept and not isinstance(params.get("mcpServers"), list):
+            return error(rid, -32602, "mcpServers must be a list")
+        if "strict-fields" in BREAK and set(params) - {"cwd", "mcpServers"}:
+            return error(rid, -32602, "unknown field")
         new = f"s{len(sessions) + 1}"
         sessions[new] = True
-        return result(rid, {"sessionId": 7 if "schema" in BREAK else new})
+        modes = {"currentModeId": "normal", "availableModes": [{"id": "normal", "name": "Normal"}]}
+        return result(rid, {"sessionId": 7 if "schema" in BREAK else new, "modes": modes})
     if method == "session/list":
         listed = [] if "list-empty" in BREAK else [{"sessionId": s, "cwd": "/"} for s in sessions]
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
@@ -146,6 +157,12 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/close":
         sessions[sid] = False
         return result(rid, "closed" if "schema" in BREAK else {})
+    if method == "session/delete":
+        if "keep-deleted" not in BREAK:
+            sessions.pop(str(sid), None)
+        return result(rid, "deleted" if "schema" in BREAK else {})
+    if method == "session/set_mode" and not accept:
+        return error(rid, -32602, "unknown mode")
     if method == "session/prompt":
         cancels[str(sid)] = threading.Event()
         threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)])).start()
@@ -180,6 +197,10 @@ def serve(line: str) -> None:
     if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK:
         return error(rid, -32600, "jsonrpc must be 2.0")
     params = frame.get("params") or {}
+    if not isinstance(params, dict):
+        if "accept-all" not in BREAK:
+            return error(rid, -32602, "params must be an object")
+        params = {"cwd": "/", "mcpServers": []}
     if method == "initialize":
         return initialize(rid, params)
     if not initialized:

@@ -42,6 +42,8 @@ FAULTS = [
     "early-silent",
     "drop-3",
     "list-empty",
+    "keep-deleted",
+    "strict-fields",
     "no-exit",
     "exit-1",
 ]
@@ -82,7 +84,7 @@ def statuses(results: dict[str, Any]) -> dict[str, str]:
 def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
     scenarios = load_all()
     checks = [c for s in scenarios for c in s.checks]
-    assert len(scenarios) >= 28 and len(checks) >= 50
+    assert len(scenarios) >= 41 and len(checks) >= 75
     assert len({c.id for c in checks}) == len(checks)
     assert all(c.cite and c.level in ("MUST", "SHOULD", "MAY") for c in checks)
     assert {s.suite for s in scenarios} == {"core", "robustness"}
@@ -128,6 +130,6 @@ def test_every_check_is_seen_failing(tmp_path: Path) -> None:
         )
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
-    with ThreadPoolExecutor(8) as pool:  # mostly waiting on timeouts
+    with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
         seen = set().union(*pool.map(failing, FAULTS))
     assert every - seen == set(), f"checks no broken agent fails: {sorted(every - seen)}"

@@ -58,7 +58,7 @@ def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Pat
         where = tmp_path / name
         where.mkdir()
         agent = f"{sys.executable} {examples / f'{name}.py'}"
-        results = conformance(where, agent, "--timeout", "3", env=WIRED)
+        results = conformance(where, agent, "--timeout", "2", env=WIRED)
         found[name] = {
             s["id"]: {
                 "status": s["status"],
