@@ -17,6 +17,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,7 @@ class Runner:
         self.results: list[CheckResult] = []
         self.notes: list[dict[str, Any]] = []  # notifications since the last awaited response
         self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
+        self.ended = False  # the agent's output has ended
 
     def run(self) -> str:
         """Every step in order; → why the rest was skipped, or ""."""
@@ -181,68 +183,62 @@ class Runner:
             except KeyError:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
-    def _response(self, wanted: Any) -> dict[str, Any]:
-        """The response to `wanted` (the same id, of the same JSON type). Responses to other
-        ids are kept for when they are awaited: an agent may answer out of order."""
-        key = json.dumps(wanted)
-        if key in self.early:
-            return self.early.pop(key)
-        deadline = time.monotonic() + self.settings.timeout
-        others: list[Any] = []
-        while True:
+    def _frames(self, seconds: float) -> Iterator[dict[str, Any]]:
+        """The frames the agent sends within `seconds`, its own requests answered and left
+        out; `ended` is set once its output has ended."""
+        deadline = time.monotonic() + seconds
+        while not self.ended:
             try:
                 frame = self.agent.next(deadline - time.monotonic())
             except TimeoutError:
-                seen = f"; responses to other ids: {others[:5]}" if others else ""
-                waited = f"{self.settings.timeout:g} s"
-                raise Lost(f"no response to id {wanted!r} within {waited}{seen}") from None
+                return
             if frame is None:
-                raise Lost(f"the agent's output ended before it answered id {wanted!r}")
-            if self._answered_request(frame):
-                continue
-            if "method" not in frame and "id" in frame:
-                if frame["id"] == wanted and type(frame["id"]) is type(wanted):
-                    return frame
-                others.append(frame["id"])
-                self.early[json.dumps(frame["id"])] = frame
-            elif "method" in frame:
-                self.notes.append(frame)
+                self.ended = True
+                return
+            if not self._answered_request(frame):
+                yield frame
+
+    def _keep(self, frame: dict[str, Any]) -> None:
+        """A frame nobody awaits now: a notification for the next checks, a response for
+        when its id is awaited (an agent may answer out of order)."""
+        if "method" in frame:
+            self.notes.append(frame)
+        elif "id" in frame:
+            self.early[json.dumps(frame["id"])] = frame
+
+    def _response(self, wanted: Any) -> dict[str, Any]:
+        """The response to `wanted`: the same id, of the same JSON type."""
+        key = json.dumps(wanted)
+        if key not in self.early:
+            for frame in self._frames(self.settings.timeout):
+                self._keep(frame)
+                if key in self.early:
+                    break
+        if key in self.early:
+            return self.early.pop(key)
+        if self.ended:
+            raise Lost(f"the agent's output ended before it answered id {wanted!r}")
+        others = [json.loads(k) for k in self.early][:5]
+        seen = f"; responses to other ids: {others}" if others else ""
+        raise Lost(f"no response to id {wanted!r} within {self.settings.timeout:g} s{seen}")
 
     def _unless_answered(self, rid: Any, settle: float) -> None:
         """Skip the rest when request `rid` is answered already (a turn too fast to cancel):
         what arrives within `settle` seconds is read first."""
-        deadline = time.monotonic() + settle
-        while True:
-            try:
-                frame = self.agent.next(deadline - time.monotonic())
-            except TimeoutError:
-                break
-            if frame is None:
-                break
-            if self._answered_request(frame):
-                continue
-            if "method" in frame:
-                self.notes.append(frame)
-            elif "id" in frame:
-                self.early[json.dumps(frame["id"])] = frame
+        for frame in self._frames(settle):
+            self._keep(frame)
         if json.dumps(rid) in self.early:
             raise Skip("the turn ended before the cancel could be sent (too fast to cancel)")
 
     def _await_note(self, method: str) -> None:
         """Wait for a notification of `method` (a turn has started: time to cancel it)."""
-        deadline = time.monotonic() + self.settings.timeout
-        while True:
-            try:
-                frame = self.agent.next(deadline - time.monotonic())
-            except TimeoutError:
-                raise Lost(f"no {method} within {self.settings.timeout:g} s") from None
-            if frame is None:
-                raise Lost(f"the agent's output ended before any {method}")
-            if self._answered_request(frame):
-                continue
+        for frame in self._frames(self.settings.timeout):
+            self._keep(frame)
             if frame.get("method") == method:
-                self.notes.append(frame)
                 return
+        if self.ended:
+            raise Lost(f"the agent's output ended before any {method}")
+        raise Lost(f"no {method} within {self.settings.timeout:g} s")
 
     def _answered_request(self, frame: dict[str, Any]) -> bool:
         if "method" in frame and "id" in frame:
@@ -252,18 +248,7 @@ class Runner:
         return False
 
     def _window(self, seconds: float) -> list[dict[str, Any]]:
-        frames = []
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                frame = self.agent.next(left)
-            except TimeoutError:
-                break
-            if frame is None:
-                break
-            if not self._answered_request(frame):
-                frames.append(frame)
-        return frames
+        return list(self._frames(seconds))
 
 
 def wired(settings: Settings) -> bool:
