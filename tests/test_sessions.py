@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from reasonix_acp.session.store import DB_NAME
 from tests.client import Client
 
@@ -209,7 +211,16 @@ def test_a_store_from_a_newer_version_is_read_only(tmp_path: Path) -> None:
     assert client.close() == 0
 
 
-def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        "{not json",
+        "[1, 2]",  # JSON, not an object
+        '{"content": []}, {"content": []}',  # two objects in one row
+        '{"content": [{"type": "text", "text": "cut',  # a torn write
+    ],
+)
+def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path, body: str) -> None:
     client = Client(tmp_path, "--model", "offline")
     sid = client.start()
     client.result(
@@ -218,8 +229,8 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path) -> N
     assert client.close() == 0
     db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
     db.execute(
-        "UPDATE events SET body = '{not json' WHERE session_id = ? AND kind = 'user_message'",
-        (sid,),
+        "UPDATE events SET body = ? WHERE session_id = ? AND kind = 'user_message'",
+        (body, sid),
     )
     db.commit()
     db.close()

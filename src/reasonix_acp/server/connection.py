@@ -261,13 +261,15 @@ class Connection:
         self._writer.put(encode(notification(method, params)))
 
     def notify_encoded(self, method: str, data: bytes) -> None:
-        """Send a trusted notification already encoded (a filled framing.Template). Under
-        REASONIX_ACP_DEBUG it is decoded, validated, and must be the bytes `encode` writes."""
+        """Send trusted notifications already encoded: one frame or several, each ending in a
+        newline (filled framing.Templates, a replay's batch). Under REASONIX_ACP_DEBUG each is
+        decoded, validated, and must be the bytes `encode` writes."""
         if DEBUG:
-            frame = json.loads(data)
-            assert frame.get("method") == method, (method, data[:200])
-            self.notify(method, frame["params"])  # validates and writes the encoder's bytes
-            assert encode(frame) == data, f"a template wrote other bytes: {data[:200]!r}"
+            for line in data.splitlines(keepends=True):
+                frame = json.loads(line)
+                assert frame.get("method") == method, (method, line[:200])
+                self.notify(method, frame["params"])  # validates and writes the encoder's bytes
+                assert encode(frame) == line, f"a template wrote other bytes: {line[:200]!r}"
             return
         self._writer.put(data)
 

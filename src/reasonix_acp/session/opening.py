@@ -179,7 +179,7 @@ class Opening:
         session.machine.fire("reopen", f"{method}: session is {{state}}")
         try:
             events = self.sessions.store_call(
-                method, lambda: [(e.kind, e.body) for e in self.sessions.store.events(session.id)]
+                method, lambda: self.sessions.store.transcript(session.id)
             )
             if servers is not None and servers != session.record.mcp_servers:
                 # The client's list for this opening is the session's set from now on.
@@ -200,7 +200,7 @@ class Opening:
         protocol-recovery offer and the readiness checkpoint found again."""
         session_id = record.id
         events = self.sessions.store_call(
-            method, lambda: [(e.kind, e.body) for e in self.sessions.store.events(session_id)]
+            method, lambda: self.sessions.store.transcript(session_id)
         )
         config = self.sessions.runtime.config
         if config.provider_for(record.model) is None and config.default_model:
@@ -232,11 +232,11 @@ class Opening:
 
     def _replay(self, session: Session, events: Events) -> list[Any] | None:
         """Send the transcript again; returns the last plan it showed."""
-        plan = None
-        for kind, body in events:
-            if kind == "plan":
-                plan = body.get("entries")
-            if kind in REPLAYED:
-                for update in updates(kind, body):
-                    self.sessions.send(session, update)
+        plan = next(
+            (body.get("entries") for kind, body in reversed(events) if kind == "plan"), None
+        )
+        self.sessions.send_all(
+            session,
+            (update for kind, body in events if kind in REPLAYED for update in updates(kind, body)),
+        )
         return plan

@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
 from reasonix_acp.generated.methods import SESSION_UPDATE
@@ -27,7 +27,7 @@ from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins import actions
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
-from reasonix_acp.protocol.framing import Template, notification
+from reasonix_acp.protocol.framing import Template, encode, notification
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
@@ -42,6 +42,7 @@ log = logging.getLogger("reasonix_acp.session.service")
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]+$")
 PAGE_SIZE = 50
 TITLE_LIMIT = 80
+SEND_BATCH = 64 << 10  # bytes of frames per write-queue operation in send_all
 Events = list[tuple[str, dict[str, Any]]]
 Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -88,7 +89,8 @@ class Sessions:
         self.surfaces_wanted: Callable[[], bool] = lambda: False
         # Returns once the client reads our output again (server/connection.py); set by the agent.
         self.writable: Callable[[], Awaitable[None]] | None = None
-        # Sends a notification already encoded (a filled framing.Template); set by the agent.
+        # Sends one or more notifications already encoded (frames, each ending in a newline);
+        # set by the agent.
         self.notify_encoded: Callable[[str, bytes], None] | None = None
         # Starts loading what a prompt needs, in the background (server/warm.py); set by the agent.
         self.preload: Callable[[], None] | None = None
@@ -98,7 +100,41 @@ class Sessions:
     def send(self, session: Session, update: dict[str, Any]) -> None:
         if not session.machine.publishing:
             return  # closed or deleted: its response was the last word
-        if type(update) is Delta and self.notify_encoded is not None:
+        if self.notify_encoded is None:
+            if update.get("sessionUpdate") != SURFACE_UPDATE or self.surfaces_wanted():
+                self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
+            return
+        data = self._frame(session, update)
+        if data is not None:
+            self.notify_encoded(SESSION_UPDATE, data)
+
+    def send_all(self, session: Session, updates: Iterable[dict[str, Any]]) -> None:
+        """`send` for each update, written in batches of about SEND_BATCH bytes (a replay sends
+        thousands at once: one queue operation per batch rather than per frame). Nothing here
+        awaits, so the session cannot close halfway through."""
+        if not session.machine.publishing:
+            return
+        if self.notify_encoded is None:
+            for update in updates:
+                self.send(session, update)
+            return
+        batch: list[bytes] = []
+        size = 0
+        for update in updates:
+            data = self._frame(session, update)
+            if data is None:
+                continue
+            batch.append(data)
+            size += len(data)
+            if size >= SEND_BATCH:
+                self.notify_encoded(SESSION_UPDATE, b"".join(batch))
+                batch, size = [], 0
+        if batch:
+            self.notify_encoded(SESSION_UPDATE, b"".join(batch))
+
+    def _frame(self, session: Session, update: dict[str, Any]) -> bytes | None:
+        """The `session/update` frame for update, or None when the client does not get it."""
+        if type(update) is Delta:
             # The streaming hot path: the same bytes, from the session's template for this kind.
             kind = update["sessionUpdate"]
             template = session.templates.get(kind)
@@ -107,11 +143,10 @@ class Sessions:
                 params = {"sessionId": session.id, "update": slot}
                 template = Template(notification(SESSION_UPDATE, params))
                 session.templates[kind] = template
-            self.notify_encoded(SESSION_UPDATE, template.fill(update.text))
-            return
+            return template.fill(update.text)
         if update.get("sessionUpdate") == SURFACE_UPDATE and not self.surfaces_wanted():
-            return  # the client did not opt in; it gets the text that follows
-        self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
+            return None  # the client did not opt in; it gets the text that follows
+        return encode(notification(SESSION_UPDATE, {"sessionId": session.id, "update": update}))
 
     def show(self, session: Session, events: Events, turn: int) -> None:
         """Send events as a live turn does, and keep them in the transcript."""
