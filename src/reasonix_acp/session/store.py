@@ -134,7 +134,7 @@ def _objects(rows: list[Any]) -> list[dict[str, Any]] | None:
     if not all(type(row[3]) is str for row in rows):
         return None  # a BLOB row: json.loads reads it on its own
     try:
-        values = json.loads("[" + ",".join([row[3] for row in rows]) + "]")
+        values: list[Any] = json.loads("[" + ",".join([row[3] for row in rows]) + "]")
     except ValueError:
         return None
     if len(values) != len(rows) or not all(type(value) is dict for value in values):
