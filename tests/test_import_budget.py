@@ -6,13 +6,17 @@ must pydantic: a plain `session/new` is decoded without it (protocol/light.py)."
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from tests.sse_server import Server
 
 ALLOWED = {
     "typing_extensions",
@@ -75,3 +79,74 @@ def test_initialize_and_session_new_import_only_the_pinned_packages(tmp_path: Pa
     unexpected = ours - ALLOWED
     if unexpected:
         pytest.fail(f"new packages on the initialize/session/new path: {sorted(unexpected)}")
+
+
+# The real entry point, with an audit hook noting every import that reaches the finders (a
+# module not loaded yet, or one that is not installed) and when.
+COUNTING = """
+import sys, time
+from reasonix_acp.cli.main import main
+path = sys.argv.pop(1)
+seen = []
+sys.addaudithook(lambda event, args: event == "import" and seen.append((time.time(), args[0])))
+try:
+    status = main()
+finally:
+    with open(path, "w") as out:
+        out.write("\\n".join(f"{t} {name}" for t, name in seen))
+sys.exit(status)
+"""
+
+
+def test_later_prompts_look_up_no_module(tmp_path: Path) -> None:
+    """Prompts after the first ones import nothing: a module lookup costs a search of the
+    whole path, and one that fails (a package probing for an optional one) is not remembered,
+    so it is paid again on every prompt."""
+    log = tmp_path / "imports"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "REASONIX_ACP_DATA_DIR": str(tmp_path / "d"),
+        "REASONIX_ACP_CONFIG_DIR": str(tmp_path),
+        "REASONIX_ACP_SANDBOX": "off",
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_MODEL": "m1",
+    }
+    with Server() as server:
+        server.keep_alive = True
+        server.behaviours.extend(["ok"] * 6)
+        agent = subprocess.Popen(
+            [sys.executable, "-c", COUNTING, str(log)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**env, "OPENAI_BASE_URL": server.url},
+        )
+        assert agent.stdin is not None and agent.stdout is not None
+        ids = itertools.count(1)
+
+        def call(method: str, params: dict[str, object]) -> dict[str, object]:
+            request_id = next(ids)
+            frame = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            agent.stdin.write((json.dumps(frame) + "\n").encode())  # type: ignore[union-attr]
+            agent.stdin.flush()  # type: ignore[union-attr]
+            for line in agent.stdout:  # type: ignore[union-attr]
+                answer: dict[str, object] = json.loads(line)
+                if answer.get("id") == request_id:
+                    assert "result" in answer, answer
+                    return answer
+            raise AssertionError(f"{method}: no answer")
+
+        call("initialize", {"protocolVersion": 1})
+        new = call("session/new", {"cwd": str(tmp_path), "mcpServers": []})
+        sid = new["result"]["sessionId"]  # type: ignore[index]
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        for _ in range(3):
+            call("session/prompt", prompt)
+        later = time.time()
+        for _ in range(3):
+            call("session/prompt", prompt)
+        agent.stdin.close()
+        assert agent.wait(30) == 0
+    seen = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    assert len(seen) > 50, "the audit hook saw no imports"
+    looked_up = sorted({name for when, name in seen if float(when) >= later})
+    assert looked_up == [], f"later prompts looked up modules: {looked_up}"
