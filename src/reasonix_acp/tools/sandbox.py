@@ -204,6 +204,8 @@ class Sandbox:
         self.find = find
         self.private = private  # the agent's config and data directories
         self.noticed = False
+        # The roots last resolved, and what they resolved to (status asks on every change).
+        self._resolved: tuple[tuple[str, ...], list[str]] = ((), [])
 
     def engine(self) -> Engine:
         if self.settings().mode == "off":
@@ -229,17 +231,22 @@ class Sandbox:
         self.noticed = True
         return f"commands run without an OS sandbox: {found.problem}"
 
-    def write_roots(self) -> list[str]:
+    def write_roots(self, fresh: bool = True) -> list[str]:
+        """The writable roots, resolved. `fresh=False` (the status, which reports them on every
+        change) reuses the last resolution of the same roots; a command's mounts never do."""
         workspace = self.workspace()
-        roots = [workspace.temp]
+        roots = (workspace.temp,)
         if self.preset() != "read-only":
-            roots = [workspace.cwd, *workspace.extra, workspace.temp, *self.settings().write_roots]
+            roots = (workspace.cwd, *workspace.extra, workspace.temp, *self.settings().write_roots)
+        if not fresh and self._resolved[0] == roots:
+            return list(self._resolved[1])
         seen: list[str] = []
         for root in roots:
             real = os.path.realpath(root)
             if real not in seen:
                 seen.append(real)
-        return seen
+        self._resolved = (roots, seen)
+        return list(seen)
 
     def argv(self, command: list[str], cwd: str) -> list[str]:
         """`command` as it runs: inside bwrap when the sandbox is active, else unchanged."""
@@ -320,6 +327,6 @@ class Sandbox:
             "engine": found.name,
             "available": True,
             "workspaceRoot": workspace.cwd,
-            "writeRoots": self.write_roots(),
+            "writeRoots": self.write_roots(fresh=False),
             "networkEnabled": self.settings().network,
         }
