@@ -235,7 +235,7 @@ class Sandbox:
         """The writable roots, resolved. `fresh=False` (the status, which reports them on every
         change) reuses the last resolution of the same roots; a command's mounts never do."""
         workspace = self.workspace()
-        roots = (workspace.temp,)
+        roots: tuple[str, ...] = (workspace.temp,)
         if self.preset() != "read-only":
             roots = (workspace.cwd, *workspace.extra, workspace.temp, *self.settings().write_roots)
         if not fresh and self._resolved[0] == roots:
