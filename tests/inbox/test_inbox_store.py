@@ -7,6 +7,7 @@ import hashlib
 import json
 import sqlite3
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,32 @@ def test_list_is_metadata_only_and_counts_revisions(inbox: SessionInbox) -> None
     meta = snap["items"][0]
     assert meta["id"] == a and meta["revision"] == 1 and meta["sessionId"] == "s1"
     assert datetime.fromisoformat(meta["createdAt"]).tzinfo is not None
+
+
+def test_list_sees_every_change_to_the_file(
+    inbox: SessionInbox, store: InboxStore, tmp_path: Path, clock: Clock
+) -> None:
+    """A list after any commit shows it: this process's, another connection's to the same
+    file (another process, the sessions CLI), and the same snapshot again when nothing changed
+    — a copy the caller may change freely."""
+    first = inbox.list()
+    first["items"].append({"state": "queued"})
+    assert inbox.list()["items"] == []
+    other = InboxStore(tmp_path, run_id="run-b", clock=clock)
+    try:
+        item = add(other.open("s1"), "from elsewhere")
+        assert [m["id"] for m in inbox.list()["items"]] == [item]
+        other.open("s1").delete(item)
+        assert inbox.list()["items"] == []
+    finally:
+        other.close()
+    mine = add(inbox, "from here")
+    assert [m["id"] for m in inbox.list()["items"]] == [mine]
+    raw = sqlite3.connect(store.file.path)
+    raw.execute("UPDATE items SET preview = 'changed underneath'")
+    raw.commit()
+    raw.close()
+    assert inbox.list()["items"][0]["preview"] == "changed underneath"
 
 
 def test_get_envelope_checksum_and_size(inbox: SessionInbox) -> None:
