@@ -170,17 +170,20 @@ def test_the_registry_launch_and_auth_checks(installed: Path, tmp_path: Path) ->
     assert setup.returncode == 0, setup.stderr
 
 
-def test_the_wheel_ships_acp_conformance_with_its_schema(installed: Path, tmp_path: Path) -> None:
+def test_the_wheel_ships_acp_conformance_with_its_schemas(installed: Path, tmp_path: Path) -> None:
     runner = str(installed / "bin" / "acp-conformance")
     listed = subprocess.run([runner, "--list"], capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0 and "core.initialize.v1" in listed.stdout
     agent = f"{installed / 'bin' / 'acp'} --model offline --data-dir {{tmp}}/d"
     done = subprocess.run(
-        [runner, "--agent", agent, "--only", "core.initialize.v1", "core.session-new.valid"],
+        [
+            *(runner, "--agent", agent, "--only"),
+            *("core.initialize.v1", "core.session-new.valid", "reasonix.status.idle"),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "checks: 5 pass, 0 fail, 0 warn, 0 skip" in done.stdout
+    assert "checks: 9 pass, 0 fail, 0 warn, 0 skip" in done.stdout  # vendor schemas shipped

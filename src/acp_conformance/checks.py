@@ -1,13 +1,15 @@
 """What a check looks at and how it judges. Every kind returns "" (passed) or why it failed.
 
-On a response (`await` steps): `result` (a result, not an error), `error` (an error, with
+On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
 `codes` if given), `error_shape` (the error object against the schema's `Error`), `schema` (the
-result against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
+result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
 item whose `key` is `value`), `lacks` (it has none).
 On the notifications that came while a response was awaited: `updates_valid` (every
 session/update against the schema's SessionNotification, for `session`), `has_update` (one
-whose sessionUpdate is `update`).
+whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of `method`,
+each with params valid against `def`), `sequence_rises` (their params.sequence rises, and
+equals the value at `inner`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
 answered: notifications may come), `no_update` (no session/update).
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
@@ -22,11 +24,21 @@ from acp_conformance import schema
 
 
 def at(frame: Any, path: str) -> Any:
+    """The value at `path`: keys joined by ".", or a JSON Pointer (RFC 6901: "/a/b", "~1" for
+    a "/" in a key) where keys have dots or slashes, as "_reasonix.io/session/status" does. A
+    number picks from a list."""
     node = frame
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
+    if path.startswith("/"):
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+    else:
+        parts = path.split(".")
+    for part in parts:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
             raise KeyError(path)
-        node = node[part]
     return node
 
 
@@ -57,6 +69,15 @@ def _schema(frame: dict[str, Any], args: dict[str, Any]) -> str:
     if "result" not in frame:
         return f"no result to validate: {_brief(frame.get('error'))}"
     found = schema.problems(frame["result"], args["def"])
+    return "; ".join(found[:3])
+
+
+def _schema_at(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        value = at(frame, args["path"])
+    except KeyError:
+        return f"{args['path']} is missing"
+    found = schema.problems(value, args["def"])
     return "; ".join(found[:3])
 
 
@@ -106,6 +127,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "error": _error,
     "error_shape": _error_shape,
     "schema": _schema,
+    "schema_at": _schema_at,
     "equals": _equals,
     "nonempty_string": _nonempty_string,
     "answered": _answered,
@@ -136,10 +158,47 @@ def _has_update(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     return "" if args["update"] in kinds else f"no {args['update']} update; saw {kinds[:8]}"
 
 
+def _notes_valid(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    """Every notification of `method` has params valid against `def`, and at least `min`
+    came (default 1)."""
+    found = [n for n in notes if n.get("method") == args["method"]]
+    least = int(args.get("min", 1))
+    if len(found) < least:
+        return f"{len(found)} {args['method']} notification(s), expected at least {least}"
+    for note in found:
+        problems = schema.problems(note.get("params"), args["def"])
+        if problems:
+            return f"a {args['method']} does not validate: {problems[0]}"
+    return ""
+
+
+def _sequence_rises(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    """The `sequence` of successive notifications of `method` rises, and each equals the
+    value at `inner` of its params when given."""
+    last = None
+    for note in notes:
+        if note.get("method") != args["method"] or not isinstance(note.get("params"), dict):
+            continue
+        sequence = note["params"].get("sequence")
+        if "inner" in args:
+            try:
+                inner = at(note["params"], args["inner"])
+            except KeyError:
+                return f"a {args['method']} has no {args['inner']}"
+            if inner != sequence:
+                return f"params.sequence {sequence!r} but {args['inner']} {inner!r}"
+        if not isinstance(sequence, int) or (last is not None and sequence <= last):
+            return f"sequence {sequence!r} after {last!r}"
+        last = sequence
+    return ""
+
+
 # Checks on the notifications that came while a response was awaited.
 ON_NOTES: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "updates_valid": _updates_valid,
     "has_update": _has_update,
+    "notes_valid": _notes_valid,
+    "sequence_rises": _sequence_rises,
 }
 
 

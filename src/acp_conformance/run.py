@@ -154,6 +154,11 @@ class Runner:
                     found = None
                 if found != wanted:
                     raise Skip(f"not advertised: {path} is {found!r}")
+        elif "inspect" in step:  # a value captured earlier, judged once a require has passed
+            value: dict[str, Any] = self.captured.get(step["inspect"]) or {}
+            for check in step_checks(step):
+                args = substitute(check.args, self.captured)
+                self.results.append(judged(check, checks.ON_RESPONSE[check.kind](value, args)))
         elif "quiet" in step:
             frames = self._window(float(step["quiet"]) / 1000)
             for check in step_checks(step):

@@ -10,12 +10,14 @@
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
        {"await_note": "session/update"},     # until such a notification (a turn is running)
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
+       {"inspect": "caps", "checks": [...]},  # response checks on a value captured before
        {"quiet": <ms>, "checks": [...]},     # frames within the window
        {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window
      ]}
 
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py. `${cwd}` is the scenario's workspace (an absolute path).
+checks.py. `${cwd}` is the scenario's workspace (an absolute path). A path is keys joined by
+"." or a JSON Pointer ("/a/b", "~1" for a "/" in a key).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""The pinned upstream ACP v1 schema, and validation of a value against one of its `$defs`."""
+"""The pinned upstream ACP v1 schema and the `_reasonix.io` vendor schemas, and validation of
+a value against one of their `$defs` (a `Reasonix…` name is the vendor's)."""
 
 from __future__ import annotations
 
 import functools
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -24,11 +26,29 @@ def document() -> dict[str, Any]:
 
 
 @functools.cache
+def vendor() -> dict[str, Any]:
+    """The `$defs` of every vendor schema, in one namespace: they refer to each other's and
+    to the upstream ones (`#/$defs/SessionId`) by name. Shipped in the wheel as
+    `vendor_schema/` (schema/vendor of the repository); read from the repository in a checkout."""
+    shipped = resources.files("acp_conformance").joinpath("vendor_schema")
+    folder: Any = shipped if shipped.is_dir() else Path(__file__).parents[2] / "schema" / "vendor"
+    found: dict[str, Any] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            found.update(json.loads(entry.read_text("utf-8"))["$defs"])
+    if not found:
+        raise FileNotFoundError("the vendor schemas (schema/vendor/*.json) are missing")
+    return found
+
+
+@functools.cache
 def _validator(ref: str) -> Draft202012Validator:
-    doc = document()
-    if ref not in doc["$defs"]:
-        raise KeyError(f"the pinned schema has no $defs/{ref}")
-    return Draft202012Validator({"$ref": f"#/$defs/{ref}", "$defs": doc["$defs"]})
+    defs = document()["$defs"]
+    if ref.startswith("Reasonix"):
+        defs = {**defs, **vendor()}
+    if ref not in defs:
+        raise KeyError(f"no schema has $defs/{ref}")
+    return Draft202012Validator({"$ref": f"#/$defs/{ref}", "$defs": defs})
 
 
 def problems(value: Any, ref: str) -> list[str]:

@@ -16,6 +16,7 @@ from acp_conformance.scenario import load_all
 from tests.transcript import acp_command
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
+BROKEN_RX = Path(__file__).with_name("broken_reasonix.py")  # the `reasonix` suite's
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent ignores it; the scenarios run
 FAULTS = [
     "version",
@@ -46,6 +47,24 @@ FAULTS = [
     "strict-fields",
     "no-exit",
     "exit-1",
+]
+
+
+RX_FAULTS = [
+    "meta",
+    "status",
+    "codes",
+    "no-updates",
+    "sequence",
+    "turn",
+    "inbox",
+    "active",
+    "queue-empty",
+    "no-idempotency",
+    "edit",
+    "pause",
+    "steer",
+    "reload",
 ]
 
 
@@ -87,7 +106,7 @@ def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
     assert len(scenarios) >= 41 and len(checks) >= 75
     assert len({c.id for c in checks}) == len(checks)
     assert all(c.cite and c.level in ("MUST", "SHOULD", "MAY") for c in checks)
-    assert {s.suite for s in scenarios} == {"core", "robustness"}
+    assert {s.suite for s in scenarios} == {"core", "robustness", "reasonix"}
 
 
 def test_acp_passes_every_check(tmp_path: Path) -> None:
@@ -114,13 +133,37 @@ def test_acp_passes_every_check(tmp_path: Path) -> None:
 
 
 def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
-    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", env=WIRED)
+    suites = "core,robustness"  # it has no _reasonix.io surface
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", "--suite", suites, env=WIRED)
     assert results["exit"] == 0, results["stdout"]
     assert set(statuses(results).values()) == {"pass"}, results["stdout"]
 
 
+def test_a_correct_small_reasonix_agent_passes(tmp_path: Path) -> None:
+    agent = f"{sys.executable} {BROKEN_RX}"
+    results = conformance(tmp_path, agent, "--suite", "reasonix", env=WIRED)
+    assert results["exit"] == 0, results["stdout"]
+    assert set(statuses(results).values()) == {"pass"}, results["stdout"]
+
+
+def test_every_reasonix_check_is_seen_failing(tmp_path: Path) -> None:
+    every = {c.id for s in load_all() if s.suite == "reasonix" for c in s.checks}
+
+    def failing(fault: str) -> set[str]:
+        where = tmp_path / fault
+        where.mkdir()
+        env = {"BREAK": fault, **WIRED}
+        agent = f"{sys.executable} {BROKEN_RX}"
+        found = conformance(where, agent, "--suite", "reasonix", "--timeout", "2", env=env)
+        return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
+
+    with ThreadPoolExecutor(7) as pool:
+        seen = set().union(*pool.map(failing, RX_FAULTS))
+    assert every - seen == set(), f"reasonix checks no broken agent fails: {sorted(every - seen)}"
+
+
 def test_every_check_is_seen_failing(tmp_path: Path) -> None:
-    every = {c.id for s in load_all() for c in s.checks}
+    every = {c.id for s in load_all() if s.suite != "reasonix" for c in s.checks}
 
     def failing(fault: str) -> set[str]:
         where = tmp_path / fault
