@@ -58,3 +58,15 @@ def test_replied_items_survive_sigkill(tmp_path: Path, seed: int) -> None:
         assert snapshot["paused"] is True and snapshot["recovered"] is True
         assert snapshot["recoveredCount"] == len(stored)
     assert second.close() == 0
+
+
+def test_a_refused_steer_logs_nothing(tmp_path: Path) -> None:
+    """A steer with no turn to take it is kept as a follow-up, quietly: the agent's log (what
+    editors show as its stderr) gets no warning for an ordinary answer."""
+    client = Client(tmp_path, "--model", "offline")
+    sid = client.start()
+    steer = {"sessionId": sid, "prompt": [{"type": "text", "text": "use tabs"}]}
+    assert client.result("_reasonix.io/session/steer", steer)["disposition"] == "queued_followup"
+    assert client.close() == 0
+    log = client.agent.stderr.decode(errors="replace")
+    assert "WARNING" not in log and "ERROR" not in log, log

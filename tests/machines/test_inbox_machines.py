@@ -87,7 +87,7 @@ def test_admitted_steer() -> None:
     m.fire("offer", "{state}")
     m.fire("admit", "{state}")
     with pytest.raises(TransitionRefused):
-        m.refuse(Refusal.TURN_FINISHING)  # too late: the turn has promised to read it
+        m.decline(Refusal.TURN_FINISHING)  # too late: the turn has promised to read it
     assert m.state is Steer.ADMITTED and m.refusal is None
 
 
@@ -96,7 +96,7 @@ def test_refused_steer(reason: Refusal) -> None:
     m = SteerMachine()
     if reason is Refusal.TURN_FINISHING:
         m.fire("offer", "{state}")  # the turn closed admission first
-    assert m.refuse(reason) == REFUSED_DISPOSITION[reason]
+    assert m.decline(reason) == REFUSED_DISPOSITION[reason]
     assert m.refusal is reason
     with pytest.raises(TransitionRefused):
         m.fire("admit", "{state}")

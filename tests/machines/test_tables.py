@@ -77,6 +77,13 @@ def test_no_auto_transitions(machine: type[StateMachine]) -> None:
 
 
 @pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m.NAME)
+def test_no_method_shadows_a_trigger(machine: type[StateMachine]) -> None:
+    """transitions would not bind the trigger and says so on stderr at every construction."""
+    triggers = {trigger for trigger, _, _ in machine.TRANSITIONS}
+    assert not [t for t in triggers if hasattr(machine, t)]
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m.NAME)
 def test_diagram(machine: type[StateMachine], snapshot: Any) -> None:
     assert mermaid(machine.STATES, machine.TRANSITIONS, machine.INITIAL) == snapshot
 

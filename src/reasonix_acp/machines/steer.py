@@ -81,7 +81,7 @@ class SteerMachine(StateMachine):
         super().__init__()
         self.refusal: Refusal | None = None
 
-    def refuse(self, reason: Refusal) -> str:
+    def decline(self, reason: Refusal) -> str:
         """Refuse admission for `reason`; returns the disposition to report."""
         self.fire("refuse", "steer is {state}; it can no longer be refused")
         self.refusal = reason

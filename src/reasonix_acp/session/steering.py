@@ -108,7 +108,7 @@ def offer(session: Session, item_id: str, images: bool = False) -> str:
         session.inbox.accept_steer(item_id)
         machine.fire("admit", "steer is {state}")
         return "steer_accepted"
-    disposition = machine.refuse(refusal)
+    disposition = machine.decline(refusal)
     session.inbox.refuse_steer(item_id)
     return disposition
 
