@@ -30,7 +30,6 @@ Invariants:
 from __future__ import annotations
 
 import builtins
-import copy
 import re
 import uuid
 from collections.abc import Callable
@@ -114,7 +113,6 @@ class SessionInbox:
     def __init__(self, store: InboxStore, session_id: str) -> None:
         self.store = store
         self.session_id = session_id
-        self._last: tuple[tuple[int, int], dict[str, Any]] | None = None  # list's last read
 
     def _tx(self) -> AbstractContextManager[Tx]:
         return self.store.file.session(self.session_id, self.store.run_id)
@@ -180,14 +178,7 @@ class SessionInbox:
             return _receipt("queued_followup", item_id, tx.machine.paused, count + 1)
 
     def list(self) -> dict[str, Any]:
-        """The InboxSnapshot: state and item metadata in queue order, never a body. A turn asks
-        several times; while the file is unchanged the last snapshot is answered again, copied."""
-        version = self.store.file.version()
-        if self._last is None or self._last[0] != version:
-            self._last = (version, self._read_snapshot())
-        return copy.deepcopy(self._last[1])
-
-    def _read_snapshot(self) -> dict[str, Any]:
+        """The InboxSnapshot: state and item metadata in queue order, never a body."""
         file = self.store.file
         with file.read() as db:
             row = db.execute(

@@ -166,7 +166,6 @@ class Sidecar:
         self.lock = threading.Lock()
         self.readonly = False
         self.closed = False
-        self.writes = 0  # write transactions begun by this process (see `version`)
         self._db = self._connect(readonly=False)
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
@@ -198,7 +197,6 @@ class Sidecar:
                 raise InboxClosed()
             if self.readonly:
                 raise InboxReadOnly()
-            self.writes += 1
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -208,15 +206,6 @@ class Sidecar:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-
-    def version(self) -> tuple[int, int]:
-        """Differs from an earlier answer whenever the file may have changed in between: a
-        commit on another connection (SQLite's data_version) or a write of this process. Asked
-        before a read, it names what that read saw or something older: never newer."""
-        with self.lock:
-            if self.closed:
-                raise InboxClosed()
-            return self._db.execute("PRAGMA data_version").fetchone()[0], self.writes
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
