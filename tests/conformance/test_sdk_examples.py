@@ -68,4 +68,11 @@ def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Pat
         }
     if os.environ.get("UPDATE_SDK_PINS"):
         PINS.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    assert found == json.loads(PINS.read_text(encoding="utf-8"))
+    pinned = json.loads(PINS.read_text(encoding="utf-8"))
+    changed = {
+        f"{name}/{sid}": (pinned.get(name, {}).get(sid), got)
+        for name, scenarios in found.items()
+        for sid, got in scenarios.items()
+        if pinned.get(name, {}).get(sid) != got
+    }
+    assert found == pinned, f"results that differ from the pins (pinned, now): {changed}"
