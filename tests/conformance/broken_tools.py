@@ -7,12 +7,13 @@ Correct by default; the faults (BREAK) it knows:
   no-tools        offers the model no tools          rel-path     relative paths (fs, cwd,
   outside-path    writes /tmp/elsewhere-<pid>.txt                  locations, diffs)
   bad-session     client requests for session s999   late-request an fs read after the turn
-  no-release      never releases a terminal          stale-terminal  asks output of term-x
+  no-release      never releases a terminal          stale-terminal  output and kill of term-x
   bad-requests    client requests missing fields     ignore-caps  fs and terminal unasked
   bad-options     only allow options, one id twice   ask-again    never remembers "always"
   ignore-reject   runs rejected calls                ignore-perm-cancel  goes on after a
   wrong-tool-id   updates and permissions name an                  cancelled permission
-                  unknown tool call                  dup-tool-id  every call is tool-1
+                  unknown tool call                  dup-tool-id  every call is tool-1,
+                                                                  reported twice
   update-after-final  an update after completed      unfinished-tool  never completes
   no-tool-result  tells the model nothing            skip-write   says written, writes not
   ignore-errors   a client error is a success (and the file is written locally)
@@ -129,8 +130,9 @@ class Tools:
         path = self.path(args.get("path", ""))
         where = {"locations": [{"path": path}]} if "path" in args else {}
         start = {"sessionUpdate": "tool_call", "toolCallId": tid, "title": name}
-        if "no-tool-calls" not in BREAK:
-            self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
+        for _ in range(2 if "dup-tool-id" in BREAK else 1):
+            if "no-tool-calls" not in BREAK:
+                self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
         if name != "read":
             verdict = self.permit(name, shown, where)
             if verdict == "cancelled" and "ignore-perm-cancel" not in BREAK:
@@ -181,7 +183,7 @@ class Tools:
             "options": options,
         }
         if "bad-requests" in BREAK:
-            del params["options"]
+            del params["toolCall"]["toolCallId"]
         result, _ = self.request("session/request_permission", params, self.cancelled, True)
         outcome = (result or {}).get("outcome") or {}
         if outcome.get("outcome") != "selected":
@@ -220,7 +222,8 @@ class Tools:
 
     def do_read(self, args: dict[str, Any], path: str) -> tuple[str, list[dict[str, Any]]]:
         if self.can("readTextFile"):
-            text = str(self.client("fs/read_text_file", {"path": path}).get("content", ""))
+            params = {} if "bad-requests" in BREAK else {"path": path}
+            text = str(self.client("fs/read_text_file", params).get("content", ""))
         else:
             try:
                 with open(os.path.join(self.cwd, path), encoding="utf-8") as fh:
@@ -244,7 +247,8 @@ class Tools:
             asked = {"terminalId": "term-x"} if "stale-terminal" in BREAK else ids
             out = self.client("terminal/output", asked)
         except Cancelled:
-            self.request("terminal/kill", {"sessionId": self.wire_sid, **ids})
+            killed = {"terminalId": "term-x"} if "stale-terminal" in BREAK else ids
+            self.request("terminal/kill", {"sessionId": self.wire_sid, **killed})
             raise
         finally:
             if "no-release" not in BREAK:

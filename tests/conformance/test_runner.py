@@ -17,56 +17,58 @@ from tests.transcript import acp_command
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent asks it for tool calls
+# (fault, the suites it runs): broken_tools.py's faults need no robustness scenario, and the
+# protocol faults meet the tool-call scenarios only where a check there needs them.
 FAULTS = [
-    "version",
-    "schema",
-    "accept-all",
-    "unknown-result",
-    "wrong-codes",
-    "bad-error",
-    "answer-notes",
-    "parse-silent",
-    "die-on-bad",
-    "die-after-error",
-    "die-after-note",
-    "drop-2",
-    "drop-4",
-    "bad-update",
-    "no-updates",
-    "late-update",
-    "stop-refusal",
-    "ignore-cancel",
-    "mangle-ids",
-    "legacy-silent",
-    "init-error",
-    "early-silent",
-    "drop-3",
-    "list-empty",
-    "keep-deleted",
-    "strict-fields",
-    "no-exit",
-    "exit-1",
+    ("version", "core,robustness"),
+    ("schema", "core,client,robustness"),
+    ("accept-all", "core,robustness"),
+    ("unknown-result", "core,robustness"),
+    ("wrong-codes", "core,robustness"),
+    ("bad-error", "core,robustness"),
+    ("answer-notes", "core,robustness"),
+    ("parse-silent", "core,robustness"),
+    ("die-on-bad", "core,robustness"),
+    ("die-after-error", "core,robustness"),
+    ("die-after-note", "core,robustness"),
+    ("drop-2", "core,robustness"),
+    ("drop-4", "core,robustness"),
+    ("bad-update", "core,client,robustness"),
+    ("no-updates", "core,robustness"),
+    ("late-update", "core,client,robustness"),
+    ("stop-refusal", "core,client,robustness"),
+    ("ignore-cancel", "core,client,robustness"),
+    ("mangle-ids", "core,robustness"),
+    ("legacy-silent", "core,robustness"),
+    ("init-error", "core,robustness"),
+    ("early-silent", "core,robustness"),
+    ("drop-3", "core,robustness"),
+    ("list-empty", "core,robustness"),
+    ("keep-deleted", "core,robustness"),
+    ("strict-fields", "core,robustness"),
+    ("no-exit", "core,robustness"),
+    ("exit-1", "core,robustness"),
     # broken_tools.py: the client side and tool calls
-    "rel-path",
-    "outside-path",
-    "bad-session",
-    "late-request",
-    "no-release",
-    "stale-terminal",
-    "bad-requests",
-    "ignore-caps",
-    "bad-options",
-    "ask-again",
-    "ignore-reject",
-    "ignore-perm-cancel",
-    "wrong-tool-id",
-    "dup-tool-id",
-    "update-after-final",
-    "unfinished-tool",
-    "no-tool-result",
-    "skip-write",
-    "ignore-errors",
-    "no-tool-calls",
+    ("rel-path", "core,client"),
+    ("outside-path", "core,client"),
+    ("bad-session", "core,client"),
+    ("late-request", "core,client"),
+    ("no-release", "core,client"),
+    ("stale-terminal", "core,client"),
+    ("bad-requests", "core,client"),
+    ("ignore-caps", "core,client"),
+    ("bad-options", "core,client"),
+    ("ask-again", "core,client"),
+    ("ignore-reject", "core,client"),
+    ("ignore-perm-cancel", "core,client"),
+    ("wrong-tool-id", "core,client"),
+    ("dup-tool-id", "core,client"),
+    ("update-after-final", "core,client"),
+    ("unfinished-tool", "core,client"),
+    ("no-tool-result", "core,client"),
+    ("skip-write", "core,client"),
+    ("ignore-errors", "core,client"),
+    ("no-tool-calls", "core,client"),
 ]
 # `acp` asks no permission for a write inside the workspace (its default preset): these
 # checks have nothing to judge there and are SKIP; every other check must pass.
@@ -153,12 +155,12 @@ def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
 def test_every_check_is_seen_failing(tmp_path: Path) -> None:
     every = {c.id for s in load_all() for c in s.checks}
 
-    def failing(fault: str) -> set[str]:
-        where = tmp_path / fault
+    def failing(fault: tuple[str, str]) -> set[str]:
+        where = tmp_path / fault[0]
         where.mkdir()
-        found = conformance(
-            where, f"{sys.executable} {BROKEN}", "--timeout", "1", env={"BREAK": fault, **WIRED}
-        )
+        agent = f"{sys.executable} {BROKEN}"
+        env = {"BREAK": fault[0], **WIRED}
+        found = conformance(where, agent, "--timeout", "1", "--suite", fault[1], env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
     with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
