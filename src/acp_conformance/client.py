@@ -8,7 +8,9 @@
   picked by `kind` among those offered: `allow_once` (the default), `allow_always`,
   `reject_once`, `reject_always`, or `cancel` (the user stops the turn: session/cancel is sent,
   then the request is answered `cancelled`, as the spec requires of a client that cancels).
-- `elicitation/create` is declined (or refused -32602 for a mode the client did not advertise).
+- `elicitation/create` is answered as the scenario's `elicitation` says: `decline` (the
+  default), `cancel`, or `accept` with every field filled (refused -32602 for a mode the client
+  did not advertise).
 - Anything else is -32601. A scenario's `errors` ({method: code}) refuses that method instead.
 
 Every request is kept as a Call, in order, with its answer, for the checks (turn_checks.py).
@@ -154,10 +156,35 @@ class Client:
         offered = self.advertised.get("elicitation")
         if not isinstance(offered, dict) or offered.get(mode) is None:
             return self._reply(rid, call, error=(-32602, f"elicitation mode {mode!r} not offered"))
-        return self._reply(rid, call, {"action": "decline"})
+        action = self.setup.get("elicitation", "decline")
+        if action != "accept":
+            return self._reply(rid, call, {"action": action})
+        form = params.get("requestedSchema")
+        return self._reply(rid, call, {"action": "accept", "content": filled(form)})
 
     def close(self) -> None:
         self.terminals.close()
+
+
+def filled(form: Any) -> dict[str, Any]:
+    """An answer to a form elicitation: every property given a value of its type (the first
+    of an enum), strings `conformance-answer`."""
+    props = form.get("properties") if isinstance(form, dict) else None
+    answer: dict[str, Any] = {}
+    for name, prop in (props if isinstance(props, dict) else {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type")
+        if isinstance(prop.get("enum"), list) and prop["enum"]:
+            answer[name] = prop["enum"][0]
+        elif kind in ("number", "integer"):
+            answer[name] = prop.get("minimum", 1)
+        elif kind == "boolean":
+            answer[name] = True
+        elif kind == "array":
+            answer[name] = []
+        else:
+            answer[name] = "conformance-answer"
+    return answer
 
 
 def _sid(params: dict[str, Any]) -> dict[str, Any]:

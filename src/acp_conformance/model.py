@@ -12,6 +12,7 @@
     {"call": "write" | "shell" | "read", "args": {"path": .., "content": .., "command": ..}}
                                a tool call, made with the offered tool that plays that role
                                (roles.py), its arguments under that tool's parameter names
+    {"call": "named", "name": "conformance_elicit", "args": {..}}   the tool of that name
   A reply with calls ends with finish_reason `tool_calls`; the agent's follow-up request (which
   carries the tool results) gets the next reply. When the agent offers no tool for a role,
   the reply is a short text instead and `missing` says why (the scenario is SKIP).
@@ -119,9 +120,10 @@ class ModelServer:
             if "call" not in action:
                 bound.append(action)
                 continue
-            chosen = roles.choose(action["call"], tools)
+            chosen = roles.choose(action["call"], tools, action.get("name", ""))
             if chosen is None:
-                self.missing = self.missing or roles.missing(action["call"], tools)
+                why = roles.missing(action["call"], tools, action.get("name", ""))
+                self.missing = self.missing or why
                 return [{"text": f"(the scripted model wanted a {action['call']}-like tool)"}]
             call = {
                 "id": f"call_{len(self.calls) + 1}",

@@ -3,7 +3,9 @@ names only (any agent names its tools its own way):
 
 - `write`: a path-like and a content-like parameter (`path` + `content`, `file_path` + `text`);
 - `shell`: a command-like parameter (`command`, `cmd`, `script`);
-- `read`: a path-like parameter, no content-like one, and a name that says read, view or open.
+- `read`: a path-like parameter, no content-like one, and a name that says read, view or open;
+- `named`: the tool whose name is the scripted `name` or ends with it after a separator (the
+  tools of a scenario's MCP server, which agents prefix as they like: `mcp__srv__name`).
 
 A scripted tool call names a role and role-level arguments (`path`, `content`, `command`); they
 are put under the chosen tool's own parameter names.
@@ -57,12 +59,21 @@ def _fits(role: str, name: str, props: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def choose(role: str, tools: Any) -> Chosen | None:
-    """The offered tool that best plays `role`: for `write`, one named like a write first."""
+def _named(name: str, wanted: str) -> bool:
+    return name == wanted or any(name.endswith(sep + wanted) for sep in ("_", ".", "/", ":"))
+
+
+def choose(role: str, tools: Any, wanted: str = "") -> Chosen | None:
+    """The offered tool that best plays `role`: for `write`, one named like a write first;
+    for `named`, the one named `wanted`."""
     fitting = []
     for tool in tools if isinstance(tools, list) else []:
         name, props = _function(tool)
-        names = _fits(role, name, props) if name else None
+        names: dict[str, str] | None
+        if role == "named":
+            names = {} if name and _named(name, wanted) else None
+        else:
+            names = _fits(role, name, props) if name else None
         if names is not None:
             fitting.append(Chosen(role, name, names))
     if role == "write":
@@ -75,8 +86,10 @@ def arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
     return {chosen.names.get(key, key): value for key, value in args.items()}
 
 
-def missing(role: str, tools: Any) -> str:
+def missing(role: str, tools: Any, wanted: str = "") -> str:
     """Why a scripted call of `role` cannot be made (the SKIP reason)."""
     if not isinstance(tools, list) or not tools:
         return "the agent offers its model no tools"
+    if role == "named":
+        return f"agent offers no tool named {wanted} (its MCP server's tool)"
     return f"agent offers no {role}-like tool"

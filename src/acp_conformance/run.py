@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import tempfile
+from importlib import resources
 from typing import Any
 
 from acp_conformance import checks, tool_checks, turn_checks
@@ -51,7 +53,12 @@ def substitute(node: Any, captured: dict[str, Any]) -> Any:
 class Runner:
     def __init__(self, scenario: Scenario, io: Frames, places: dict[str, str]) -> None:
         self.scenario, self.io = scenario, io
-        self.captured: dict[str, Any] = {"cwd": places["cwd"], "tmp": places["tmp"]}
+        self.captured: dict[str, Any] = {
+            "cwd": places["cwd"],
+            "tmp": places["tmp"],
+            "python": sys.executable,  # with ${mcp_server}: the scenarios' MCP server
+            "mcp_server": str(resources.files("acp_conformance").joinpath("mcp_server.py")),
+        }
         self.results: list[CheckResult] = []
         self.seen_calls = 0  # the client's calls judged by earlier awaits
         self.announced: set[Any] = set()  # toolCallIds reported in earlier turns

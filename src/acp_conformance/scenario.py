@@ -24,6 +24,7 @@
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
 checks.py and turn_checks.py. `${cwd}` is the scenario's workspace (an absolute path),
 `${tmp}` the directory around it (outside the workspace); both also in the model's script.
+`${python} ${mcp_server}` starts the runner's own MCP server (mcp_server.py), for `mcpServers`.
 """
 
 from __future__ import annotations

@@ -57,6 +57,16 @@ def _permission_count(turn: Turn, args: dict[str, Any]) -> str:
     return "" if asked <= args["max"] else f"asked {asked} times, expected at most {args['max']}"
 
 
+def _elicitation_tool_known(turn: Turn, args: dict[str, Any]) -> str:
+    calls = _requests(turn, {"methods": ["elicitation/create"]})
+    announced = set(turn.announced) | announced_in(turn.notes)
+    for call in calls:
+        tool = obj(call.params).get("toolCallId")
+        if tool is not None and tool not in announced:
+            return f"elicitation scoped to tool call {tool!r}, never reported"
+    return ""
+
+
 def _kind(update: dict[str, Any]) -> Any:
     return update.get("sessionUpdate")
 
@@ -196,6 +206,7 @@ CHECKS: dict[str, Callable[[Turn, dict[str, Any]], str]] = {
     "permission_ids_unique": _permission_ids_unique,
     "permission_tool_known": _permission_tool_known,
     "permission_count": _permission_count,
+    "elicitation_tool_known": _elicitation_tool_known,
     "has_tool_call": _has_tool_call,
     "tool_ids_unique": _tool_ids_unique,
     "tool_updates_known": _tool_updates_known,

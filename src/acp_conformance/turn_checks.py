@@ -9,7 +9,8 @@ Requests: `requests_schema` (each against its $def; `methods` to narrow), `paths
 for `session`), `requests_advertised` (only what clientCapabilities offered),
 `terminals_released`, `terminal_ids_known`, `permission_options` (an allow and a reject
 kind), `permission_ids_unique`, `permission_tool_known` (its toolCallId reported before),
-`permission_count` (at most `max`). Tool calls: `has_tool_call`, `tool_ids_unique`,
+`permission_count` (at most `max`), `elicitation_tool_known` (the toolCallId it is scoped to
+was reported). Tool calls: `has_tool_call`, `tool_ids_unique`,
 `tool_updates_known`, `tool_final_once`, `tool_calls_finished`, `tool_call_status` (the last
 status is in `status`), `tool_paths_absolute`. Effects: `file_has` (`path` holds `content`,
 in the client's overlay or on disk), `file_lacks`. Model: `model_tool_result` (every scripted

@@ -52,6 +52,7 @@ from broken_tools import Tools
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
+with_mcp: set[str] = set()  # sessions given the conformance MCP server
 initialized = False
 client_caps: dict[str, Any] = {}
 pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}  # our requests, by id
@@ -98,7 +99,8 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
         del chunk["content"]
     if "no-updates" not in BREAK:
         update(sid, chunk)
-    tools = Tools(sid, client_caps, places.get(sid, os.getcwd()), request, update, cancelled)
+    cwd = places.get(sid, os.getcwd())
+    tools = Tools(sid, client_caps, cwd, request, update, cancelled, sid in with_mcp)
     ran = tools.run(text)
     if ran is not None:
         stopped = ran[0] == "cancelled" and "ignore-cancel" not in BREAK
@@ -191,6 +193,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         new = f"s{len(sessions) + 1}"
         sessions[new] = True
         places[new] = cwd if isinstance(cwd, str) else "/"
+        servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
+        if any(isinstance(m, dict) and m.get("name") == "conformance" for m in servers):
+            with_mcp.add(new)
         modes = {"currentModeId": "normal", "availableModes": [{"id": "normal", "name": "Normal"}]}
         return result(rid, {"sessionId": 7 if "schema" in BREAK else new, "modes": modes})
     if method == "session/list":

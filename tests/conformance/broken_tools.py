@@ -42,16 +42,20 @@ def _tool(name: str, params: list[str]) -> dict[str, Any]:
 
 
 TOOLS = [_tool("write", ["path", "content"]), _tool("bash", ["command"]), _tool("read", ["path"])]
-KINDS = {"write": "edit", "bash": "execute", "read": "read"}
+# The conformance MCP server's one tool, offered (never started: the call is made here) when
+# the session was given an MCP server named "conformance".
+ELICIT = "mcp__conformance__conformance_elicit"
+KINDS = {"write": "edit", "bash": "execute", "read": "read", ELICIT: "other"}
+FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
 
-def ask_model(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+def ask_model(messages: list[dict[str, Any]], mcp: bool) -> dict[str, Any] | None:
     """The model's message, or None (no model, or it failed)."""
     if not MODEL:
         return None
     body: dict[str, Any] = {"model": "conformance-model", "messages": messages}
     if "no-tools" not in BREAK:
-        body["tools"] = TOOLS
+        body["tools"] = TOOLS + ([_tool(ELICIT, ["question"])] if mcp else [])
     request = urllib.request.Request(
         MODEL.rstrip("/") + "/chat/completions",
         data=json.dumps(body).encode(),
@@ -80,8 +84,9 @@ class Tools:
         request: Callable[..., tuple[Any, Any]],
         update: Callable[[str, dict[str, Any]], None],
         cancelled: threading.Event,
+        mcp: bool = False,
     ) -> None:
-        self.sid, self.caps, self.cwd = sid, caps, cwd
+        self.sid, self.caps, self.cwd, self.mcp = sid, caps, cwd, mcp
         self.request, self.update, self.cancelled = request, update, cancelled
         self.wire_sid = "s999" if "bad-session" in BREAK else sid
 
@@ -114,7 +119,9 @@ class Tools:
     def _ask(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The model's answer on a thread, so that a cancel is not kept waiting."""
         box: list[dict[str, Any] | None] = []
-        worker = threading.Thread(target=lambda: box.append(ask_model(messages)), daemon=True)
+        worker = threading.Thread(
+            target=lambda: box.append(ask_model(messages, self.mcp)), daemon=True
+        )
         worker.start()
         while worker.is_alive() and not self.cancelled.is_set():
             worker.join(0.05)
@@ -133,7 +140,7 @@ class Tools:
         for _ in range(2 if "dup-tool-id" in BREAK else 1):
             if "no-tool-calls" not in BREAK:
                 self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
-        if name != "read":
+        if name in ("write", "bash"):
             verdict = self.permit(name, shown, where)
             if verdict == "cancelled" and "ignore-perm-cancel" not in BREAK:
                 self.finish(shown, "failed", [])
@@ -142,7 +149,8 @@ class Tools:
                 self.finish(shown, "failed", [])
                 return False, "the user refused this tool call"
         try:
-            result, content = getattr(self, f"do_{name}")(args, path)
+            run = self.do_elicit if name == ELICIT else getattr(self, f"do_{name}")
+            result, content = run(args, path, shown)
         except Failed as exc:
             self.finish(shown, "failed", [])
             return False, str(exc)
@@ -203,7 +211,9 @@ class Tools:
             raise Failed(f"{method}: {error.get('message')}")
         return result or {}
 
-    def do_write(self, args: dict[str, Any], path: str) -> tuple[str, list[dict[str, Any]]]:
+    def do_write(
+        self, args: dict[str, Any], path: str, tid: str
+    ) -> tuple[str, list[dict[str, Any]]]:
         content = str(args.get("content", ""))
         diff = [{"type": "diff", "path": path, "oldText": None, "newText": content}]
         if "skip-write" in BREAK:
@@ -220,7 +230,9 @@ class Tools:
                 fh.write(content)
         return "written", diff
 
-    def do_read(self, args: dict[str, Any], path: str) -> tuple[str, list[dict[str, Any]]]:
+    def do_read(
+        self, args: dict[str, Any], path: str, tid: str
+    ) -> tuple[str, list[dict[str, Any]]]:
         if self.can("readTextFile"):
             params = {} if "bad-requests" in BREAK else {"path": path}
             text = str(self.client("fs/read_text_file", params).get("content", ""))
@@ -232,7 +244,9 @@ class Tools:
                 raise Failed(f"{path}: {exc.strerror}") from None
         return text, [{"type": "content", "content": {"type": "text", "text": text}}]
 
-    def do_bash(self, args: dict[str, Any], path: str) -> tuple[str, list[dict[str, Any]]]:
+    def do_bash(
+        self, args: dict[str, Any], path: str, tid: str
+    ) -> tuple[str, list[dict[str, Any]]]:
         command = str(args.get("command", ""))
         if not self.can("terminal"):
             return self._locally(command), []
@@ -254,6 +268,21 @@ class Tools:
             if "no-release" not in BREAK:
                 self.request("terminal/release", {"sessionId": self.wire_sid, **ids})
         return str(out.get("output", "")), [{"type": "terminal", "terminalId": term}]
+
+    def do_elicit(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
+        """What the MCP server's tool does, asked of the client as ACP elicitation/create."""
+        offered = (self.caps.get("elicitation") or {}).get("form") is not None
+        if not offered and "ignore-caps" not in BREAK:
+            return "cancel", []
+        params = {"toolCallId": tid, "mode": "form", "message": "Which colour?"}
+        params["requestedSchema"] = FORM
+        if "bad-requests" in BREAK:
+            del params["message"]
+        answer = self.client("elicitation/create", params)
+        action = str(answer.get("action"))
+        colour = (answer.get("content") or {}).get("colour")
+        text = f"accept:{colour}" if action == "accept" else action
+        return text, [{"type": "content", "content": {"type": "text", "text": text}}]
 
     def _locally(self, command: str) -> str:
         proc = subprocess.Popen(

@@ -80,3 +80,25 @@ def test_terminals_run_cut_their_output_and_forget_released_ids(tmp_path: Path) 
     assert ask(c, sent, "terminal/output", ids)["error"]["code"] == -32602
     assert c.calls[-1].note.startswith("terminal")
     c.close()
+
+
+def test_an_elicitation_is_answered_as_the_scenario_says(tmp_path: Path) -> None:
+    form = {
+        "type": "object",
+        "properties": {
+            "colour": {"type": "string"},
+            "size": {"type": "integer", "minimum": 3},
+            "kind": {"type": "string", "enum": ["a", "b"]},
+            "ok": {"type": "boolean"},
+        },
+    }
+    params = {"sessionId": "s", "mode": "form", "message": "?", "requestedSchema": form}
+    c, sent = client(tmp_path, elicitation="accept")
+    assert ask(c, sent, "elicitation/create", params)["error"]["code"] == -32602
+    c.advertised = {"elicitation": {"form": {}}}
+    content = {"colour": "conformance-answer", "size": 3, "kind": "a", "ok": True}
+    answer = ask(c, sent, "elicitation/create", params)
+    assert answer["result"] == {"action": "accept", "content": content}
+    c, sent = client(tmp_path)
+    c.advertised = {"elicitation": {"form": {}}}
+    assert ask(c, sent, "elicitation/create", params)["result"] == {"action": "decline"}

@@ -38,6 +38,10 @@ def test_roles_are_chosen_by_name_and_parameter_names() -> None:
     assert roles.choose("read", [tool("edit", "path", "old_text")]) is None
     assert roles.missing("shell", OFFERED[:1]) == "agent offers no shell-like tool"
     assert roles.missing("shell", None) == "the agent offers its model no tools"
+    named = [tool("mcp__conformance__conformance_elicit"), tool("other_conformance_elicitx")]
+    chosen = roles.choose("named", named, "conformance_elicit")
+    assert chosen is not None and chosen.name == "mcp__conformance__conformance_elicit"
+    assert roles.choose("named", named[1:], "conformance_elicit") is None
 
 
 def post(model: ModelServer, body: dict[str, Any]) -> bytes:
