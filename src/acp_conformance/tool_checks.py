@@ -172,6 +172,22 @@ def _diff(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "diff"
 
 
+def _tool_terminals_known(turn: Turn, args: dict[str, Any]) -> str:
+    shown = [
+        item.get("terminalId")
+        for update in _tool_updates(turn.notes)
+        for item in update.get("content") or []
+        if isinstance(item, dict) and item.get("type") == "terminal"
+    ]
+    if not shown:
+        raise NotApplicable("no tool call shows a terminal")
+    created = turn.client.terminals.created
+    unknown = [t for t in shown if t not in created]
+    return (
+        f"terminal content names {unknown[:3]}, not created by terminal/create" if unknown else ""
+    )
+
+
 def _file_has(turn: Turn, args: dict[str, Any]) -> str:
     text = turn.client.text_of(args["path"])
     if text == args["content"]:
@@ -214,6 +230,7 @@ CHECKS: dict[str, Callable[[Turn, dict[str, Any]], str]] = {
     "tool_calls_finished": _tool_calls_finished,
     "tool_call_status": _tool_call_status,
     "tool_paths_absolute": _tool_paths_absolute,
+    "tool_terminals_known": _tool_terminals_known,
     "file_has": _file_has,
     "file_lacks": _file_lacks,
     "model_tool_result": _model_tool_result,

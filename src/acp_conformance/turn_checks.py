@@ -12,7 +12,8 @@ kind), `permission_ids_unique`, `permission_tool_known` (its toolCallId reported
 `permission_count` (at most `max`), `elicitation_tool_known` (the toolCallId it is scoped to
 was reported). Tool calls: `has_tool_call`, `tool_ids_unique`,
 `tool_updates_known`, `tool_final_once`, `tool_calls_finished`, `tool_call_status` (the last
-status is in `status`), `tool_paths_absolute`. Effects: `file_has` (`path` holds `content`,
+status is in `status`), `tool_paths_absolute`, `tool_terminals_known` (terminal content names
+a terminal the client created). Effects: `file_has` (`path` holds `content`,
 in the client's overlay or on disk), `file_lacks`. Model: `model_tool_result` (every scripted
 call answered with a `tool` message, one of them holding `contains` if given).
 """

@@ -7,7 +7,8 @@ Correct by default; the faults (BREAK) it knows:
   no-tools        offers the model no tools          rel-path     relative paths (fs, cwd,
   outside-path    writes /tmp/elsewhere-<pid>.txt                  locations, diffs)
   bad-session     client requests for session s999   late-request an fs read after the turn
-  no-release      never releases a terminal          stale-terminal  output and kill of term-x
+  no-release      never releases a terminal          stale-terminal  output, kill and
+                                                                  content of term-x
   bad-requests    client requests missing fields     ignore-caps  fs and terminal unasked
   bad-options     only allow options, one id twice   ask-again    never remembers "always"
   ignore-reject   runs rejected calls                ignore-perm-cancel  goes on after a
@@ -258,8 +259,9 @@ class Tools:
         ids = {"terminalId": term}
         try:
             self.client("terminal/wait_for_exit", ids)
-            asked = {"terminalId": "term-x"} if "stale-terminal" in BREAK else ids
-            out = self.client("terminal/output", asked)
+            if "stale-terminal" in BREAK:  # refused; the agent goes on as if nothing happened
+                self.request("terminal/output", {"sessionId": self.wire_sid, "terminalId": "t-x"})
+            out = self.client("terminal/output", ids)
         except Cancelled:
             killed = {"terminalId": "term-x"} if "stale-terminal" in BREAK else ids
             self.request("terminal/kill", {"sessionId": self.wire_sid, **killed})
@@ -267,7 +269,8 @@ class Tools:
         finally:
             if "no-release" not in BREAK:
                 self.request("terminal/release", {"sessionId": self.wire_sid, **ids})
-        return str(out.get("output", "")), [{"type": "terminal", "terminalId": term}]
+        shown = "term-x" if "stale-terminal" in BREAK else term
+        return str(out.get("output", "")), [{"type": "terminal", "terminalId": shown}]
 
     def do_elicit(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
         """What the MCP server's tool does, asked of the client as ACP elicitation/create."""
