@@ -11,7 +11,8 @@
 - `elicitation/create` is answered as the scenario's `elicitation` says: `decline` (the
   default), `cancel`, or `accept` with every field filled (refused -32602 for a mode the client
   did not advertise).
-- Anything else is -32601. A scenario's `errors` ({method: code}) refuses that method instead.
+- Anything else is -32601, and so is an fs or terminal method the client did not advertise
+  (as an editor without it would answer). A scenario's `errors` ({method: code}) refuses that method instead.
 
 Every request is kept as a Call, in order, with its answer, for the checks (turn_checks.py).
 The scenario's `client` object configures all this:
@@ -86,6 +87,10 @@ class Client:
         method, params = frame["method"], frame.get("params")
         call = Call(method, params, {})
         self.calls.append(call)
+        if not offered(self.advertised, method, params):
+            # An elicitation mode the client did not advertise is invalid params (the spec).
+            code = -32602 if method == "elicitation/create" else -32601
+            return self._reply(frame["id"], call, error=(code, f"{method}: not advertised"))
         code = self.setup.get("errors", {}).get(method)
         if code is not None:
             return self._reply(frame["id"], call, error=(code, f"{method} refused (scenario)"))
@@ -152,10 +157,6 @@ class Client:
         return self._reply(rid, call, {"outcome": outcome})
 
     def _elicitation(self, rid: Any, call: Call, params: dict[str, Any]) -> None:
-        mode = params.get("mode")
-        offered = self.advertised.get("elicitation")
-        if not isinstance(offered, dict) or offered.get(mode) is None:
-            return self._reply(rid, call, error=(-32602, f"elicitation mode {mode!r} not offered"))
         action = self.setup.get("elicitation", "decline")
         if action != "accept":
             return self._reply(rid, call, {"action": action})
@@ -164,6 +165,22 @@ class Client:
 
     def close(self) -> None:
         self.terminals.close()
+
+
+def offered(advertised: dict[str, Any], method: str, params: Any) -> bool:
+    """Whether the client's capabilities cover `method` (methods not gated by one: True)."""
+    fs: dict[str, Any] = advertised["fs"] if isinstance(advertised.get("fs"), dict) else {}
+    if method == "fs/read_text_file":
+        return fs.get("readTextFile") is True
+    if method == "fs/write_text_file":
+        return fs.get("writeTextFile") is True
+    if method.startswith("terminal/"):
+        return advertised.get("terminal") is True
+    if method == "elicitation/create":
+        modes = advertised.get("elicitation")
+        mode = params.get("mode") if isinstance(params, dict) else None
+        return isinstance(modes, dict) and modes.get(mode) is not None
+    return True
 
 
 def filled(form: Any) -> dict[str, Any]:

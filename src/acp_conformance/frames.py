@@ -109,7 +109,9 @@ class Frames:
             if self.model is not None and self.model.missing:
                 raise Skip(self.model.missing)
             if unless is not None and json.dumps(unless) in self.early:
-                raise Skip(f"the turn ended without any {method}")
+                if self.model is not None and not self.model.requests:
+                    raise Skip("the agent never asked the scripted model for the turn")
+                raise Skip(f"the turn ended without any {method} {update}".rstrip())
         if self.ended:
             raise Lost(f"the agent's output ended before any {method}")
         raise Lost(f"no {method} within {self.timeout:g} s")

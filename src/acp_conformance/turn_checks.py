@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_conformance import schema
-from acp_conformance.checks import NotApplicable, brief, obj
-from acp_conformance.client import Call, Client
+from acp_conformance.checks import NotApplicable, brief
+from acp_conformance.client import Call, Client, offered
 from acp_conformance.model import ModelServer
 
 REQUEST_DEFS = {
@@ -123,24 +123,9 @@ def _requests_session(turn: Turn, args: dict[str, Any]) -> str:
     return ""
 
 
-def _offered(advertised: dict[str, Any], call: Call) -> bool:
-    fs = obj(advertised.get("fs"))
-    if call.method == "fs/read_text_file":
-        return fs.get("readTextFile") is True
-    if call.method == "fs/write_text_file":
-        return fs.get("writeTextFile") is True
-    if call.method.startswith("terminal/"):
-        return advertised.get("terminal") is True
-    if call.method == "elicitation/create":
-        modes = advertised.get("elicitation")
-        mode = call.params.get("mode") if isinstance(call.params, dict) else None
-        return isinstance(modes, dict) and modes.get(mode) is not None
-    return True
-
-
 def _requests_advertised(turn: Turn, args: dict[str, Any]) -> str:
     for call in turn.calls:
-        if not _offered(turn.client.advertised, call):
+        if not offered(turn.client.advertised, call.method, call.params):
             return f"{call.method}, which the client did not advertise"
     return ""
 

@@ -13,6 +13,7 @@ from acp_conformance.client import Client
 def client(tmp_path: Path, **setup: Any) -> tuple[Client, list[dict[str, Any]]]:
     sent: list[dict[str, Any]] = []
     made = Client(sent.append, str(tmp_path), setup)
+    made.advertised = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
     made.seed()
     return made, sent
 
@@ -42,6 +43,13 @@ def test_reads_see_the_overlay_then_the_disk_and_writes_stay_in_memory(tmp_path:
     relative = ask(c, sent, "fs/write_text_file", {"sessionId": "s", "path": "a", "content": ""})
     assert relative["error"]["code"] == -32602
     assert ask(c, sent, "_vendor/thing", {})["error"]["code"] == -32601
+    c.advertised = {"fs": {"readTextFile": True}}
+    unadvertised = {"sessionId": "s", "path": a, "content": ""}
+    assert ask(c, sent, "fs/write_text_file", unadvertised)["error"]["code"] == -32601
+    assert (
+        ask(c, sent, "terminal/create", {"sessionId": "s", "command": "true"})["error"]["code"]
+        == -32601
+    )
 
 
 def test_permission_answers_are_picked_by_kind(tmp_path: Path) -> None:
@@ -94,7 +102,7 @@ def test_an_elicitation_is_answered_as_the_scenario_says(tmp_path: Path) -> None
     }
     params = {"sessionId": "s", "mode": "form", "message": "?", "requestedSchema": form}
     c, sent = client(tmp_path, elicitation="accept")
-    assert ask(c, sent, "elicitation/create", params)["error"]["code"] == -32602
+    assert ask(c, sent, "elicitation/create", params)["error"]["code"] == -32602  # no form
     c.advertised = {"elicitation": {"form": {}}}
     content = {"colour": "conformance-answer", "size": 3, "kind": "a", "ok": True}
     answer = ask(c, sent, "elicitation/create", params)
