@@ -12,12 +12,13 @@
   default), `cancel`, or `accept` with every field filled (refused -32602 for a mode the client
   did not advertise).
 - Anything else is -32601, and so is an fs or terminal method the client did not advertise
-  (as an editor without it would answer). A scenario's `errors` ({method: code}) refuses that method instead.
+  (as an editor without it would answer). A scenario's `errors` ({method: code}) refuses that
+  method instead.
 
 Every request is kept as a Call, in order, with its answer, for the checks (turn_checks.py).
 The scenario's `client` object configures all this:
-    {"permission": "reject_once", "buffers": {"a.txt": ".."}, "files": {"a.txt": ".."},
-     "errors": {"fs/write_text_file": -32603}}
+    {"permission": "reject_once", "elicitation": "accept", "buffers": {"a.txt": ".."},
+     "files": {"a.txt": ".."}, "errors": {"fs/write_text_file": -32603}}
 (`files` are written to the disk before the agent starts; paths are relative to the cwd.)
 """
 
@@ -31,8 +32,12 @@ from typing import Any
 from acp_conformance.terminals import Terminals
 
 Send = Callable[[dict[str, Any]], None]
-FAMILY = {"allow_once": "allow", "allow_always": "allow", "reject_once": "reject"}
-FAMILY["reject_always"] = "reject"
+FAMILY = {
+    "allow_once": "allow",
+    "allow_always": "allow",
+    "reject_once": "reject",
+    "reject_always": "reject",
+}
 
 
 @dataclass
@@ -124,7 +129,9 @@ class Client:
 
     def _read(self, rid: Any, call: Call, params: dict[str, Any]) -> None:
         path = params.get("path")
-        text = self.text_of(path) if isinstance(path, str) and os.path.isabs(path) else None
+        if not isinstance(path, str) or not os.path.isabs(path):
+            return self._reply(rid, call, error=(-32602, "an absolute path, please"))
+        text = self.text_of(path)
         if text is None:
             return self._reply(rid, call, error=(-32002, f"resource not found: {path!r}"))
         line, limit = params.get("line"), params.get("limit")
@@ -148,9 +155,11 @@ class Client:
         if wanted == "cancel":
             self.send({"jsonrpc": "2.0", "method": "session/cancel", "params": _sid(params)})
             return self._reply(rid, call, {"outcome": {"outcome": "cancelled"}})
+        if not options:
+            return self._reply(rid, call, error=(-32602, "no options to choose from"))
         exact = [o for o in options if o.get("kind") == wanted]
         kin = [o for o in options if FAMILY.get(o.get("kind", "")) == FAMILY.get(wanted)]
-        picked = (exact or kin or options or [{}])[0]
+        picked = (exact or kin or options)[0]
         if not exact:
             call.note = f"no {wanted} option offered; picked {picked.get('kind')!r}"
         outcome = {"outcome": "selected", "optionId": picked.get("optionId")}

@@ -42,6 +42,8 @@ def test_reads_see_the_overlay_then_the_disk_and_writes_stay_in_memory(tmp_path:
     assert missing["error"]["code"] == -32002
     relative = ask(c, sent, "fs/write_text_file", {"sessionId": "s", "path": "a", "content": ""})
     assert relative["error"]["code"] == -32602
+    relative = ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": "a.txt"})
+    assert relative["error"]["code"] == -32602
     assert ask(c, sent, "_vendor/thing", {})["error"]["code"] == -32601
     c.advertised = {"fs": {"readTextFile": True}}
     unadvertised = {"sessionId": "s", "path": a, "content": ""}
