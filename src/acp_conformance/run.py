@@ -61,6 +61,7 @@ class Runner:
         }
         self.results: list[CheckResult] = []
         self.seen_calls = 0  # the client's calls judged by earlier awaits
+        self.model_calls = 0  # the scripted model's tool calls made before this turn
         self.announced: set[Any] = set()  # toolCallIds reported in earlier turns
 
     def run(self) -> str:
@@ -163,11 +164,13 @@ class Runner:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
     def _preconditions(self, step: dict[str, Any], calls: list[Any]) -> None:
-        """For a turn that ended with a result: `tool_turn`, the scripted model's tool call was
-        made (else SKIP: the agent offers no such tool, or never asked the model);
+        """For a turn that ended with a result: `tool_turn`, the scripted model made a tool call
+        in this turn (else SKIP: the agent offers no such tool, or never asked the model);
         `needs_request`, the agent sent that request (else SKIP)."""
         model = self.io.model
-        if step.get("tool_turn") and (model is None or not model.calls):
+        made = len(model.calls) if model is not None else 0
+        earlier, self.model_calls = self.model_calls, made
+        if step.get("tool_turn") and made == earlier:
             why = model.missing if model is not None else ""
             raise Skip(why or "the agent never asked the scripted model for the turn")
         needed = step.get("needs_request")
