@@ -187,3 +187,9 @@ def test_the_wheel_ships_acp_conformance_with_its_schemas(installed: Path, tmp_p
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checks: 9 pass, 0 fail, 0 warn, 0 skip" in done.stdout  # vendor schemas shipped
+    # The MCP server the elicitation scenarios hand to an agent ships beside the runner.
+    probe = "import acp_conformance.run as r; print(r.resources.files('acp_conformance'))"
+    where = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", probe], capture_output=True, text=True
+    )
+    assert (Path(where.stdout.strip()) / "mcp_server.py").is_file(), where.stderr

@@ -11,7 +11,9 @@ whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of
 each with params valid against `def`), `sequence_rises` (their params.sequence rises, and
 equals the value at `inner`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
-answered: notifications may come), `no_update` (no session/update).
+answered: notifications may come), `no_update` (no session/update), `no_request` (no request
+of the agent to the client).
+Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
 """
 
@@ -21,6 +23,15 @@ from collections.abc import Callable
 from typing import Any
 
 from acp_conformance import schema
+
+
+class NotApplicable(Exception):
+    """The check has nothing to judge here (no such request came): it is SKIP, with why."""
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (to read what may be missing)."""
+    return value if isinstance(value, dict) else {}
 
 
 def at(frame: Any, path: str) -> Any:
@@ -208,6 +219,9 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
     if kind == "no_update":
         late = [f for f in frames if f.get("method") == "session/update"]
         return f"{len(late)} session/update after the response: {_brief(late[0])}" if late else ""
+    if kind == "no_request":
+        asked = [f for f in frames if "method" in f and "id" in f]
+        return f"{len(asked)} request(s) after the response: {_brief(asked[0])}" if asked else ""
     if kind == "no_response":
         answered = [f for f in frames if "method" not in f and ("result" in f or "error" in f)]
         return f"answered: {_brief(answered[0])}" if answered else ""
@@ -222,6 +236,9 @@ def on_exit(kind: str, code: int | None, seconds: float) -> str:
     raise KeyError(kind)
 
 
-def _brief(value: Any) -> str:
+def brief(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+_brief = brief

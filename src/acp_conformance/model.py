@@ -9,7 +9,14 @@
     {"stall_ms": n}            wait (a turn to cancel)
     {"fail": 500}              answer with that HTTP status and an error body
     {"usage": {"prompt_tokens": n, "completion_tokens": m}}
-- Every request body is kept (`requests`), for checks and the wire log.
+    {"call": "write" | "shell" | "read", "args": {"path": .., "content": .., "command": ..}}
+                               a tool call, made with the offered tool that plays that role
+                               (roles.py), its arguments under that tool's parameter names
+    {"call": "named", "name": "conformance_elicit", "args": {..}}   the tool of that name
+  A reply with calls ends with finish_reason `tool_calls`; the agent's follow-up request (which
+  carries the tool results) gets the next reply. When the agent offers no tool for a role,
+  the reply is a short text instead and `missing` says why (the scenario is SKIP).
+- Every request body is kept (`requests`), and every call made (`calls`), for checks.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from acp_conformance import roles
 
 MODEL_ID = "conformance-model"
 
@@ -33,10 +42,27 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
+def _call(call: dict[str, Any]) -> dict[str, Any]:
+    function = {"name": call["name"], "arguments": call["arguments"]}
+    return {"id": call["id"], "type": "function", "function": function}
+
+
+def _call_chunks(call: dict[str, Any], index: int) -> bytes:
+    """A tool call as streamed deltas: id and name first, the arguments in two pieces."""
+    head = {**_call(call), "index": index}
+    head["function"] = {"name": call["name"], "arguments": ""}
+    half = len(call["arguments"]) // 2
+    parts = [call["arguments"][:half], call["arguments"][half:]]
+    tails = [{"index": index, "function": {"arguments": part}} for part in parts]
+    return b"".join(_chunk({"tool_calls": [d]}) for d in [head, *tails])
+
+
 class ModelServer:
     def __init__(self, script: list[list[dict[str, Any]]]) -> None:
         self.script = script or [[{"text": "ok"}]]
         self.requests: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
+        self.missing = ""  # why a scripted tool call could not be made
         self._lock = threading.Lock()
         server = self
 
@@ -65,11 +91,14 @@ class ModelServer:
                 server.answer(self, reply, bool(request.get("stream")))
 
             def _plain(self, status: int, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    self.close_connection = True  # the agent hung up (a cancel)
 
         self.handler = Handler
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -81,7 +110,29 @@ class ModelServer:
         with self._lock:
             self.requests.append(request)
             index = min(len(self.requests) - 1, len(self.script) - 1)
-            return self.script[index]
+            return self._with_tools(self.script[index], request.get("tools"))
+
+    def _with_tools(self, reply: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
+        """The reply with each `call` bound to an offered tool: {"tool_call": {id, name,
+        arguments}}; a call no tool can make turns the reply into a text saying so."""
+        bound: list[dict[str, Any]] = []
+        for action in reply:
+            if "call" not in action:
+                bound.append(action)
+                continue
+            chosen = roles.choose(action["call"], tools, action.get("name", ""))
+            if chosen is None:
+                why = roles.missing(action["call"], tools, action.get("name", ""))
+                self.missing = self.missing or why
+                return [{"text": f"(the scripted model wanted a {action['call']}-like tool)"}]
+            call = {
+                "id": f"call_{len(self.calls) + 1}",
+                "name": chosen.name,
+                "arguments": json.dumps(roles.arguments(chosen, action.get("args", {}))),
+            }
+            self.calls.append(call)
+            bound.append({"tool_call": call})
+        return bound
 
     def answer(
         self, handler: BaseHTTPRequestHandler, reply: list[dict[str, Any]], stream: bool
@@ -97,6 +148,7 @@ class ModelServer:
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Connection", "close")
         handler.end_headers()
+        calls = 0  # tool calls streamed so far: the next one's index
         try:
             handler.wfile.write(_chunk({"role": "assistant"}))
             for action in reply:
@@ -110,8 +162,12 @@ class ModelServer:
                 elif "usage" in action:
                     usage = {"id": "conformance", "choices": [], "usage": action["usage"]}
                     handler.wfile.write(b"data: " + json.dumps(usage).encode() + b"\n\n")
+                elif "tool_call" in action:
+                    handler.wfile.write(_call_chunks(action["tool_call"], calls))
+                    calls += 1
                 handler.wfile.flush()
-            handler.wfile.write(_chunk({}, finish="stop") + b"data: [DONE]\n\n")
+            finish = "tool_calls" if calls else "stop"
+            handler.wfile.write(_chunk({}, finish=finish) + b"data: [DONE]\n\n")
             handler.wfile.flush()
         except OSError:
             pass  # the agent hung up (a cancel): nothing more to say
@@ -123,6 +179,12 @@ class ModelServer:
                 time.sleep(float(action["stall_ms"]) / 1000)
         text = "".join(a["text"] for a in reply if "text" in a)
         usage = next((a["usage"] for a in reply if "usage" in a), None)
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        calls = [_call(a["tool_call"]) for a in reply if "tool_call" in a]
+        if calls:
+            message["tool_calls"] = calls
+        elif not text:
+            message["content"] = ""
         body = {
             "id": "conformance",
             "object": "chat.completion",
@@ -130,8 +192,8 @@ class ModelServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
                 }
             ],
             **({"usage": usage} if usage else {}),

@@ -43,6 +43,7 @@ class Agent:
         argv = [fill(word, places) for word in shlex.split(command)]
         self.wire = Wire()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._writing = threading.Lock()  # the runner and the client's terminal threads write
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -73,13 +74,14 @@ class Agent:
             self.wire.lines.append(("stderr", raw.decode("utf-8", "replace").rstrip("\n")))
 
     def send_line(self, text: str) -> None:
-        self.wire.lines.append(("c2a", text))
         assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(text.encode("utf-8") + b"\n")
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            pass  # the agent is gone: the next read says so
+        with self._writing:
+            self.wire.lines.append(("c2a", text))
+            try:
+                self.proc.stdin.write(text.encode("utf-8") + b"\n")
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                pass  # the agent is gone: the next read says so
 
     def send(self, frame: Any) -> None:
         self.send_line(json.dumps(frame, ensure_ascii=False))

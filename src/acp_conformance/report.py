@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from acp_conformance.run import ScenarioResult
+from acp_conformance.results import ScenarioResult
 
 MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 

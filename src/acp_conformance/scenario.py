@@ -2,13 +2,20 @@
 
     {"id": "core.initialize.basic", "title": "...", "suite": "core",
      "model": [[{"text": "..."}], ...],      # optional: the scripted model's replies (model.py)
+     "client": {"permission": "reject_once", ...},  # optional: the client side (client.py)
      "steps": [
        {"send": {<frame>}},                 # `${name}` in strings: a value captured before
        {"send": {<frame>}, "unless_answered": <id>, "settle_ms": n},  # SKIP the rest if <id>
                                              # is answered within n ms (too fast to cancel)
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},
+                                             # SKIP the rest unless the scripted model's tool
+                                             # call was made / the agent sent that request
        {"await_note": "session/update"},     # until such a notification (a turn is running)
+       {"await_note": "terminal/create", "unless_answered": <id>},  # or a request of the
+                                             # agent; SKIP if turn <id> ends without one
+       {"await_note": "session/update", "update": "tool_call"},  # an update of that kind
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
        {"inspect": "caps", "checks": [...]},  # response checks on a value captured before
        {"quiet": <ms>, "checks": [...]},     # frames within the window
@@ -16,8 +23,10 @@
      ]}
 
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py. `${cwd}` is the scenario's workspace (an absolute path). A path is keys joined by
-"." or a JSON Pointer ("/a/b", "~1" for a "/" in a key).
+checks.py and turn_checks.py. `${cwd}` is the scenario's workspace (an absolute path),
+`${tmp}` the directory around it (outside the workspace); both also in the model's script.
+`${python} ${mcp_server}` starts the runner's own MCP server (mcp_server.py), for `mcpServers`.
+A path is keys joined by "." or a JSON Pointer ("/a/b", "~1" for a "/" in a key).
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ class Scenario:
     suite: str
     steps: list[dict[str, Any]]
     model: list[list[dict[str, Any]]] | None = None  # the scripted model's replies (model.py)
+    client: dict[str, Any] = field(default_factory=dict)  # the client side's setup (client.py)
 
     @property
     def checks(self) -> list[Check]:
@@ -68,7 +78,12 @@ def parse(data: dict[str, Any], where: str) -> Scenario:
     if data["suite"] not in SUITES:
         raise ValueError(f"{where}: suite must be one of {', '.join(SUITES)}")
     scenario = Scenario(
-        data["id"], data["title"], data["suite"], list(data["steps"]), data.get("model")
+        data["id"],
+        data["title"],
+        data["suite"],
+        list(data["steps"]),
+        data.get("model"),
+        dict(data.get("client", {})),
     )
     for check in scenario.checks:
         if check.level not in LEVELS:

@@ -1,7 +1,8 @@
-"""A small ACP agent over stdio that the conformance runner calibrates against (it never calls
-the scripted model: a turn is one chunk and a short pause a cancel can land in): correct by
+"""A small ACP agent over stdio that the conformance runner calibrates against: correct by
 default, and wrong in the ways BREAK (a comma-separated list) names, so every check of the
-runner is seen failing at least once (tests/conformance/test_runner.py).
+runner is seen failing at least once (tests/conformance/test_runner.py). A turn is one chunk,
+then the scripted model at SCRIPTED_MODEL is asked (broken_tools.py: tool calls through the
+client, with their own faults); when it makes no tool call, a short pause a cancel can land in.
 
 Faults:
   version        answers the client's protocolVersion, whatever it is
@@ -34,6 +35,7 @@ Faults:
   strict-fields  session/new refuses fields it does not know
   no-exit        ignores the end of its input
   exit-1         exits 1 at the end of its input
+and those of broken_tools.py.
 """
 
 from __future__ import annotations
@@ -45,9 +47,15 @@ import threading
 import time
 from typing import Any
 
+from broken_tools import Tools
+
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 sessions: dict[str, bool] = {}  # id → open
+places: dict[str, str] = {}  # session → cwd
+with_mcp: set[str] = set()  # sessions given the conformance MCP server
 initialized = False
+client_caps: dict[str, Any] = {}
+pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}  # our requests, by id
 
 
 LOCK = threading.Lock()
@@ -66,20 +74,54 @@ def update(sid: str, body: dict[str, Any]) -> None:
     )
 
 
-def turn(rid: Any, sid: str, cancelled: threading.Event) -> None:
-    """A prompt's turn on a thread: a chunk, a pause a cancel can land in, the answer."""
+def request(
+    method: str, params: dict[str, Any], cancelled: Any = None, patient: bool = False
+) -> tuple[Any, Any]:
+    """A request to the client → (result, error); (None, None) when `cancelled` is set first
+    (unless `patient`: a permission question is always answered)."""
+    rid = f"b{len(pending) + 1}"
+    done: tuple[threading.Event, list[dict[str, Any]]] = (threading.Event(), [])
+    pending[rid] = done
+    send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+    deadline = time.monotonic() + 30
+    while not done[0].wait(0.05) and time.monotonic() < deadline:
+        if cancelled is not None and cancelled.is_set() and not patient:
+            return None, None
+    answer = done[1][0] if done[1] else {"error": {"message": "no answer"}}
+    return answer.get("result"), answer.get("error")
+
+
+def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
+    """A prompt's turn on a thread: a chunk, the model's tool calls or a pause a cancel can
+    land in, the answer."""
     chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
     if "bad-update" in BREAK:
         del chunk["content"]
     if "no-updates" not in BREAK:
         update(sid, chunk)
-    stopped = cancelled.wait(0.6) and "ignore-cancel" not in BREAK
+    cwd = places.get(sid, os.getcwd())
+    tools = Tools(sid, client_caps, cwd, request, update, cancelled, sid in with_mcp)
+    ran = tools.run(text)
+    if ran is not None:
+        stopped = ran[0] == "cancelled" and "ignore-cancel" not in BREAK
+    else:
+        stopped = cancelled.wait(0.6) and "ignore-cancel" not in BREAK
     reason = "cancelled" if stopped else ("refusal" if "stop-refusal" in BREAK else "end_turn")
     result(rid, {"stopReason": 5 if "schema" in BREAK else reason})
     if "late-update" in BREAK:
         update(
             sid,
             {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}},
+        )
+    if "late-request" in BREAK and ran is not None:
+        path = os.path.join(places.get(sid, "/"), "late.txt")
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": "late",
+                "method": "fs/read_text_file",
+                "params": {"sessionId": sid, "path": path},
+            }
         )
 
 
@@ -120,6 +162,9 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
     if isinstance(version, str) and "legacy-silent" in BREAK:
         return None
     initialized = True
+    caps = params.get("clientCapabilities")
+    client_caps.clear()
+    client_caps.update(caps if isinstance(caps, dict) else {})
     answer: dict[str, Any] = {
         "protocolVersion": version if "version" in BREAK else 1,
         "agentCapabilities": {
@@ -147,6 +192,10 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             return error(rid, -32602, "unknown field")
         new = f"s{len(sessions) + 1}"
         sessions[new] = True
+        places[new] = cwd if isinstance(cwd, str) else "/"
+        servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
+        if any(isinstance(m, dict) and m.get("name") == "conformance" for m in servers):
+            with_mcp.add(new)
         modes = {"currentModeId": "normal", "availableModes": [{"id": "normal", "name": "Normal"}]}
         return result(rid, {"sessionId": 7 if "schema" in BREAK else new, "modes": modes})
     if method == "session/list":
@@ -165,7 +214,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         return error(rid, -32602, "unknown mode")
     if method == "session/prompt":
         cancels[str(sid)] = threading.Event()
-        threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)])).start()
+        blocks = params.get("prompt") if isinstance(params.get("prompt"), list) else []
+        text = " ".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+        threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)], text)).start()
         return None
     if method == "session/set_config_option" and not accept:
         return error(rid, -32602, "unknown config option")
@@ -180,6 +231,10 @@ def serve(line: str) -> None:
     if not isinstance(frame, dict):
         return bad_line(None, -32600, "not a request object")
     rid, method = frame.get("id"), frame.get("method")
+    if method is None and isinstance(rid, str) and rid in pending:  # the client's answer
+        pending[rid][1].append(frame)
+        pending[rid][0].set()
+        return None
     if not isinstance(method, str):
         return bad_line(rid, -32600, "no method")
     if "id" not in frame:  # a notification

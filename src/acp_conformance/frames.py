@@ -1,0 +1,120 @@
+"""Reading the agent's frames for a scenario: one loop for responses, notifications, the
+agent's own requests (answered by the client side as they come, and kept in order with the
+notifications), cancel windows and quiet windows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from acp_conformance.checks import obj
+from acp_conformance.client import Client
+from acp_conformance.model import ModelServer
+from acp_conformance.process import Agent
+from acp_conformance.results import Lost, Skip
+
+SESSION_OPENERS = ("session/new", "session/load", "session/resume")
+
+
+class Frames:
+    def __init__(
+        self, agent: Agent, client: Client, model: ModelServer | None, timeout: float
+    ) -> None:
+        self.agent, self.client, self.model, self.timeout = agent, client, model, timeout
+        self.notes: list[dict[str, Any]] = []  # frames with a method since the last await
+        self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
+        self.sent: dict[str, dict[str, Any]] = {}  # requests sent, by id, until answered
+        self.ended = False  # the agent's output has ended
+
+    def send(self, frame: Any) -> None:
+        if isinstance(frame, dict) and frame.get("method") == "initialize":
+            caps = obj(frame.get("params")).get("clientCapabilities")
+            self.client.advertised = caps if isinstance(caps, dict) else {}
+        if isinstance(frame, dict) and "id" in frame and "method" in frame:
+            self.sent[json.dumps(frame["id"])] = frame
+        self.agent.send(frame)
+
+    def frames(self, seconds: float) -> Iterator[dict[str, Any]]:
+        """The frames the agent sends within `seconds` (its requests to the client answered
+        first); `ended` is set once its output has ended."""
+        deadline = time.monotonic() + seconds
+        while not self.ended:
+            try:
+                frame = self.agent.next(deadline - time.monotonic())
+            except TimeoutError:
+                return
+            if frame is None:
+                self.ended = True
+                return
+            if "method" in frame and "id" in frame:
+                self.client.answer(frame)
+            yield frame
+
+    def keep(self, frame: dict[str, Any]) -> None:
+        """A frame nobody awaits now: a notification or request for the next checks, a
+        response for when its id is awaited (an agent may answer out of order)."""
+        if "method" in frame:
+            self.notes.append(frame)
+        elif "id" in frame:
+            self.early[json.dumps(frame["id"])] = frame
+
+    def response(self, wanted: Any) -> dict[str, Any]:
+        """The response to `wanted`: the same id, of the same JSON type."""
+        key = json.dumps(wanted)
+        if key not in self.early:
+            for frame in self.frames(self.timeout):
+                self.keep(frame)
+                if key in self.early:
+                    break
+        if key in self.early:
+            response = self.early.pop(key)
+            self._opened(self.sent.pop(key, {}), response)
+            return response
+        if self.ended:
+            raise Lost(f"the agent's output ended before it answered id {wanted!r}")
+        others = [json.loads(k) for k in self.early][:5]
+        seen = f"; responses to other ids: {others}" if others else ""
+        raise Lost(f"no response to id {wanted!r} within {self.timeout:g} s{seen}")
+
+    def _opened(self, request: dict[str, Any], response: dict[str, Any]) -> None:
+        """A session the client opened (new, load, resume answered with a result)."""
+        result = response.get("result")
+        if request.get("method") not in SESSION_OPENERS or not isinstance(result, dict):
+            return
+        sid = result.get("sessionId", obj(request.get("params")).get("sessionId"))
+        if isinstance(sid, str):
+            self.client.opened.add(sid)
+
+    def unless_answered(self, rid: Any, settle: float) -> None:
+        """Skip the rest when request `rid` is answered already (a turn too fast to cancel):
+        what arrives within `settle` seconds is read first."""
+        for frame in self.frames(settle):
+            self.keep(frame)
+        if json.dumps(rid) in self.early:
+            raise Skip("the turn ended before the cancel could be sent (too fast to cancel)")
+
+    def await_note(self, method: str, unless: Any = None, update: str = "") -> None:
+        """Wait for a frame of `method` (a turn has started, a tool runs: time to cancel it),
+        a session/update of kind `update` if given. With `unless` (the prompt's id): SKIP when
+        that turn ends without one, or when the scripted model could not make the tool call
+        the scenario needs."""
+        for frame in self.frames(self.timeout):
+            self.keep(frame)
+            kind = obj(obj(frame.get("params")).get("update")).get("sessionUpdate")
+            if frame.get("method") == method and (not update or kind == update):
+                return
+            if self.model is not None and self.model.missing:
+                raise Skip(self.model.missing)
+            if unless is not None and json.dumps(unless) in self.early:
+                if self.model is not None and not self.model.requests:
+                    raise Skip("the agent never asked the scripted model for the turn")
+                raise Skip(f"the turn ended without any {method} {update}".rstrip())
+        if self.ended:
+            raise Lost(f"the agent's output ended before any {method}")
+        raise Lost(f"no {method} within {self.timeout:g} s")
+
+    def window(self, seconds: float) -> list[dict[str, Any]]:
+        return list(self.frames(seconds))

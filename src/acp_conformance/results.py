@@ -1,0 +1,66 @@
+"""What came of running a scenario: one result per check, and how results add up.
+
+A check that fails is `fail` at level MUST and `warn` at SHOULD or MAY; one that was not
+reached (an earlier step lost the agent, a `require` was not met, the agent offers no tool the
+scenario needs) or had nothing to judge is `skip` with the reason.
+A scenario is `fail` if any check failed, else `warn` if any warned, else `skip` if it was
+skipped, else `pass`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acp_conformance.scenario import Check
+
+
+@dataclass(frozen=True)
+class Settings:
+    command: str
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float = 10.0
+    wire_dir: Path | None = None
+
+
+@dataclass
+class CheckResult:
+    id: str
+    level: str
+    status: str  # pass | fail | warn | skip
+    detail: str = ""
+    cite: str = ""
+
+
+@dataclass
+class ScenarioResult:
+    id: str
+    suite: str
+    title: str
+    checks: list[CheckResult] = field(default_factory=list)
+    reason: str = ""  # why it was skipped
+
+    @property
+    def status(self) -> str:
+        found = {c.status for c in self.checks}
+        for status in ("fail", "warn", "skip"):
+            if status in found:
+                return status
+        return "pass"
+
+
+class Skip(Exception):
+    """The rest of the scenario does not apply (or cannot run): its checks are skipped."""
+
+
+class Lost(Skip):
+    """An awaited response never came: that step's checks fail, the rest are skipped."""
+
+
+def judged(check: Check, problem: str) -> CheckResult:
+    status = "pass" if not problem else ("fail" if check.level == "MUST" else "warn")
+    return CheckResult(check.id, check.level, status, problem, check.cite)
+
+
+def skipped(check: Check, reason: str) -> CheckResult:
+    return CheckResult(check.id, check.level, "skip", reason, check.cite)

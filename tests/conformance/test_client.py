@@ -1,0 +1,114 @@
+"""The runner's client side on its own: the overlay, permission answers by kind, real
+terminals with an output limit, refusals."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from acp_conformance.client import Client
+
+
+def client(tmp_path: Path, **setup: Any) -> tuple[Client, list[dict[str, Any]]]:
+    sent: list[dict[str, Any]] = []
+    made = Client(sent.append, str(tmp_path), setup)
+    made.advertised = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
+    made.seed()
+    return made, sent
+
+
+def ask(c: Client, sent: list[dict[str, Any]], method: str, params: Any) -> dict[str, Any]:
+    c.answer({"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
+    return sent[-1]
+
+
+def test_reads_see_the_overlay_then_the_disk_and_writes_stay_in_memory(tmp_path: Path) -> None:
+    c, sent = client(tmp_path, files={"a.txt": "disk\n"}, buffers={"b.txt": "one\ntwo\n"})
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    assert ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": a})["result"] == {
+        "content": "disk\n"
+    }
+    answer = ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": b, "line": 2})
+    assert answer["result"] == {"content": "two\n"}
+    assert (
+        ask(c, sent, "fs/write_text_file", {"sessionId": "s", "path": a, "content": "new"})[
+            "result"
+        ]
+        == {}
+    )
+    assert c.text_of("a.txt") == "new" and (tmp_path / "a.txt").read_text() == "disk\n"
+    missing = ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": str(tmp_path / "x")})
+    assert missing["error"]["code"] == -32002
+    relative = ask(c, sent, "fs/write_text_file", {"sessionId": "s", "path": "a", "content": ""})
+    assert relative["error"]["code"] == -32602
+    relative = ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": "a.txt"})
+    assert relative["error"]["code"] == -32602
+    assert ask(c, sent, "_vendor/thing", {})["error"]["code"] == -32601
+    c.advertised = {"fs": {"readTextFile": True}}
+    unadvertised = {"sessionId": "s", "path": a, "content": ""}
+    assert ask(c, sent, "fs/write_text_file", unadvertised)["error"]["code"] == -32601
+    assert (
+        ask(c, sent, "terminal/create", {"sessionId": "s", "command": "true"})["error"]["code"]
+        == -32601
+    )
+
+
+def test_permission_answers_are_picked_by_kind(tmp_path: Path) -> None:
+    options = [
+        {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
+        {"optionId": "no", "name": "No", "kind": "reject_once"},
+    ]
+    params = {"sessionId": "s", "toolCall": {"toolCallId": "t"}, "options": options}
+    c, sent = client(tmp_path, permission="reject_always")
+    answer = ask(c, sent, "session/request_permission", params)
+    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "no"}}
+    assert c.calls[-1].note == "no reject_always option offered; picked 'reject_once'"
+    c, sent = client(tmp_path, permission="cancel")
+    answer = ask(c, sent, "session/request_permission", params)
+    assert sent[0] == {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}
+    assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
+
+
+def test_terminals_run_cut_their_output_and_forget_released_ids(tmp_path: Path) -> None:
+    c, sent = client(tmp_path)
+    create = {"sessionId": "s", "command": "sh", "args": ["-c", "echo 0123456789"]}
+    tid = ask(c, sent, "terminal/create", {**create, "outputByteLimit": 4})["result"]["terminalId"]
+    ids = {"sessionId": "s", "terminalId": tid}
+    c.answer({"jsonrpc": "2.0", "id": 10, "method": "terminal/wait_for_exit", "params": ids})
+    deadline = time.monotonic() + 10
+    while not any(f.get("id") == 10 for f in sent) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert next(f for f in sent if f.get("id") == 10)["result"] == {"exitCode": 0, "signal": None}
+    output = ask(c, sent, "terminal/output", ids)["result"]
+    assert output == {
+        "output": "789\n",
+        "truncated": True,
+        "exitStatus": {"exitCode": 0, "signal": None},
+    }
+    assert ask(c, sent, "terminal/release", ids)["result"] == {}
+    assert ask(c, sent, "terminal/output", ids)["error"]["code"] == -32602
+    assert c.calls[-1].note.startswith("terminal")
+    c.close()
+
+
+def test_an_elicitation_is_answered_as_the_scenario_says(tmp_path: Path) -> None:
+    form = {
+        "type": "object",
+        "properties": {
+            "colour": {"type": "string"},
+            "size": {"type": "integer", "minimum": 3},
+            "kind": {"type": "string", "enum": ["a", "b"]},
+            "ok": {"type": "boolean"},
+        },
+    }
+    params = {"sessionId": "s", "mode": "form", "message": "?", "requestedSchema": form}
+    c, sent = client(tmp_path, elicitation="accept")
+    assert ask(c, sent, "elicitation/create", params)["error"]["code"] == -32602  # no form
+    c.advertised = {"elicitation": {"form": {}}}
+    content = {"colour": "conformance-answer", "size": 3, "kind": "a", "ok": True}
+    answer = ask(c, sent, "elicitation/create", params)
+    assert answer["result"] == {"action": "accept", "content": content}
+    c, sent = client(tmp_path)
+    c.advertised = {"elicitation": {"form": {}}}
+    assert ask(c, sent, "elicitation/create", params)["result"] == {"action": "decline"}

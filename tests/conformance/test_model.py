@@ -1,0 +1,92 @@
+"""The scripted model's tool calls: chosen by role among the tools offered, streamed as
+OpenAI `tool_calls` deltas or whole, and a reason when no offered tool fits."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from acp_conformance import roles
+from acp_conformance.model import ModelServer
+
+
+def tool(name: str, *params: str) -> dict[str, Any]:
+    props = {p: {"type": "string"} for p in params}
+    return {"type": "function", "function": {"name": name, "parameters": {"properties": props}}}
+
+
+OFFERED = [
+    tool("edit", "path", "old_text", "new_text"),
+    tool("view_file", "file_path"),
+    tool("save_file", "file_path", "text"),
+    tool("run", "cmd", "timeout"),
+]
+
+
+def test_roles_are_chosen_by_name_and_parameter_names() -> None:
+    write = roles.choose("write", OFFERED)
+    assert write is not None and write.name == "save_file"
+    assert roles.arguments(write, {"path": "/w/a", "content": "x"}) == {
+        "file_path": "/w/a",
+        "text": "x",
+    }
+    read = roles.choose("read", OFFERED)
+    assert read is not None and read.name == "view_file"
+    shell = roles.choose("shell", OFFERED)
+    assert shell is not None and roles.arguments(shell, {"command": "ls"}) == {"cmd": "ls"}
+    assert roles.choose("read", [tool("edit", "path", "old_text")]) is None
+    assert roles.missing("shell", OFFERED[:1]) == "agent offers no shell-like tool"
+    assert roles.missing("shell", None) == "the agent offers its model no tools"
+    named = [tool("mcp__conformance__conformance_elicit"), tool("other_conformance_elicitx")]
+    chosen = roles.choose("named", named, "conformance_elicit")
+    assert chosen is not None and chosen.name == "mcp__conformance__conformance_elicit"
+    assert roles.choose("named", named[1:], "conformance_elicit") is None
+
+
+def post(model: ModelServer, body: dict[str, Any]) -> bytes:
+    request = urllib.request.Request(
+        model.url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        data: bytes = reply.read()
+        return data
+
+
+def test_a_tool_call_streamed_then_the_next_reply_for_the_follow_up() -> None:
+    script = [[{"text": "Writing."}, {"call": "write", "args": {"path": "/w/a", "content": "hi"}}]]
+    model = ModelServer([*script, [{"text": "Done."}]])
+    try:
+        raw = post(model, {"stream": True, "tools": OFFERED, "messages": []}).decode()
+        chunks = [json.loads(line[6:]) for line in raw.split("\n\n") if line[6:11] == '{"id"']
+        deltas = [c["choices"][0]["delta"].get("tool_calls") for c in chunks]
+        calls = [d[0] for d in deltas if d]
+        assert calls[0]["id"] == "call_1" and calls[0]["function"]["name"] == "save_file"
+        arguments = "".join(c["function"]["arguments"] for c in calls)
+        assert json.loads(arguments) == {"file_path": "/w/a", "text": "hi"}
+        assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+        whole = json.loads(post(model, {"tools": OFFERED, "messages": []}))
+        assert whole["choices"][0]["message"]["content"] == "Done."
+        assert model.calls == [{"id": "call_1", "name": "save_file", "arguments": arguments}]
+        assert len(model.requests) == 2 and model.missing == ""
+    finally:
+        model.close()
+
+
+def test_a_whole_tool_call_and_a_tool_not_offered() -> None:
+    model = ModelServer([[{"call": "shell", "args": {"command": "ls"}}]])
+    try:
+        whole = json.loads(post(model, {"tools": OFFERED, "messages": []}))
+        choice = whole["choices"][0]
+        assert choice["finish_reason"] == "tool_calls"
+        assert choice["message"]["tool_calls"][0]["function"] == {
+            "name": "run",
+            "arguments": '{"cmd": "ls"}',
+        }
+        answer = json.loads(post(model, {"tools": OFFERED[:1], "messages": []}))
+        assert answer["choices"][0]["finish_reason"] == "stop"
+        assert model.missing == "agent offers no shell-like tool"
+    finally:
+        model.close()
