@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from acp_conformance import report
+from acp_conformance.process import CannotStart
 from acp_conformance.run import Settings, run
 from acp_conformance.scenario import SUITES, Scenario, load_all
 
@@ -82,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(args.agent, env, args.timeout, args.wire_dir)
     results = []
     for scenario in picked:
-        result, wire = run(scenario, settings)
+        try:
+            result, wire = run(scenario, settings)
+        except CannotStart as exc:
+            sys.stderr.write(f"acp-conformance: cannot start the agent: {exc}\n")
+            return 2
         results.append(result)
         if args.wire_dir is not None:
             args.wire_dir.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,9 @@ from acp_conformance.process import Agent
 from acp_conformance.results import Lost, Skip
 
 SESSION_OPENERS = ("session/new", "session/load", "session/resume")
+# The wait for an agent's first frame at least: --timeout is for answers, and a process may
+# take longer than that to start (an interpreter loading its packages, a busy machine).
+START_SECONDS = 5.0
 
 
 class Frames:
@@ -28,6 +31,7 @@ class Frames:
         self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
         self.sent: dict[str, dict[str, Any]] = {}  # requests sent, by id, until answered
         self.ended = False  # the agent's output has ended
+        self.heard = False  # the agent has sent a frame
 
     def send(self, frame: Any) -> None:
         if isinstance(frame, dict) and frame.get("method") == "initialize":
@@ -49,6 +53,7 @@ class Frames:
             if frame is None:
                 self.ended = True
                 return
+            self.heard = True
             if "method" in frame and "id" in frame:
                 self.client.answer(frame)
             yield frame
@@ -64,8 +69,9 @@ class Frames:
     def response(self, wanted: Any) -> dict[str, Any]:
         """The response to `wanted`: the same id, of the same JSON type."""
         key = json.dumps(wanted)
+        wait = self.timeout if self.heard else max(self.timeout, START_SECONDS)
         if key not in self.early:
-            for frame in self.frames(self.timeout):
+            for frame in self.frames(wait):
                 self.keep(frame)
                 if key in self.early:
                     break
@@ -77,7 +83,7 @@ class Frames:
             raise Lost(f"the agent's output ended before it answered id {wanted!r}")
         others = [json.loads(k) for k in self.early][:5]
         seen = f"; responses to other ids: {others}" if others else ""
-        raise Lost(f"no response to id {wanted!r} within {self.timeout:g} s{seen}")
+        raise Lost(f"no response to id {wanted!r} within {wait:g} s{seen}")
 
     def _opened(self, request: dict[str, Any], response: dict[str, Any]) -> None:
         """A session the client opened (new, load, resume answered with a result)."""

@@ -38,21 +38,28 @@ class Wire:
         return "".join(json.dumps({"dir": d, "line": t}) + "\n" for d, t in self.lines)
 
 
+class CannotStart(Exception):
+    """The agent's command could not be started at all (not found, not executable)."""
+
+
 class Agent:
     def __init__(self, command: str, env: dict[str, str], places: dict[str, str]) -> None:
         argv = [fill(word, places) for word in shlex.split(command)]
         self.wire = Wire()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._writing = threading.Lock()  # the runner and the client's terminal threads write
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **{k: fill(v, places) for k, v in env.items()}},
-            cwd=places.get("cwd"),
-            start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **{k: fill(v, places) for k, v in env.items()}},
+                cwd=places.get("cwd"),
+                start_new_session=True,
+            )
+        except (OSError, ValueError) as exc:  # ValueError: an empty command
+            raise CannotStart(f"{argv[0] if argv else '(empty command)'}: {exc}") from None
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._stderr, daemon=True).start()
 

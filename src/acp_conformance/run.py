@@ -19,7 +19,7 @@ from acp_conformance import checks, tool_checks, turn_checks
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
 from acp_conformance.model import ModelServer
-from acp_conformance.process import Agent
+from acp_conformance.process import Agent, CannotStart
 from acp_conformance.results import (
     CheckResult,
     Lost,
@@ -209,7 +209,14 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
     agent: Agent | None = None
     client = Client(lambda frame: agent.send(frame) if agent else None, cwd, scenario.client)
     client.seed()
-    agent = Agent(settings.command, settings.env, places)
+    try:
+        agent = Agent(settings.command, settings.env, places)
+    except CannotStart:
+        client.close()
+        if model is not None:
+            model.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     runner = Runner(scenario, Frames(agent, client, model, settings.timeout), places)
     try:
         result.reason = runner.run()

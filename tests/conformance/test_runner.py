@@ -218,3 +218,29 @@ def test_a_scenario_whose_tool_is_not_offered_is_skip_with_the_reason(tmp_path: 
     assert [s["status"] for s in results["scenarios"]] == ["skip", "skip"]
     assert {s["reason"] for s in results["scenarios"]} == {"the agent offers its model no tools"}
     assert set(statuses(results).values()) == {"skip"}
+
+
+def test_an_agent_slow_to_start_gets_time_for_its_first_answer(tmp_path: Path) -> None:
+    """--timeout is for answers; a process that takes longer to start (an interpreter loading
+    its packages on a busy machine) still gets its first answer judged."""
+    agent = f"sh -c 'sleep 2.5; exec {sys.executable} {BROKEN}'"
+    results = conformance(tmp_path, agent, "--only", "core.initialize.v1", "--timeout", "1")
+    assert results["exit"] == 0, results["stdout"]
+    assert set(statuses(results).values()) == {"pass"}, results["stdout"]
+
+
+def test_an_agent_that_cannot_start_is_said_once(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "acp_conformance"),
+            *("--agent", str(tmp_path / "no-such-agent"), "--only", "core.initialize.v1"),
+            *("--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "cannot start the agent" in done.stderr and "no-such-agent" in done.stderr

@@ -11,8 +11,10 @@ import os
 import subprocess
 import sys
 import tarfile
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,19 +55,21 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Path) -> None:
-    found = {}
-    for name in EXAMPLES:
+    def results(name: str) -> dict[str, Any]:
         where = tmp_path / name
         where.mkdir()
         agent = f"{sys.executable} {examples / f'{name}.py'}"
-        results = conformance(where, agent, "--timeout", "2", env=WIRED)
-        found[name] = {
+        found = conformance(where, agent, "--timeout", "2", env=WIRED)
+        return {
             s["id"]: {
                 "status": s["status"],
                 "failing": sorted(c["id"] for c in s["checks"] if c["status"] in ("fail", "warn")),
             }
-            for s in results["scenarios"]
+            for s in found["scenarios"]
         }
+
+    with ThreadPoolExecutor(len(EXAMPLES)) as pool:  # mostly waiting on timeouts
+        found = dict(zip(EXAMPLES, pool.map(results, EXAMPLES), strict=True))
     if os.environ.get("UPDATE_SDK_PINS"):
         PINS.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     pinned = json.loads(PINS.read_text(encoding="utf-8"))
