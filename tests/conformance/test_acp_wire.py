@@ -1,7 +1,8 @@
 """The conformance scenarios against `acp`, pinned byte for byte: the files the runner takes to
 any agent (judged there by structure) are also this agent's golden transcripts. Each snapshot
 is the scenario's wire log, both directions (not the agent's log), with what differs between runs and machines put
-in placeholders (temporary paths, ids, times, the model server's port, the interpreter).
+in placeholders (temporary paths, ids, times, the model server's port, the interpreter, where the
+runner is installed).
 tests/golden/ keeps the transcripts only `acp` can run: its offline model, config files,
 restarts, plugins, MCP servers of its own.
 
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+import acp_conformance
 from acp_conformance.scenario import load_all
 from tests.snapshot_ext import NDJSONSnapshotExtension
 from tests.transcript import INTERPRETER, acp_command
@@ -52,6 +54,7 @@ TEMP_BASE = re.compile(r"reasonix-acp-\d+")
 VERSION = re.compile(r'("agentInfo":\{[^{}]*"version":")[^"]*')
 DURATION = re.compile(r'("workDurationMs":)\d+')
 LONG = 16384
+PACKAGE = str(Path(acp_conformance.__file__).parent)  # the runner's MCP server lives there
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +87,7 @@ def normalise(text: str) -> str:
         return name
 
     text = TEMP.sub("<tmp>", text)
+    text = text.replace(PACKAGE, "<acp_conformance>")
     text = TEMP_BASE.sub("reasonix-acp-<uid>", text)
     text = INTERPRETER.sub("<python>", text)
     text = PORT.sub("127.0.0.1:<port>", text)
