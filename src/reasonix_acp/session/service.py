@@ -101,7 +101,7 @@ class Sessions:
         if not session.machine.publishing:
             return  # closed or deleted: its response was the last word
         if self.notify_encoded is None:
-            if update.get("sessionUpdate") != SURFACE_UPDATE or self.surfaces_wanted():
+            if self._shown(update):
                 self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
             return
         data = self._frame(session, update)
@@ -144,9 +144,14 @@ class Sessions:
                 template = Template(notification(SESSION_UPDATE, params))
                 session.templates[kind] = template
             return template.fill(update.text)
-        if update.get("sessionUpdate") == SURFACE_UPDATE and not self.surfaces_wanted():
-            return None  # the client did not opt in; it gets the text that follows
+        if not self._shown(update):
+            return None
         return encode(notification(SESSION_UPDATE, {"sessionId": session.id, "update": update}))
+
+    def _shown(self, update: dict[str, Any]) -> bool:
+        """A structured extension surface goes only to a client that opted in; the others get
+        the text that follows it."""
+        return update.get("sessionUpdate") != SURFACE_UPDATE or self.surfaces_wanted()
 
     def show(self, session: Session, events: Events, turn: int) -> None:
         """Send events as a live turn does, and keep them in the transcript."""
