@@ -15,6 +15,7 @@ A pattern replaces the credential only: quotes, punctuation and the text around 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -27,29 +28,31 @@ MIN_SECRET = 6  # a shorter configured value would hide ordinary words
 
 _KEYS = r"(?:api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|token|access[_-]?token|refresh[_-]?token|credential|credentials)"
 _TOKEN = r"[A-Za-z0-9_~+/=-](?:[A-Za-z0-9._~+/=-]*[A-Za-z0-9_~+/=-])?"  # never ends on a dot
+
+
 # A pattern's named group `v` is replaced; everything else is kept.
-_PATTERNS = [
-    re.compile(
-        r"(?i)authorization\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?"
-        r"(?P<v>(?!(?:bearer|basic|token)\s)" + _TOKEN + ")"
-    ),
-    re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])"),
-    re.compile(r"\b(?P<v>(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{6,})"),
-    re.compile(
-        r"(?i)[?&](?:api[_-]?key|key|token|access_token|secret|password|sig)=(?P<v>[^&\s#\"']+)"
-    ),
-    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?P<v>[^/\s:@\"']+:[^/\s@\"']+)@"),
+_SOURCES = (
+    r"(?i)authorization\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?"
+    r"(?P<v>(?!(?:bearer|basic|token)\s)" + _TOKEN + ")",
+    r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])",
+    r"\b(?P<v>(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{6,})",
+    r"(?i)[?&](?:api[_-]?key|key|token|access_token|secret|password|sig)=(?P<v>[^&\s#\"']+)",
+    r"(?i)\b[a-z][a-z0-9+.-]*://(?P<v>[^/\s:@\"']+:[^/\s@\"']+)@",
     # "api_key": "value" / api_key='value' / password="value"
-    re.compile(
-        r"(?i)[\"']?\b" + _KEYS + r"\b[\"']?\s*[:=]\s*(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q)).)+)(?P=q)"
-    ),
+    r"(?i)[\"']?\b" + _KEYS + r"\b[\"']?\s*[:=]\s*(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q)).)+)(?P=q)",
     # api_key=value / token: value (unquoted)
-    re.compile(
-        r"(?i)\b" + _KEYS + r"\b\s*[:=]\s*(?P<v>(?![\"'])[A-Za-z0-9._~+/=-]{5,}[A-Za-z0-9_~+/=-])"
-    ),
-    re.compile(r"(?i)\b" + _KEYS + r"\s+(?P<v>[A-Za-z0-9_~+/=-]{16,})"),
-    re.compile(r"(?P<v>(?<![\w*])\*{3,}[A-Za-z0-9_-]{2,8}\b)"),  # a masked key's visible tail
-]
+    r"(?i)\b" + _KEYS + r"\b\s*[:=]\s*(?P<v>(?![\"'])[A-Za-z0-9._~+/=-]{5,}[A-Za-z0-9_~+/=-])",
+    r"(?i)\b" + _KEYS + r"\s+(?P<v>[A-Za-z0-9_~+/=-]{16,})",
+    r"(?P<v>(?<![\w*])\*{3,}[A-Za-z0-9_-]{2,8}\b)",  # a masked key's visible tail
+)
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """The patterns, compiled on first use: most runs never log or fail anything, and
+    compiling them all is a noticeable part of start-up."""
+    return tuple(re.compile(source) for source in _SOURCES)
+
 
 _SECRET_NAME = re.compile(
     r"(?i)(api[_-]?key|apikey|secret|token|passw(?:or)?d|credential|private[_-]?key|_auth$|^auth)"
@@ -115,7 +118,7 @@ def scrub(text: str) -> str:
     pattern = _known_pattern
     if pattern is not None:
         text = pattern.sub(MARK, text)
-    for p in _PATTERNS:
+    for p in _patterns():
         text = _sub(p, text)
     return text
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -210,15 +209,26 @@ def normalise_model(model_id: str) -> str:
 def _from_file(path: Path, strict: bool = False) -> tuple[dict[str, Any], str | None]:
     """(the table, None), or ({}, why the file cannot be read: path, line, column, cause)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), None
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}, None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        why = f"{path}: {exc.strerror if isinstance(exc, OSError) else exc}"
-        if strict:  # a runtime reload keeps the configuration it has instead
-            raise ValueError(why) from None
-        log.warning("ignoring %s", why)
-        return {}, why
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, _unreadable(path, exc, strict)
+    # lazy: start-up (no file, no parser: a configuration from the environment alone)
+    import tomllib
+
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return {}, _unreadable(path, exc, strict)
+
+
+def _unreadable(path: Path, exc: Exception, strict: bool) -> str:
+    why = f"{path}: {exc.strerror if isinstance(exc, OSError) else exc}"
+    if strict:  # a runtime reload keeps the configuration it has instead
+        raise ValueError(why) from None
+    log.warning("ignoring %s", why)
+    return why
 
 
 def _bad_table(strict: bool, path: Path | None, what: str, exc: ValueError) -> None:

@@ -13,11 +13,11 @@ Rules:
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from reasonix_acp.config import NO_PROVIDER
 from reasonix_acp.config.mcp_entries import secret_values
+from reasonix_acp.ids import uuid4
 from reasonix_acp.plugins import actions
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
@@ -102,7 +102,7 @@ class Opening:
         ]
         remember(*secret_values(servers))
         record = SessionRecord(
-            id=str(uuid.uuid4()),
+            id=uuid4(),
             cwd=cwd,
             model=model,
             additional_directories=dirs,

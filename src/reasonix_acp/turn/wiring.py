@@ -9,12 +9,12 @@ after (MCP interactions), so nothing reads a runner that does not exist yet.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
+from reasonix_acp.ids import uuid4
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
 from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
@@ -172,7 +172,7 @@ class Wiring:
             self.sessions.request,
             self.client(),
             session.id,
-            prompt_id=str(uuid.uuid4()),
+            prompt_id=uuid4(),
             turn_id=str(runner.turn),
             record=runner.record_decision,
             call_id=lambda: runner.context.call_id,

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import builtins
 import re
-import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.ids import uuid4, uuid4_hex
 from reasonix_acp.machines.inbox import ItemMachine, State
 
 # The two errors a caller maps (InboxEmptyText to -32602, every other InboxError to -32600);
@@ -78,7 +78,7 @@ class InboxStore:
         *,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.run_id = run_id or uuid.uuid4().hex
+        self.run_id = run_id or uuid4_hex()
         self.file = Sidecar(data_dir, clock or (lambda: datetime.now(UTC)))
 
     @property
@@ -161,7 +161,7 @@ class SessionInbox:
                 raise InboxItemLimit()
             if total + len(raw) > MAX_BYTES:
                 raise InboxByteLimit()
-            item_id = str(uuid.uuid4())
+            item_id = uuid4()
             tx.insert(
                 id=item_id,
                 position=last + 1,
