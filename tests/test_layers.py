@@ -212,3 +212,18 @@ def test_the_checks_can_fail() -> None:
     assert layer_of("reasonix_acp.protocol.codec") > layer_of("reasonix_acp.config")
     with pytest.raises(AssertionError):
         layer_of("reasonix_acp.nowhere.module")
+
+
+def test_every_dataclass_has_a_docstring() -> None:
+    """A dataclass without one gets `inspect.signature` rendered as its docstring when the
+    class is made: a good part of the class's cost at import, on the start-up path."""
+    missing = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or not any(
+                "dataclass" in ast.unparse(d) for d in node.decorator_list
+            ):
+                continue
+            if ast.get_docstring(node) is None:
+                missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not missing, f"dataclasses without a docstring: {missing}"

@@ -35,6 +35,9 @@ from reasonix_acp.providers.discovery import list_models
 
 @dataclass(frozen=True)
 class Preset:
+    """A provider `acp setup` knows: its kind, its endpoint, a default model, whether it
+    needs a key."""
+
     kind: str
     base_url: str
     model: str = ""
@@ -59,6 +62,9 @@ class SetupError(Exception):
 
 @dataclass
 class Choice:
+    """What the user chose in `acp setup`: the provider, its endpoint and model, and the key
+    or the variable holding it."""
+
     provider: str
     base_url: str
     model: str

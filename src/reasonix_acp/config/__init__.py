@@ -84,6 +84,8 @@ def config_dir(env: dict[str, str] | None = None) -> Path:
 
 @dataclass
 class ProviderConfig:
+    """One model provider: where it is, its key, its models and what they cost."""
+
     name: str
     kind: str  # "deepseek" | "openai" | "offline"
     base_url: str = ""
@@ -123,6 +125,9 @@ class GoalLimits:
 
 @dataclass
 class Config:
+    """What config.toml and the environment say: providers and the default model, limits,
+    permissions, the sandbox, MCP servers, plugins and prices."""
+
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     default_model: str | None = None
     config_file: Path | None = None

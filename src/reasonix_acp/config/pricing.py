@@ -49,6 +49,8 @@ def format_amount(value: Decimal) -> str:
 
 @dataclass(frozen=True)
 class Money:
+    """An exact amount in one ISO 4217 currency."""
+
     amount: Decimal
     currency: str
 
@@ -75,6 +77,9 @@ class TokenUsage(Protocol):
 
 @dataclass(frozen=True)
 class Rates:
+    """Prices per million tokens: input (cache miss), output, and input served from the
+    cache."""
+
     input: Decimal
     output: Decimal
     cache_hit: Decimal
@@ -160,6 +165,9 @@ _DEEPSEEK_ENTRY = ModelPrice(_DEEPSEEK_LIST, CNY, _DEEPSEEK_LIST, DEEPSEEK_SCHED
 
 @dataclass(frozen=True)
 class PricingTable:
+    """Prices by model ("provider/model" or the bare id), and the schedule of the discounted
+    hours."""
+
     models: Mapping[str, ModelPrice] = field(default_factory=dict)
     currency: str = CNY  # of the zero an unpriced call is quoted at
     schedule: PeakSchedule = DEEPSEEK_SCHEDULE  # of every scheduled entry

@@ -17,6 +17,9 @@ SANDBOX_MODES = ("auto", "enforce", "off")
 
 @dataclass(frozen=True)
 class SandboxSettings:
+    """`[sandbox]`: how commands are confined (mode), whether they reach the network, and
+    the extra directories they may write."""
+
     mode: str = "auto"
     network: bool = False
     write_roots: tuple[str, ...] = ()

@@ -50,6 +50,9 @@ class Where:
 
 @dataclass
 class ActionResult:
+    """What an action came to: a model turn to start, or a reply, with the surfaces to show
+    first."""
+
     prompt: str | None = None  # a model turn with this prompt follows
     reply: str = ""  # else the agent's answer
     events: Events = field(default_factory=list)  # surfaces to show first

@@ -86,6 +86,9 @@ class CommandFailed(Exception):
 
 @dataclass(frozen=True)
 class Output:
+    """What a plugin command printed, read: a reply, a prompt for the model, surfaces to
+    show."""
+
     text: str = ""
     prompt: str | None = None
     surfaces: list[Any] = field(default_factory=list)
@@ -93,6 +96,8 @@ class Output:
 
 @dataclass(frozen=True)
 class FormField:
+    """One field of an action's form: a free value, or one of `options`."""
+
     key: str
     label: str
     options: tuple[str, ...] = ()
@@ -102,6 +107,8 @@ class FormField:
 
 @dataclass(frozen=True)
 class Action:
+    """A plugin action (`/<plugin>:<name>`): the command it runs and the form filled first."""
+
     name: str
     label: str
     command: tuple[str, ...]
@@ -110,6 +117,9 @@ class Action:
 
 @dataclass(frozen=True)
 class Template:
+    """A plugin's prompt template (`/<plugin>:<name>`): its text with `$ARGUMENTS` and
+    `$1`…`$9` filled in."""
+
     name: str
     description: str
     prompt: str
@@ -125,6 +135,8 @@ class Template:
 
 @dataclass
 class Plugin:
+    """One plugin directory's manifest: its tools, templates, actions and hooks."""
+
     id: str
     directory: Path
     description: str = ""

@@ -23,11 +23,15 @@ _WHITESPACE = b" \t\r\n\x0b\x0c"
 
 @dataclass(frozen=True)
 class Line:
+    """One input frame: a complete line, trimmed, without its newline."""
+
     data: bytes
 
 
 @dataclass(frozen=True)
 class Overflow:
+    """A line longer than the limit: its bytes were discarded, this stands in for it."""
+
     size: int  # bytes seen before the line ended (at least limit + 1)
     limit: int
 

@@ -35,6 +35,8 @@ RequestId = int | str
 
 @dataclass(frozen=True)
 class Request:
+    """A JSON-RPC request: it expects an answer with its id."""
+
     id: RequestId
     method: str
     params: dict[str, Any] | None
@@ -42,12 +44,16 @@ class Request:
 
 @dataclass(frozen=True)
 class Notification:
+    """A JSON-RPC notification: no id, no answer."""
+
     method: str
     params: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
 class Response:
+    """A JSON-RPC response to one of our requests: a result or an error."""
+
     id: RequestId
     result: Any = None
     error: dict[str, Any] | None = None

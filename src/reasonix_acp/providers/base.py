@@ -14,16 +14,22 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class TextDelta:
+    """A piece of the model's answer."""
+
     text: str
 
 
 @dataclass(frozen=True)
 class ThoughtDelta:
+    """A piece of the model's reasoning."""
+
     text: str
 
 
 @dataclass(frozen=True)
 class ToolCallRequest:
+    """A tool call the model asked for: its id, the tool, the arguments as JSON text."""
+
     id: str
     name: str
     arguments: str  # JSON text, as the model produced it
@@ -31,6 +37,8 @@ class ToolCallRequest:
 
 @dataclass(frozen=True)
 class UsageReport:
+    """The tokens a model call used, as the provider counted them."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
@@ -43,6 +51,8 @@ ModelEvent = TextDelta | ThoughtDelta | ToolCallRequest | UsageReport
 
 @dataclass
 class ModelRequest:
+    """One call to a model: the conversation, the tools offered and the reasoning effort."""
+
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)

@@ -148,6 +148,9 @@ def now() -> str:
 
 @dataclass
 class SessionRecord:
+    """A session as the store keeps it: where it works, its model and controls, its plan,
+    its counters."""
+
     id: str
     cwd: str
     model: str
@@ -169,6 +172,9 @@ class SessionRecord:
 
 @dataclass(frozen=True)
 class StoredEvent:
+    """One transcript row: its sequence number, the turn it belongs to, its kind and its
+    body."""
+
     seq: int
     turn: int
     kind: str

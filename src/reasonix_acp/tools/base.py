@@ -19,6 +19,9 @@ class ToolFailed(Exception):
 
 @dataclass
 class ToolResult:
+    """A tool's answer: the text for the model, the content for the client, and what else
+    the turn shows."""
+
     text: str  # what the model sees
     content: list[dict[str, Any]] | None = field(
         default_factory=list
@@ -30,6 +33,9 @@ class ToolResult:
 
 @dataclass
 class ToolContext:
+    """What a tool call may use: the session's workspace and sandbox, the client's files and
+    terminals, and the turn runner's callbacks."""
+
     cwd: str
     session_id: str
     workspace: Workspace = field(default_factory=lambda: Workspace("/"))

@@ -66,6 +66,8 @@ _UNSURE_NAME = re.compile(r"[*?\[{}=~]|^$")
 
 @dataclass(frozen=True)
 class Simple:
+    """One simple command of a line: its words, None where a word is known only at run time."""
+
     argv: tuple[str | None, ...]
 
     @property
@@ -80,6 +82,9 @@ class Simple:
 
 @dataclass
 class CommandLine:
+    """A shell line as the grammar reads it: its simple commands, the files it writes and
+    reads, and what could not be read."""
+
     text: str
     commands: list[Simple] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
@@ -152,6 +157,9 @@ def literal(node: Node) -> str | None:
 
 @dataclass
 class _Walker:
+    """Walks one syntax tree into a CommandLine; `depth`: how deeply the text it reads is nested
+    in the line (substitutions are parsed again)."""
+
     line: CommandLine
     depth: int
 

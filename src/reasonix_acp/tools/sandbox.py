@@ -60,6 +60,8 @@ ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"`:,;)]+")
 
 @dataclass(frozen=True)
 class Engine:
+    """The confinement commands run in (bubblewrap), or none and why."""
+
     name: str  # "bubblewrap", or "none"
     path: str = ""
     flags: tuple[str, ...] = ()

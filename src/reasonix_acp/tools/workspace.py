@@ -93,6 +93,9 @@ def remove_session_temp(session_id: str) -> None:
 
 @dataclass
 class Workspace:
+    """The directories a session's tools may touch (cwd, additional directories, its temp
+    directory) and what is denied in them."""
+
     cwd: str
     extra: list[str] = field(default_factory=list)
     temp: str = ""

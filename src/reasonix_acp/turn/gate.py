@@ -61,6 +61,9 @@ class Rules:
 
 @dataclass(frozen=True)
 class Verdict:
+    """What the gate decided about a tool call, why, and the paths outside the workspace it
+    touches."""
+
     decision: str  # "allow", "reject" (remembered), "deny" (rules), "ask"
     reason: str = ""
     outside: tuple[str, ...] = ()

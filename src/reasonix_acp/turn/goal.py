@@ -90,6 +90,8 @@ class GoalUpdate:
 
 @dataclass
 class GoalEnd:
+    """How a goal's run ended: the last turn's report, the status row to show, and why."""
+
     report: TurnReport
     status_key: str | None = None  # the status row (vendor/status.py FINISH); None: the outcome's
     reason: str | None = None

@@ -29,6 +29,9 @@ ACTIONS = (None, "final_readiness_recovery", "protocol_recovery")
 
 @dataclass
 class Intent:
+    """What a prompt asks for once read: the words kept and the words sent, or an agent
+    command, or a reply with no model call."""
+
     blocks: list[dict[str, Any]]  # the user's words, as the transcript keeps them
     text: str  # what the model reads
     command: tuple[str, str] | None = None  # an agent command (help, status, mcp) and its rest

@@ -55,6 +55,8 @@ Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 
 @dataclass
 class TurnReport:
+    """How a turn ended: the outcome, why when it failed or paused, and the tokens it used."""
+
     outcome: Outcome
     cause: str | None = None  # FAILED: what went wrong
     auth: bool = False  # FAILED because the endpoint refused the credentials

@@ -39,6 +39,9 @@ Emit = Callable[[dict[str, Any]], None]
 
 @dataclass
 class Built:
+    """A turn ready to run: its runner, what it owes when it ends, its client interactions,
+    its goal tool."""
+
     runner: TurnRunner
     obligations: Obligations
     interactions: TurnInteractions | None

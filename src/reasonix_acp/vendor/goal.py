@@ -33,6 +33,9 @@ MARKER_LONGEST = len("[goal:completed]")
 
 @dataclass
 class Runtime:
+    """What a goal's work has used so far (turns, requests, tokens, time) and why it last
+    stopped."""
+
     turns: int = 0
     requests: int = 0
     tokens: int = 0
@@ -72,6 +75,9 @@ STORED_KEYS = ("turns", "requests", "tokens", "work_ms", "no_progress", "last_re
 
 @dataclass
 class Goal:
+    """A session's goal: the objective, what the work has used so far, and the limits that
+    pause it."""
+
     objective: str = ""
     runtime: Runtime = field(default_factory=Runtime)
     limits: GoalLimits = field(default_factory=GoalLimits)
