@@ -9,14 +9,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
-from reasonix_acp.plugins.actions import Where
-from reasonix_acp.plugins.manifest import Plugin
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
@@ -28,6 +26,10 @@ from reasonix_acp.vendor.inbox import SessionInbox
 from reasonix_acp.vendor.recovery import Offer
 from reasonix_acp.vendor.status import StatusTracker
 from reasonix_acp.vendor.steering import SteerDesk
+
+if TYPE_CHECKING:
+    from reasonix_acp.plugins.actions import ActionResult, Events, Request, Where
+    from reasonix_acp.plugins.manifest import Action, Plugin
 
 MakeProvider = Callable[[str], Provider]
 
@@ -109,7 +111,33 @@ class Session:
 
     def where(self) -> Where:
         """Where the session's plugin actions and hooks run: its cwd, in its sandbox."""
+        # lazy: start-up (the plugin code loads where a session has plugins)
+        from reasonix_acp.plugins.actions import Where
+
         return Where(self.id, self.record.cwd, self.sandbox.argv)
+
+    def hooked(self, hook: str) -> bool:
+        """Whether one of the session's plugins has `hook` hooks."""
+        return any(hook in p.hooks for p in self.plugins)
+
+    async def run_hooks(self, hook: str, extra: dict[str, Any] | None = None) -> Events:
+        """The session's `hook` hooks, run where its actions run: the surfaces they publish
+        ([] when no plugin has one)."""
+        if not self.hooked(hook):
+            return []
+        # lazy: start-up (the plugin code loads where a session has plugins)
+        from reasonix_acp.plugins import actions
+
+        return await actions.run_hooks(self.plugins, self.where(), hook, extra)
+
+    async def run_action(
+        self, request: Request | None, plugin: Plugin, action: Action, rest: str
+    ) -> ActionResult:
+        """One of the session's plugin actions, its form filled by `rest` and questions."""
+        # lazy: start-up (the plugin code loads where a session has plugins)
+        from reasonix_acp.plugins import actions
+
+        return await actions.run_action(request, self.where(), plugin, action, rest)
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None

@@ -18,7 +18,6 @@ from typing import Any
 from reasonix_acp.config import NO_PROVIDER
 from reasonix_acp.config.mcp_entries import secret_values
 from reasonix_acp.ids import uuid4
-from reasonix_acp.plugins import actions
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.discovery import complete
@@ -61,14 +60,13 @@ class Opening:
                     session, {"sessionUpdate": "plan", "entries": session.record.plan}
                 )
             self.sessions.warm(session)
-            if actions.has_hook(session.plugins, "session_start"):
+            if session.hooked("session_start"):
                 self.sessions.spawn(self._session_start(session), hook=True)
 
         call.after_response(after)
 
     async def _session_start(self, session: Session) -> None:
-        where = session.where()
-        events = await actions.run_hooks(session.plugins, where, "session_start")
+        events = await session.run_hooks("session_start")
         if session.machine.publishing and events:
             self.sessions.show(session, events, session.record.turn_count)
 

@@ -14,18 +14,21 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
 from reasonix_acp.mcp_servers.hub import ServerSet, merged
-from reasonix_acp.plugins.manifest import discover
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session.live import MakeProvider, Session, Settings
 from reasonix_acp.session.store import SessionRecord, Store
 from reasonix_acp.tools.sandbox import refusal
 from reasonix_acp.vendor.inbox import InboxStore
 from reasonix_acp.vendor.status import StatusTracker
+
+if TYPE_CHECKING:
+    from reasonix_acp.plugins.manifest import Plugin
 
 Events = list[tuple[str, dict[str, Any]]]
 Notify = Callable[[str, dict[str, Any]], None]
@@ -61,7 +64,7 @@ class Runtime:
     @property
     def defaults(self) -> Settings:
         if self._defaults is None:
-            plugins = discover(self._config.plugin_roots, strict=False)
+            plugins = _plugins(self._config.plugin_roots, strict=False)
             self._defaults = Settings(self._config, self._make_provider, plugins)
         return self._defaults
 
@@ -132,7 +135,7 @@ class Runtime:
         if config.provider_for(model) is None and config.default_model:
             model = config.default_model
         provider = make_provider(model)
-        plugins = discover(config.plugin_roots, strict=True)
+        plugins = _plugins(config.plugin_roots, strict=True)
         return Settings(config, make_provider, plugins), provider, model
 
     def adopt(self, settings: Settings) -> None:
@@ -142,3 +145,14 @@ class Runtime:
     def close(self) -> None:
         if self._inboxes is not None:
             self._inboxes.close()
+
+
+def _plugins(roots: list[Path], *, strict: bool) -> list[Plugin]:
+    """The plugins under `roots` (plugins/manifest.py); with no roots there are none, and the
+    plugin code is not loaded."""
+    if not roots:
+        return []
+    # lazy: start-up (the plugin code loads where plugins may be)
+    from reasonix_acp.plugins.manifest import discover
+
+    return discover(roots, strict=strict)

@@ -24,7 +24,6 @@ from typing import Any
 
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
-from reasonix_acp.plugins import actions
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.framing import Template, encode, notification
@@ -299,9 +298,7 @@ class Sessions:
             await asyncio.gather(task, return_exceptions=True)
         session.open_updates = False
         try:
-            if actions.has_hook(session.plugins, "session_end"):
-                where = session.where()
-                await actions.run_hooks(session.plugins, where, "session_end")
+            await session.run_hooks("session_end")
         finally:
             await session.stop_servers()
             close = getattr(session.provider, "aclose", None)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.machines.session import State
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
-from reasonix_acp.plugins import actions
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidRequest
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
@@ -231,12 +230,11 @@ class Prompts:
 
     async def _turn_end(self, session: Session, outcome: Outcome, number: int) -> None:
         """turn_end hooks; a failure is logged and never fails the turn (a cancel still wins)."""
-        if not actions.has_hook(session.plugins, "turn_end"):
+        if not session.hooked("turn_end"):
             return
-        where = session.where()
         extra = {"stopReason": STOP_REASON[outcome] or "error"}
         try:
-            shown = await actions.run_hooks(session.plugins, where, "turn_end", extra)
+            shown = await session.run_hooks("turn_end", extra)
             self.sessions.show(session, shown, number)
         except Exception:
             log.exception("session %s: turn_end hooks failed", session.id)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
-from reasonix_acp.plugins import actions
-from reasonix_acp.plugins.manifest import Template
 from reasonix_acp.session import commands
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
@@ -87,10 +85,12 @@ class Commands:
         if entry is None:
             return None
         plugin, target, rest = entry
+        # lazy: start-up (an entry was found: the session's plugins are loaded)
+        from reasonix_acp.plugins.manifest import Template
+
         if isinstance(target, Template):
             return ForModel(target.expand(rest), [])
-        where = session.where()
-        done = await actions.run_action(self.sessions.request, where, plugin, target, rest)
+        done = await session.run_action(self.sessions.request, plugin, target, rest)
         if done.prompt is None:
             return self.answer(
                 session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
