@@ -12,11 +12,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Elicit, Link
-from reasonix_acp.mcp_servers.tools import McpTool, model_name
+
+if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.tools import McpTool
 
 
 def merged(
@@ -67,6 +69,9 @@ class ServerSet:
 
     async def tools(self) -> list[McpTool]:
         """The connected servers' tools, re-read where a server said its list changed."""
+        # lazy: start-up (a session's servers are asked for tools by its first prompt)
+        from reasonix_acp.mcp_servers.tools import McpTool, model_name
+
         links = [k for k in self.links.values() if k.state == "connected"]
         await asyncio.gather(*(link.refresh() for link in links))
         out: list[McpTool] = []

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from reasonix_acp.session.opening import Opening
     from reasonix_acp.session.service import Sessions
     from reasonix_acp.session.steering import Steering
+    from reasonix_acp.tools.base import Tool
     from reasonix_acp.turn.admission import Prompts
 
 
@@ -180,15 +181,6 @@ class Agent:
         from reasonix_acp.session.store import Store
 
         # lazy: start-up
-        from reasonix_acp.tools.files import FILE_TOOLS
-
-        # lazy: start-up
-        from reasonix_acp.tools.shell import SHELL_TOOLS
-
-        # lazy: start-up
-        from reasonix_acp.tools.todo import TOOLS
-
-        # lazy: start-up
         from reasonix_acp.turn.admission import Prompts
 
         config = self.config
@@ -204,8 +196,7 @@ class Agent:
         sessions.notify_encoded = self._notify_encoded
         sessions.preload = warm.prompt_path
         changes = Changes(sessions)
-        tools = [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
-        prompts = Prompts(sessions, changes, tools, lambda: self.client)
+        prompts = Prompts(sessions, changes, _tools, lambda: self.client)
         return Services(sessions, Opening(sessions), changes, prompts, Steering(sessions))
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
@@ -281,3 +272,18 @@ class Agent:
             await sessions.close_all()
             sessions.store.close()
             sessions.runtime.close()
+
+
+def _tools() -> list[Tool]:
+    """The agent's own tools; loaded with the prompt path (server/warm.py), not when a session
+    opens."""
+    # lazy: start-up
+    from reasonix_acp.tools.files import FILE_TOOLS
+
+    # lazy: start-up
+    from reasonix_acp.tools.shell import SHELL_TOOLS
+
+    # lazy: start-up
+    from reasonix_acp.tools.todo import TOOLS
+
+    return [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]

@@ -200,7 +200,7 @@ async def _serve_connection(
     from reasonix_acp.server.connection import Connection
 
     # lazy: start-up
-    from reasonix_acp.tools.shell import GROUPS
+    from reasonix_acp.tools.groups import GROUPS
 
     assert isinstance(agent, Agent)
     loop = asyncio.get_running_loop()

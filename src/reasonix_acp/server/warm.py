@@ -28,6 +28,10 @@ PROMPT_PATH = (
     "reasonix_acp.protocol.lenient",
     "reasonix_acp.generated.models.prompt_request",
     "reasonix_acp.tools.command_line",
+    "reasonix_acp.tools.files",
+    "reasonix_acp.tools.shell",
+    "reasonix_acp.tools.todo",
+    "reasonix_acp.mcp_servers.tools",
     "reasonix_acp.turn.wiring",
 )
 

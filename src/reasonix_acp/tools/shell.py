@@ -4,8 +4,9 @@ locally, as follows.
 
 - The command runs in its own process group; on timeout or cancel the whole group is killed
   (SIGTERM, then SIGKILL after a grace period) and reaped before the tool returns. The kill
-  sequence runs in its own task (`ProcessGroups`), so a second cancel ends the tool's wait for
-  it, never the sequence; the agent's shutdown kills and reaps every group still there.
+  sequence runs in its own task (`ProcessGroups`, tools/groups.py), so a second cancel ends
+  the tool's wait for it, never the sequence; the agent's shutdown kills and reaps every group
+  still there.
 - Output (stdout and stderr together) is shown with every secret the agent holds (provider
   keys, MCP header and env values) replaced by [redacted]. Past OUTPUT_CAP bytes it is cut in
   what the client and the model see; the full output is written to a file in the session's temp directory, which the
@@ -26,25 +27,18 @@ locally, as follows.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import signal
-import weakref
 from typing import Any
 
-from reasonix_acp.redact import child_env, scrub_known
+from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.groups import GROUPS, Process
 from reasonix_acp.tools.workspace import keep
 
 log = logging.getLogger("reasonix_acp.tools.shell")
-Process = asyncio.subprocess.Process
 
 OUTPUT_CAP = 47 * 1024  # with its note, under the turn's default output cap (48 KB): cut once
 DEFAULT_TIMEOUT_MS = 120_000
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
-SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for it to exit)
-REAP_LIMIT = 2.0  # after SIGKILL; only a process outside the group can hold the output longer
 PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
 PROGRESS_TAIL = 4096
 EXIT_POLL = 0.1  # seconds between looks at whether the shell has exited while output stays open
@@ -52,118 +46,6 @@ BACKGROUND_GRACE = 0.2  # output still read after the shell exited, before it is
 BACKGROUND_NOTE = (
     "[the shell exited; a background process is still running and its output is not shown]"
 )
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-class ProcessGroups:
-    """The process groups the bash tool started and has not seen end, and the tasks that start
-    and kill them. One per process (`GROUPS`).
-
-    Invariants:
-    - A group is killed by its reaper task, started once (`stop`): SIGTERM, a grace period,
-      SIGKILL, reap. Whoever waits for it does so through a shield, so a second cancel (a
-      session/cancel followed by `$/cancel_request` or session/close) ends only the wait.
-    - A spawn runs in its own task: when the caller is cancelled while the process is still
-      starting, the spawn completes anyway and what it started is stopped.
-    - `shutdown` (a stop signal, end of input) stops every group, cuts every grace period short
-      and awaits every task; whatever starts after it began is stopped at once.
-    """
-
-    def __init__(self) -> None:
-        self.live: dict[int, Process] = {}  # by pid, which is also the group id
-        self.closing = False
-        self._tasks: set[asyncio.Future[Any]] = set()  # spawns and reapers not yet done
-        self._reapers: weakref.WeakKeyDictionary[Process, asyncio.Future[None]] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def _track(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def spawn(self, argv: list[str], cwd: str) -> Process:
-        starting = asyncio.ensure_future(self._start(argv, cwd))
-        self._track(starting)
-        try:
-            return await asyncio.shield(starting)
-        except asyncio.CancelledError:
-            starting.add_done_callback(self._orphaned)
-            raise
-
-    async def _start(self, argv: list[str], cwd: str) -> Process:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=child_env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.live[proc.pid] = proc  # no await since the spawn: nothing can slip in between
-        if self.closing:
-            self.stop(proc)
-        return proc
-
-    def _orphaned(self, starting: asyncio.Future[Process]) -> None:
-        """The caller was cancelled mid-spawn: stop what the spawn started, if anything."""
-        if not starting.cancelled() and starting.exception() is None:
-            self.stop(starting.result())
-
-    def ended(self, proc: Process) -> None:
-        """The command ended on its own (what it left running in the background stays)."""
-        self.live.pop(proc.pid, None)
-
-    def stop(self, proc: Process) -> asyncio.Future[None]:
-        """The task that kills `proc`'s group and reaps it; the same task for every call."""
-        reaper = self._reapers.get(proc)
-        if reaper is None:
-            grace = SHUTDOWN_GRACE if self.closing else KILL_GRACE
-            reaper = self._reapers[proc] = asyncio.ensure_future(self._reap(proc, grace))
-            self._track(reaper)
-        return reaper
-
-    async def _reap(self, proc: Process, grace: float) -> None:
-        try:
-            _kill_group(proc.pid, signal.SIGTERM)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), grace)
-            # Even when the shell is gone: its children may have ignored SIGTERM.
-            _kill_group(proc.pid, signal.SIGKILL)
-            try:
-                # wait() also waits for the output pipe, which only the group should hold
-                await asyncio.wait_for(proc.wait(), REAP_LIMIT)
-            except TimeoutError:
-                log.warning("bash: process %d keeps its output open after SIGKILL", proc.pid)
-        finally:
-            self.live.pop(proc.pid, None)
-
-    async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
-        """Kill and reap every group: SIGTERM now, SIGKILL after `grace` seconds at the latest
-        (sooner than a reaper's own KILL_GRACE); spawns in progress are awaited first."""
-        self.closing = True
-        loop = asyncio.get_running_loop()
-        kill_at = loop.time() + grace
-        while self._tasks or self.live:
-            for proc in list(self.live.values()):
-                self.stop(proc)
-            pending = set(self._tasks)
-            if not pending:
-                break
-            remaining = kill_at - loop.time()
-            if remaining > 0:
-                await asyncio.wait(pending, timeout=remaining)
-                continue
-            for pid in list(self.live):
-                _kill_group(pid, signal.SIGKILL)
-            await asyncio.wait(pending)  # bounded: each reaper waits at most REAP_LIMIT now
-
-
-GROUPS = ProcessGroups()
 
 
 def _detach(proc: Process) -> None:

@@ -31,12 +31,12 @@ from reasonix_acp.redact import redact
 from reasonix_acp.session.changes import Changes
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
-from reasonix_acp.tools.base import Tool
 from reasonix_acp.turn import intent
 from reasonix_acp.turn.commands import Commands, ForModel
 from reasonix_acp.turn.intent import Intent
 
 if TYPE_CHECKING:
+    from reasonix_acp.tools.base import Tool
     from reasonix_acp.turn.goal import GoalEnd
     from reasonix_acp.turn.runner import TurnReport
     from reasonix_acp.turn.wiring import Built, Wiring
@@ -52,7 +52,7 @@ class Prompts:
         self,
         sessions: Sessions,
         changes: Changes,
-        tools: list[Tool],
+        tools: Callable[[], list[Tool]],
         client: Callable[[], ClientFeatures | None] = lambda: None,
     ) -> None:
         self.sessions = sessions
@@ -69,7 +69,8 @@ class Prompts:
             # lazy: start-up
             from reasonix_acp.turn.wiring import Wiring
 
-            self._wiring = Wiring(*self._wiring_args)
+            sessions, tools, client = self._wiring_args
+            self._wiring = Wiring(sessions, tools(), client)
         return self._wiring
 
     async def prompt(self, call: Call, params: Any) -> dict[str, Any]:
