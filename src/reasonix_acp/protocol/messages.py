@@ -25,16 +25,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from reasonix_acp.protocol.errors import InvalidParams, InvalidRequest, ParseError, PeerError
 
 RequestId = int | str
 
 
-@dataclass(frozen=True)
-class Request:
+# Immutable records as NamedTuples: defining a frozen dataclass compiles its six methods when
+# the class is made, ten times the cost, and these classes are defined on every start-up.
+class Request(NamedTuple):
     """A JSON-RPC request: it expects an answer with its id."""
 
     id: RequestId
@@ -42,16 +42,14 @@ class Request:
     params: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     """A JSON-RPC notification: no id, no answer."""
 
     method: str
     params: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """A JSON-RPC response to one of our requests: a result or an error."""
 
     id: RequestId
@@ -59,16 +57,14 @@ class Response:
     error: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class Invalid:
+class Invalid(NamedTuple):
     """A frame to answer with an error; `id` is None when the frame had no usable id."""
 
     error: PeerError
     id: RequestId | None = None
 
 
-@dataclass(frozen=True)
-class Ignored:
+class Ignored(NamedTuple):
     """A frame that is never answered: logged (as a warning when `warn`) and dropped."""
 
     reason: str
