@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -85,9 +84,14 @@ def engine() -> Engine:
         return _probed
 
 
-def probe(which: Callable[[str], str | None] = shutil.which) -> Engine:
+def probe(which: Callable[[str], str | None] | None = None) -> Engine:
     if not sys.platform.startswith("linux"):
         return Engine("none", problem=f"no sandbox engine is supported on {sys.platform}")
+    if which is None:
+        # lazy: start-up (the engine is probed once per process, after a session opens)
+        import shutil
+
+        which = shutil.which
     path = which("bwrap")
     if path is None:
         return Engine("none", problem="bwrap (bubblewrap) is not installed")

@@ -23,17 +23,24 @@ import fnmatch
 import hashlib
 import os
 import re
-import shutil
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
+def _temp_root() -> str:
+    """The system's temp directory (`tempfile.gettempdir`), looked up when first needed: the
+    lookup loads `tempfile`, `shutil` and `random` with their compression and hash modules."""
+    # lazy: start-up
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
 def _temp_base() -> str:
     """The user's private base for session temp directories, made 0700 and checked."""
-    base = os.path.join(tempfile.gettempdir(), f"reasonix-acp-{os.getuid()}")
+    base = os.path.join(_temp_root(), f"reasonix-acp-{os.getuid()}")
     with contextlib.suppress(FileExistsError):
         os.mkdir(base, 0o700)
     info = os.lstat(base)
@@ -50,7 +57,7 @@ def session_temp(session_id: str) -> str:
     if not safe or safe in (".", ".."):
         safe = "id-" + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
     name = safe
-    return os.path.join(tempfile.gettempdir(), f"reasonix-acp-{os.getuid()}", name)
+    return os.path.join(_temp_root(), f"reasonix-acp-{os.getuid()}", name)
 
 
 def ensure_temp(directory: str) -> None:
@@ -88,6 +95,9 @@ def keep(directory: str, name: str, data: bytes) -> str:
 
 
 def remove_session_temp(session_id: str) -> None:
+    # lazy: start-up
+    import shutil
+
     shutil.rmtree(session_temp(session_id), ignore_errors=True)
 
 
