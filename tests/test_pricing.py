@@ -197,9 +197,10 @@ def test_provider_prices_win_over_the_table(tmp_path: Path) -> None:
         assert quote.catalog_source == "provider"
     # Without prices of its own, the table's entry for the bare model id.
     other = cfg.pricer("other/gpt-x")(MILLION)
-    assert other.cost("USD") == 1.25 and cfg.providers["other"].currency == "USD"
-    # DeepSeek's defaults are CNY, and its provider says so (usage_update's currency).
-    assert cfg.providers["deepseek"].currency == "CNY"
+    assert other.cost("USD") == 1.25 and cfg.currency_for("other/gpt-x") == "USD"
+    # DeepSeek's defaults are CNY, and its models' costs say so (usage_update's currency).
+    assert cfg.currency_for("deepseek/deepseek-chat") == "CNY"
+    assert cfg.currency_for("proxy/deepseek-chat") == "USD"  # its own prices win
     assert cfg.pricer("deepseek/deepseek-chat")(MILLION).cost("CNY") == 2
     # Nothing known: quoted zero and incomplete, in the table's currency.
     none = cfg.pricer("other/unknown")(MILLION)

@@ -40,17 +40,19 @@ Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = [
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import from_config, secret_values
-from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
-from reasonix_acp.config.pricing_table import parse_price, parse_pricing
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.redact import pass_env, remember
+
+if TYPE_CHECKING:
+    from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
 
 log = logging.getLogger("reasonix_acp.config")
 
@@ -93,7 +95,7 @@ class ProviderConfig:
     models: list[str] = field(default_factory=list)
     # Its own prices per million tokens, when configured: {"input", "output", "cache_hit"}.
     prices: dict[str, float] = field(default_factory=dict)
-    # The currency of this provider's prices, own or from [pricing]: it labels usage_update cost.
+    # The currency of its own prices (Config.currency_for also asks [pricing]).
     currency: str = "USD"
     price: ModelPrice | None = None  # `prices`, parsed; wins over [pricing] for its models
     listed: bool = False  # its endpoint was asked for its models (providers/discovery.py)
@@ -146,8 +148,28 @@ class Config:
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False
     plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
-    pricing: PricingTable = field(default_factory=PricingTable.defaults)
+    # `[pricing]` as read; None: the built-in defaults (`pricing`), made when first asked.
+    pricing_table: PricingTable | None = None
     _pricers: dict[str, Pricer] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def pricing(self) -> PricingTable:
+        """The prices by model: `[pricing]`, else the built-in defaults."""
+        return self.pricing_table if self.pricing_table is not None else _default_pricing()
+
+    def currency_for(self, model_id: str) -> str:
+        """The currency a model's costs are told in (usage_update): its provider's own prices',
+        else the one currency [pricing] prices that provider's models in (DeepSeek's defaults:
+        CNY), else the provider's (USD)."""
+        provider = self.provider_for(model_id)
+        if provider is None:
+            return "USD"
+        if provider.price is None:
+            entries = [self.pricing.lookup(f"{provider.name}/{m}") for m in provider.models]
+            currencies = {e.currency for e in entries if e is not None}
+            if len(currencies) == 1:
+                return currencies.pop()
+        return provider.currency
 
     def price_for(self, model_id: str) -> ModelPrice | None:
         """The provider's own prices, else the [pricing] entry ("provider/model", bare id)."""
@@ -160,6 +182,9 @@ class Config:
         """The quoter of one model's calls; one per model, so a call asked twice is quoted
         once (the status and the cost budget see the same quote)."""
         if model_id not in self._pricers:
+            # lazy: start-up (the pricing code loads with a session's first model call)
+            from reasonix_acp.config.pricing import Pricer
+
             price = self.price_for(model_id)
             self._pricers[model_id] = Pricer(model_id, price, self.pricing.currency)
         return self._pricers[model_id]
@@ -282,7 +307,7 @@ def load(
     _plugins(config, data, config_dir(env) / "plugins", strict)
     if "pricing" in data:
         try:
-            config.pricing = parse_pricing(data["pricing"])
+            config.pricing_table = _pricing_table(data["pricing"])
         except ValueError as exc:
             _bad_table(strict, path, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():
@@ -297,13 +322,22 @@ def load(
     _default_model(
         config, cli_model or env.get("ACP_MODEL") or data.get("default_model") or from_env
     )
-    for p in config.providers.values():
-        # Priced by [pricing] in one currency (DeepSeek's defaults: CNY): usage_update says so.
-        entries = [config.pricing.lookup(f"{p.name}/{m}") for m in p.models]
-        currencies = {e.currency for e in entries if e is not None}
-        if p.price is None and len(currencies) == 1:
-            p.currency = currencies.pop()
     return config
+
+
+@functools.cache
+def _default_pricing() -> PricingTable:
+    # lazy: start-up (the pricing code loads when a price is first asked for)
+    from reasonix_acp.config.pricing import PricingTable
+
+    return PricingTable.defaults()
+
+
+def _pricing_table(table: Any) -> PricingTable:
+    # lazy: start-up (the pricing code loads where config.toml has prices)
+    from reasonix_acp.config.pricing_table import parse_pricing
+
+    return parse_pricing(table)
 
 
 GOAL_KEYS = {
@@ -396,6 +430,9 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
     kind = str(table.get("kind") or name)
     price = None
     if "prices" in table:
+        # lazy: start-up (the pricing code loads where config.toml has prices)
+        from reasonix_acp.config.pricing_table import parse_price
+
         try:
             price = parse_price(
                 table["prices"],

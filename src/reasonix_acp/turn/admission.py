@@ -249,8 +249,7 @@ class Prompts:
         size = getattr(session.provider, "context_window", 0)
         usage: dict[str, Any] = {"sessionUpdate": "usage_update", "used": used, "size": size}
         if cost is not None:
-            provider = session.config.provider_for(session.record.model)
-            currency = provider.currency if provider else "USD"
+            currency = session.config.currency_for(session.record.model)
             usage["cost"] = {"amount": round(cost, 9), "currency": currency}
         self.sessions.send(session, usage)
         title = self.sessions.touch_title(session, text)

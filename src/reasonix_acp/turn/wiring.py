@@ -134,8 +134,7 @@ class Wiring:
         when complete and in the currency usage_update names; the status gets the quote."""
         config, model = session.config, session.record.model
         quote = config.pricer(model)
-        provider = config.provider_for(model)
-        currency = provider.currency if provider else "USD"
+        currency = config.currency_for(model)
 
         def price(usage: UsageReport) -> float | None:
             priced = quote(usage)

@@ -41,16 +41,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reasonix_acp.config.pricing import (
-    DEEPSEEK_SCHEDULE,
-    CostQuote,
-    Ledger,
-    format_amount,
-    unpriced,
-)
 from reasonix_acp.redact import scrub
+
+if TYPE_CHECKING:
+    from reasonix_acp.config.pricing import CostQuote, Ledger
 
 REASON_LIMIT = 2048
 SUMMARY_LIMIT = 16384
@@ -86,10 +82,11 @@ def clip(text: str, limit: int) -> str:
     return data[:limit].decode("utf-8", "ignore")
 
 
-def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
+def usage_object(totals: dict[str, int], ledger: Ledger | None) -> dict[str, Any]:
+    """`ledger` None: no call counted yet (as an empty ledger)."""
     prompt, completion = totals["prompt"], totals["completion"]
     hit = totals["cache_hit"]
-    total = ledger.total()
+    total = ledger.total() if ledger is not None else None
     selected = total.selected if total is not None else None
     out: dict[str, Any] = {
         "totalTokens": prompt + completion,
@@ -99,7 +96,7 @@ def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
         "cacheHitTokens": hit,
         "cacheMissTokens": max(prompt - hit, 0),
         "cacheHitRatio": round(hit / prompt, 6) if prompt else None,
-        "estimatedCost": float(format_amount(selected.amount)) if selected else None,
+        "estimatedCost": float(_amount(selected.amount)) if selected else None,
         "currency": selected.currency if selected else None,
     }
     if total is not None:
@@ -111,6 +108,20 @@ def usage_object(totals: dict[str, int], ledger: Ledger) -> dict[str, Any]:
         out["costQuote"] = quote
     out["usageSource"] = "executor"
     return out
+
+
+def _amount(value: Any) -> str:
+    # lazy: start-up (the pricing code loads with the first model call a session makes)
+    from reasonix_acp.config.pricing import format_amount
+
+    return format_amount(value)
+
+
+def _new_ledger() -> Ledger:
+    # lazy: start-up (the pricing code loads with the first model call a session makes)
+    from reasonix_acp.config.pricing import Ledger
+
+    return Ledger()
 
 
 def _zero() -> dict[str, int]:
@@ -150,7 +161,9 @@ class StatusTracker:
         self.endpoint_at_open: str | None = None
         self.turn_begun = False
         self.turn_totals, self.all_totals = _zero(), _zero()
-        self.turn_ledger, self.all_ledger = Ledger(), Ledger()
+        # The costs counted, made with the first call (or a restore): None counts as empty.
+        self.turn_ledger: Ledger | None = None
+        self.all_ledger: Ledger | None = None
 
     def snapshot(self) -> dict[str, Any]:
         offer = (
@@ -220,7 +233,7 @@ class StatusTracker:
         self.endpoint_at_open, self.turn_begun = None, True
         self.outcome = {"kind": "none"}
         self.readiness = {"readyForReview": False, "summary": "", "risks": []}
-        self.turn_totals, self.turn_ledger = _zero(), Ledger()
+        self.turn_totals, self.turn_ledger = _zero(), None
         self._changed("phase")
 
     def set_phase(self, phase: str) -> None:
@@ -232,7 +245,14 @@ class StatusTracker:
     def usage(self, report: Any, quote: CostQuote | None) -> None:
         """One model call: its usage report and its cost quote (None: unpriced)."""
         if quote is None:
+            # lazy: start-up (the pricing code loads with the first model call a session makes)
+            from reasonix_acp.config.pricing import unpriced
+
             quote = unpriced(self.model, self.clock())
+        if self.turn_ledger is None:
+            self.turn_ledger = _new_ledger()
+        if self.all_ledger is None:
+            self.all_ledger = _new_ledger()
         for totals, ledger in (
             (self.turn_totals, self.turn_ledger),
             (self.all_totals, self.all_ledger),
@@ -271,6 +291,7 @@ class StatusTracker:
     def _save(self) -> None:
         if self.save is None:
             return
+        ledger = self.all_ledger if self.all_ledger is not None else _new_ledger()
         self.save(
             {
                 "sequence": self.sequence,
@@ -279,7 +300,7 @@ class StatusTracker:
                 "turnOutcome": self.outcome,
                 "finalReadiness": self.readiness,
                 "cumulative": dict(self.all_totals),
-                "ledger": self.all_ledger.to_json(),
+                "ledger": ledger.to_json(),
             }
         )
 
@@ -296,6 +317,9 @@ class StatusTracker:
             return  # an unreadable saved status: start fresh
         self.sequence, self.phase, self.all_totals = sequence, phase, totals
         self.outcome, self.readiness = outcome, readiness
+        # lazy: start-up (only a session restored with its saved status has costs to read)
+        from reasonix_acp.config.pricing import Ledger
+
         try:
             raw = saved["ledger"]
             self.all_ledger = Ledger.from_json(raw if "events" in raw else _old_ledger(raw))
@@ -312,6 +336,9 @@ class StatusTracker:
 def _old_ledger(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A ledger saved in the earlier shape (calls, priced, total, currency, bands, fingerprints,
     model, last), as `Ledger.to_json()` would have it."""
+    # lazy: start-up (only a session restored with its saved status has costs to read)
+    from reasonix_acp.config.pricing import DEEPSEEK_SCHEDULE
+
     calls, priced, currency = int(raw["calls"]), int(raw["priced"]), raw.get("currency")
     last = raw.get("last")
     rated_at = datetime.fromisoformat(last).astimezone(UTC) if last else None
