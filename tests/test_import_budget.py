@@ -39,11 +39,31 @@ NEVER = {
     "pydantic",
     "pydantic_core",
 }
+# Modules a session that uses none of them must not load before its session/new answer: they
+# load with what needs them (plugin directories, prices, a prompt's tools, a config file).
+OFF_PATH = {
+    "reasonix_acp.config.pricing",
+    "reasonix_acp.config.pricing_table",
+    "reasonix_acp.plugins.manifest",
+    "reasonix_acp.plugins.actions",
+    "reasonix_acp.tools.base",
+    "reasonix_acp.tools.shell",
+    "reasonix_acp.tools.files",
+    "reasonix_acp.mcp_servers.tools",
+    "decimal",
+    "tempfile",
+    "tomllib",
+    "uuid",
+}
 LINE = re.compile(r"import time:\s+\d+ \|\s+\d+ \| \s*(\S+)")
 
 
+def modules(stderr: str) -> set[str]:
+    return {m.group(1) for m in map(LINE.match, stderr.splitlines()) if m}
+
+
 def imported(stderr: str) -> set[str]:
-    return {m.group(1).split(".")[0] for m in map(LINE.match, stderr.splitlines()) if m}
+    return {name.split(".")[0] for name in modules(stderr)}
 
 
 def test_initialize_and_session_new_import_only_the_pinned_packages(tmp_path: Path) -> None:
@@ -76,6 +96,8 @@ def test_initialize_and_session_new_import_only_the_pinned_packages(tmp_path: Pa
     # Not underscored, and really there (the stdlib probes for Jython's `org` and fails).
     ours = {n for n in ours if not n.startswith("_") and importlib.util.find_spec(n) is not None}
     assert not ours & NEVER, f"heavy packages on the session path: {sorted(ours & NEVER)}"
+    early = modules(answered) & OFF_PATH
+    assert not early, f"loaded before a session without them needs them: {sorted(early)}"
     unexpected = ours - ALLOWED
     if unexpected:
         pytest.fail(f"new packages on the initialize/session/new path: {sorted(unexpected)}")
