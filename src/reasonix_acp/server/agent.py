@@ -20,7 +20,7 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
-from reasonix_acp.server import capabilities, warm
+from reasonix_acp.server import capabilities, collector, warm
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
@@ -194,7 +194,7 @@ class Agent:
         )
         sessions.writable = self._writable
         sessions.notify_encoded = self._notify_encoded
-        sessions.preload = warm.prompt_path
+        sessions.preload = _session_opened
         changes = Changes(sessions)
         prompts = Prompts(sessions, changes, _tools, lambda: self.client)
         return Services(sessions, Opening(sessions), changes, prompts, Steering(sessions))
@@ -287,3 +287,10 @@ def _tools() -> list[Tool]:
     from reasonix_acp.tools.todo import TOOLS
 
     return [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
+
+
+def _session_opened() -> None:
+    """After a session's opening answer: start-up is over (server/collector.py), and the
+    prompt path loads ahead (server/warm.py)."""
+    collector.resume()
+    warm.prompt_path()

@@ -38,6 +38,7 @@ from reasonix_acp.protocol.errors import AcpError, install_scrubber
 from reasonix_acp.protocol.framing import READ_CHUNK, Event, Line, LineFramer, encode
 from reasonix_acp.protocol.messages import Request, decode
 from reasonix_acp.redact import redact
+from reasonix_acp.server import collector
 
 install_scrubber(redact)  # before the handshake: its -32603 causes are redacted too
 
@@ -151,6 +152,14 @@ def handshake(
 
 def serve(line_limit: int, options: object = None, early: EarlyStop | None = None) -> int:
     """Serve until end of input or a stop signal; the exit status (exit_status)."""
+    collector.pause()  # until the first session is open (server/collector.py)
+    try:
+        return _serve(line_limit, options, early)
+    finally:
+        collector.resume()
+
+
+def _serve(line_limit: int, options: object, early: EarlyStop | None) -> int:
     early = early or EarlyStop()
     in_fd, out_fd = claim_stdio()
     # lazy: start-up
@@ -219,6 +228,7 @@ async def _serve_connection(
 
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig)
+    loop.call_later(collector.RESUME_AFTER, collector.resume)
     if early.received is not None:  # between the handshake and the handlers above
         stop(early.received)
     try:

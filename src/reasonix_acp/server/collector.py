@@ -1,0 +1,39 @@
+"""The cyclic garbage collector while the agent starts.
+
+Start-up builds what lives as long as the process (modules, classes, tables, the session
+machinery): tens of thousands of objects, none of them garbage. Collecting while they are made
+only walks them again and again, a noticeable part of the time to a session. So `serve` pauses
+the collector (`pause`) and resumes it (`resume`) once the first session is open (its answer
+sent), or RESUME_AFTER seconds after the connection starts, or when `serve` returns, whichever
+comes first. Resuming first freezes what exists (`gc.freeze`): the start-up objects move out of
+the collector's sight for good, so the full collections of a long session do not walk them either.
+
+Reference counting frees everything else as usual meanwhile; only reference cycles wait.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+
+log = logging.getLogger("reasonix_acp.server.collector")
+
+RESUME_AFTER = 1.0  # seconds after the connection starts, if no session has opened by then
+
+_paused: list[bool] = []
+
+
+def pause() -> None:
+    """Stop automatic collection, when it runs (a caller that turned it off keeps it off)."""
+    if gc.isenabled() and not _paused:
+        gc.disable()
+        _paused.append(True)
+
+
+def resume() -> None:
+    """Freeze what exists and collect automatically again; once, and only after `pause`."""
+    if _paused:
+        _paused.clear()
+        gc.freeze()
+        gc.enable()
+        log.debug("collector resumed; %d start-up objects frozen", gc.get_freeze_count())
