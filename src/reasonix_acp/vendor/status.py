@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 from reasonix_acp.redact import scrub
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from reasonix_acp.config.pricing import CostQuote, Ledger
 
 REASON_LIMIT = 2048
@@ -110,7 +112,7 @@ def usage_object(totals: dict[str, int], ledger: Ledger | None) -> dict[str, Any
     return out
 
 
-def _amount(value: Any) -> str:
+def _amount(value: Decimal) -> str:
     # lazy: start-up (the pricing code loads with the first model call a session makes)
     from reasonix_acp.config.pricing import format_amount
 
