@@ -293,11 +293,21 @@ class SessionInbox:
     # -- the turn side -----------------------------------------------------------------------
 
     def first_queued(self) -> dict[str, Any] | None:
-        """The next follow-up to run, or None (nothing queued, or the inbox is paused)."""
-        snapshot = self.list()
-        if snapshot["paused"]:
-            return None
-        return next((m for m in snapshot["items"] if m["state"] == "queued"), None)
+        """The next follow-up to run, or None (nothing queued, or the inbox is paused). Asked
+        after every turn: it reads that one item, not the whole snapshot."""
+        file = self.store.file
+        with file.read() as db:
+            row = db.execute(
+                "SELECT paused FROM inboxes WHERE session_id = ?", (self.session_id,)
+            ).fetchone()
+            if file.readonly or (row and row["paused"]):
+                return None
+            item = db.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? AND state = 'queued' "
+                "ORDER BY position LIMIT 1",
+                (self.session_id,),
+            ).fetchone()
+        return meta(item) if item is not None else None
 
     def claim(self, item_id: str) -> dict[str, Any]:
         """queued → running on a running inbox (else InboxPaused); returns the envelope."""
@@ -339,9 +349,15 @@ class SessionInbox:
         self._set(item_id, "block", reason=reason, pause=True)
 
     def accepted_steers(self) -> builtins.list[dict[str, Any]]:
-        """Metadata of the admitted, not yet consumed steers, oldest first."""
-        items = [m for m in self.list()["items"] if m["state"] == "steer_accepted"]
-        return sorted(items, key=lambda m: str(m["createdAt"]))
+        """Metadata of the admitted, not yet consumed steers, oldest first (asked at every
+        model step: it reads those items only)."""
+        with self.store.file.read() as db:
+            rows = db.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? "
+                "AND state = 'steer_accepted' ORDER BY created_at, position",
+                (self.session_id,),
+            ).fetchall()
+        return [meta(r) for r in rows]
 
     def _set(
         self,
