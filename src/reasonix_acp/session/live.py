@@ -56,6 +56,7 @@ class Session:
         inbox: SessionInbox,
     ) -> None:
         self.record = record
+        self._temp: str | None = None  # its temp directory's path, found on first use
         self.settings = settings
         self.provider = provider
         self.history = history
@@ -101,10 +102,12 @@ class Session:
     def workspace(self) -> Workspace:
         """Where the session's tools may touch files, as the record and config say now."""
         record = self.record
+        if self._temp is None:  # asked several times a turn; the id never changes
+            self._temp = session_temp(record.id)
         return Workspace(
             record.cwd,
             list(record.additional_directories),
-            temp=session_temp(record.id),
+            temp=self._temp,
             deny=tuple(self.config.deny_paths),
             unconfined=lambda: record.approval == "danger-full-access",
         )
