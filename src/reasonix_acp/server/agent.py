@@ -290,7 +290,6 @@ def _tools() -> list[Tool]:
 
 
 def _session_opened() -> None:
-    """After a session's opening answer: start-up is over (server/collector.py), and the
-    prompt path loads ahead (server/warm.py)."""
-    collector.resume()
-    warm.prompt_path()
+    """After a session's opening answer: the prompt path loads ahead (server/warm.py), and
+    once it is loaded start-up is over (server/collector.py)."""
+    warm.prompt_path(loaded=collector.resume)

@@ -3,10 +3,11 @@
 Start-up builds what lives as long as the process (modules, classes, tables, the session
 machinery): tens of thousands of objects, none of them garbage. Collecting while they are made
 only walks them again and again, a noticeable part of the time to a session. So `serve` pauses
-the collector (`pause`) and resumes it (`resume`) once the first session is open (its answer
-sent), or RESUME_AFTER seconds after the connection starts, or when `serve` returns, whichever
-comes first. Resuming first freezes what exists (`gc.freeze`): the start-up objects move out of
-the collector's sight for good, so the full collections of a long session do not walk them either.
+the collector (`pause`) and resumes it (`resume`) once the first session is open and what its
+first prompt needs is loaded ahead (server/warm.py), or RESUME_AFTER seconds after the
+connection starts, or when `serve` returns, whichever comes first. Resuming first freezes what
+exists (`gc.freeze`): the start-up objects move out of the collector's sight for good, so the
+full collections of a long session (and of its first prompt) do not walk them either.
 
 Reference counting frees everything else as usual meanwhile; only reference cycles wait.
 """

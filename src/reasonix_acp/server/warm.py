@@ -2,10 +2,10 @@
 is busy elsewhere.
 
 A prompt comes once the user has typed it, so the prompt path (pydantic, the prompt's models, the
-turn runner, the shell grammar, the provider's HTTP client) loads as soon as a session is open. A
-prompt that arrives first simply finds some of it loaded: imports are serialised by the
-interpreter's module locks, so it waits for a module the thread is halfway through instead of
-loading it twice. (`session/new` itself is not warmed after `initialize`: editors send it at
+turn runner and its tools, the shell grammar, the redaction patterns, pricing, the provider's HTTP
+client) loads as soon as a session is open. A prompt that arrives first simply finds some of it
+loaded: imports are serialised by the interpreter's module locks, so it waits for a module the
+thread is halfway through instead of loading it twice. (`session/new` itself is not warmed after `initialize`: editors send it at
 once, and two threads importing against each other were slower than one, measured.)
 
 Warming is best effort and silent: a failure is logged at debug level and changes nothing
@@ -46,8 +46,9 @@ def _validator() -> None:
         importlib.import_module("reasonix_acp.generated.models").PromptRequest.model_rebuild()
 
 
-def prompt_path() -> None:
-    """Start loading the prompt path, once per process; called on the event loop's thread."""
+def prompt_path(loaded: Callable[[], object] | None = None) -> None:
+    """Start loading the prompt path, once per process; called on the event loop's thread,
+    where `loaded` is called once it is all loaded (not when loading failed)."""
     if _started:
         return
     # lazy: start-up (loaded by then; not on the path of `initialize`, which imports this module)
@@ -57,8 +58,11 @@ def prompt_path() -> None:
 
     def then() -> None:
         importlib.import_module("reasonix_acp.tools.command_line").parser()  # the grammar
+        importlib.import_module("reasonix_acp.redact").scrub("")  # every turn's end scrubs
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(_validator)
+            if loaded is not None:
+                loop.call_soon_threadsafe(loaded)
 
     log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
     _started.append(start(PROMPT_PATH, then))
