@@ -35,6 +35,7 @@ def resume() -> None:
     """Freeze what exists and collect automatically again; once, and only after `pause`."""
     if _paused:
         _paused.clear()
+        gc.collect()  # the cycles start-up left, before the rest is frozen for good
         gc.freeze()
         gc.enable()
         log.debug("collector resumed; %d start-up objects frozen", gc.get_freeze_count())
