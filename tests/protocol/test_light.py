@@ -17,10 +17,12 @@ from reasonix_acp.generated.methods import (
     SESSION_LIST,
     SESSION_LOAD,
     SESSION_NEW,
+    SESSION_PROMPT,
     SESSION_RESUME,
 )
 from reasonix_acp.protocol import light
-from reasonix_acp.protocol.codec import decode_params
+from reasonix_acp.protocol.codec import decode_params, model_class
+from reasonix_acp.turn.intent import blocks_of
 
 SEED = int(os.environ.get("LIGHT_SEED", "20261204"))
 VALUES: list[Any] = [
@@ -103,3 +105,92 @@ def test_the_plain_shapes_are_decoded_lightly() -> None:
     assert isinstance(resumed, light.OpenParams) and resumed.mcp_servers is None
     listed = decode_params(METHODS[SESSION_LIST], None)
     assert isinstance(listed, light.ListParams) and listed.cwd is None and listed.cursor is None
+
+
+# -- session/prompt ---------------------------------------------------------------------------
+
+BLOCKS: list[Any] = [
+    {"type": "text", "text": "hi"},
+    {"type": "text", "text": ""},
+    {"type": "text", "text": "é😀\n"},
+    {"type": "text", "text": 3},
+    {"type": "text"},
+    {"type": "text", "text": "x", "annotations": {"priority": 1}},
+    {"type": "text", "text": "x", "_meta": {"k": 1}},
+    {"type": "text", "text": "x", "other": 1},
+    {"type": "image", "data": "AA==", "mimeType": "image/png"},
+    {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"},
+    {"type": "TEXT", "text": "x"},
+    "hi",
+    None,
+]
+PROMPT_VALUES: list[Any] = [None, 1, "s-1", [], {}, {"k": 1}, "action", ["x"]]
+
+
+def _prompt_params(rng: random.Random) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if rng.random() < 0.9:
+        params["sessionId"] = "s-1" if rng.random() < 0.8 else rng.choice(PROMPT_VALUES)
+    if rng.random() < 0.9:
+        plain = rng.random() < 0.6
+        pool = BLOCKS[:3] if plain else BLOCKS
+        params["prompt"] = [rng.choice(pool) for _ in range(rng.randrange(4))]
+        if rng.random() < 0.05:
+            params["prompt"] = rng.choice(PROMPT_VALUES)
+    for key in ("_meta", "action", "recoveryId", "extra"):
+        if rng.random() < 0.15:
+            params[key] = rng.choice(PROMPT_VALUES)
+    return params
+
+
+def test_light_prompt_decoding_agrees_with_the_model() -> None:
+    rng = random.Random(f"{SEED}-session/prompt")
+    print(f"LIGHT_SEED={SEED}")
+    model = model_class("ReasonixPromptRequest")
+    accepted = 0
+    for _ in range(4000):
+        params = _prompt_params(rng)
+        got = light.prompt_request(params)
+        if got is None:
+            continue
+        accepted += 1
+        expected = model.model_validate(params)  # must not raise
+        assert not expected.model_extra, (params, SEED)
+        for name in ("session_id", "field_meta", "action", "recovery_id"):
+            assert getattr(got, name) == getattr(expected, name), (name, params, SEED)
+        assert blocks_of(got) == blocks_of(expected), (params, SEED)
+    assert accepted > 500
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sessionId": "s", "prompt": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]},
+        {"sessionId": "s", "prompt": [{"type": "text", "text": "x", "annotations": {}}]},
+        {
+            "sessionId": "s",
+            "prompt": [{"type": "text", "text": "x"}],
+            "action": "protocol_recovery",
+        },
+        {"sessionId": "s", "prompt": [{"type": "text", "text": 1}]},  # the model names the field
+        {"sessionId": 1, "prompt": []},
+        {"prompt": [{"type": "text", "text": "x"}]},
+        {"sessionId": "s", "prompt": [], "_meta": []},  # lenient: the model logs the fallback
+    ],
+)
+def test_other_prompts_go_to_the_model(params: dict[str, Any]) -> None:
+    assert light.prompt_request(params) is None
+
+
+def test_a_text_prompt_is_decoded_lightly_and_its_blocks_are_copies() -> None:
+    block = {"type": "text", "text": "hello"}
+    params = {"sessionId": "s", "prompt": [block], "_meta": {"k": 1}}
+    got = decode_params(METHODS[SESSION_PROMPT], params)
+    assert isinstance(got, light.PromptParams)
+    assert (got.session_id, got.field_meta, got.action, got.recovery_id) == (
+        "s",
+        {"k": 1},
+        None,
+        None,
+    )
+    assert blocks_of(got) == [block] and got.prompt[0] is not block

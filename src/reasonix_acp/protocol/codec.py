@@ -20,6 +20,7 @@ from reasonix_acp.generated.methods import (
     SESSION_LIST,
     SESSION_LOAD,
     SESSION_NEW,
+    SESSION_PROMPT,
     SESSION_RESUME,
     MethodSpec,
 )
@@ -40,6 +41,7 @@ PLAIN_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     SESSION_LOAD: light.load_session,
     SESSION_RESUME: light.resume_session,
     SESSION_LIST: light.list_sessions,
+    SESSION_PROMPT: light.prompt_request,
 }
 
 MAX_ERRORS_NAMED = 3

@@ -2,7 +2,9 @@
 
 Importing pydantic costs more than everything else opening a session does, and most session
 requests are plain: `session/new` `{"cwd": ..., "mcpServers": []}`, `session/load` and
-`session/resume` the same with a `sessionId`, `session/list` `{}` or a `cwd`/`cursor`. A light
+`session/resume` the same with a `sessionId`, `session/list` `{}` or a `cwd`/`cursor`,
+`session/prompt` a `sessionId` and text blocks (`{"type": "text", "text": ...}` and nothing
+else: a prompt typed and sent at once does not wait for pydantic). A light
 decoder accepts only shapes the generated model accepts with exactly the same values, and returns
 None for everything else, so the model still decides every error, every lenient fallback and
 every extra field. tests/protocol/test_light.py checks that against the models on generated
@@ -15,6 +17,8 @@ from typing import Any
 
 OPEN_KEYS = frozenset({"cwd", "mcpServers", "additionalDirectories", "_meta"})
 LIST_KEYS = frozenset({"cwd", "cursor", "_meta"})
+PROMPT_KEYS = frozenset({"sessionId", "prompt", "_meta"})
+TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 _ABSENT = object()
 
 
@@ -43,6 +47,20 @@ class ListParams:
 
     def __init__(self, cwd: str | None, cursor: str | None, meta: dict[str, Any] | None) -> None:
         self.cwd, self.cursor, self.field_meta = cwd, cursor, meta
+
+
+class PromptParams:
+    """`session/prompt` params whose blocks are all plain text, the blocks as the transcript
+    keeps them (what the model's `model_dump` gives for them); no vendor fields."""
+
+    __slots__ = ("action", "field_meta", "prompt", "recovery_id", "session_id")
+
+    def __init__(
+        self, session_id: str, prompt: list[dict[str, Any]], meta: dict[str, Any] | None
+    ) -> None:
+        self.session_id, self.prompt, self.field_meta = session_id, prompt, meta
+        self.action: str | None = None
+        self.recovery_id: str | None = None
 
 
 def _strings(value: Any) -> bool:
@@ -100,3 +118,25 @@ def list_sessions(params: dict[str, Any]) -> ListParams | None:
     ):
         return None
     return ListParams(cwd, cursor, params.get("_meta"))
+
+
+def prompt_request(params: dict[str, Any]) -> PromptParams | None:
+    session_id, blocks = params.get("sessionId"), params.get("prompt")
+    if (
+        not params.keys() <= PROMPT_KEYS
+        or type(session_id) is not str
+        or type(blocks) is not list
+        or not _meta_ok(params)
+    ):
+        return None
+    texts: list[dict[str, Any]] = []
+    for block in blocks:
+        if (
+            type(block) is not dict
+            or block.keys() != TEXT_BLOCK_KEYS
+            or block["type"] != "text"
+            or type(block["text"]) is not str
+        ):
+            return None
+        texts.append({"type": "text", "text": block["text"]})
+    return PromptParams(session_id, texts, params.get("_meta"))

@@ -41,8 +41,10 @@ class Intent:
 
 
 def blocks_of(params: Any) -> list[dict[str, Any]]:
+    # A plain prompt (protocol/light.py) carries its blocks as the dicts the models dump to.
     blocks: list[dict[str, Any]] = [
-        b.model_dump(mode="json", by_alias=True, exclude_unset=True) for b in params.prompt
+        b if type(b) is dict else b.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        for b in params.prompt
     ]
     for i, block in enumerate(blocks):
         if block["type"] in ("image", "audio"):
