@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import queue
+import sqlite3
 import sys
 import threading
 import time
@@ -729,6 +730,32 @@ def test_a_delete_from_another_process_is_refused_while_the_holder_lives(
     listed = holder.call("session/list", {})["result"]["sessions"]
     assert [s["sessionId"] for s in listed] == [sid]
     assert holder.finish() == 0
+
+
+def test_a_delete_whose_inbox_cleanup_is_blocked_still_answers_what_it_did(
+    tmp_path: Path, spawn: Spawn
+) -> None:
+    """The session is deleted in one transaction; clearing its inbox comes after. When another
+    process keeps the inbox file locked past the busy timeout, the delete must not report a
+    failure for a session it has deleted (a client would believe it is still there)."""
+    holder = spawn()
+    sid = holder.start()
+    assert holder.answer(holder.prompt(sid, "keep me")).get("result") == END_TURN
+    assert holder.finish() == 0  # nobody holds the session now
+    inbox = sqlite3.connect(Path(holder.scenario.env["REASONIX_ACP_DATA_DIR"]) / "inbox.sqlite3")
+    inbox.execute("BEGIN IMMEDIATE")  # a writer that does not let go
+    try:
+        holder.scenario.env["REASONIX_ACP_SQLITE_BUSY_MS"] = "200"
+        other = spawn(scenario=holder.scenario)
+        assert "result" in other.call("initialize", {"protocolVersion": 1})
+        deleted = other.call("session/delete", {"sessionId": sid})
+        listed = other.call("session/list", {})["result"]["sessions"]
+        assert other.finish() == 0
+    finally:
+        inbox.rollback()
+        inbox.close()
+    assert deleted.get("result") == {}, deleted
+    assert listed == []
 
 
 # -- the user's words: not echoed live, replayed on load ---------------------------------------

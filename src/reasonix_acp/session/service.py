@@ -35,6 +35,7 @@ from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
+from reasonix_acp.vendor.inbox import InboxError
 
 log = logging.getLogger("reasonix_acp.session.service")
 
@@ -278,9 +279,17 @@ class Sessions:
         return {}
 
     def _delete_stored(self, method: str, session_id: str) -> None:
-        """A session not live here; refused while another live process holds it."""
+        """A session not live here; refused while another live process holds it.
+
+        Deleting it from the store is the delete: once that has committed, the answer says so.
+        Its inbox and temp directory are cleared after; a failure there (the inbox file locked
+        by another process past the busy timeout) is logged and leaves orphaned rows behind
+        rather than reporting a failure for a session that is gone."""
         self.store_call(method, lambda: self.store.delete_session(session_id))
-        self.runtime.inboxes.drop(session_id)
+        try:
+            self.runtime.inboxes.drop(session_id)
+        except (sqlite3.Error, InboxError) as exc:
+            log.warning("session %s deleted; its inbox could not be cleared: %s", session_id, exc)
         remove_session_temp(session_id)
 
     def _teardown(self, session: Session) -> asyncio.Future[None]:
