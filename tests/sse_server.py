@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -72,6 +73,7 @@ class Server:
         self.headers: list[dict[str, str]] = []
         self.models: list[str] | None = None  # what GET /models serves; None: 404
         self.gets: list[dict[str, str]] = []  # the headers of each GET
+        self.get_delay = 0.0  # seconds a GET waits before it is answered (a slow endpoint)
         # Streams as real servers send them: chunked, the connection kept for the next request.
         self.keep_alive = False
         self.log: list[tuple[str, int]] = []  # (method, client port) of each request, in order
@@ -87,6 +89,7 @@ class Server:
             def do_GET(self) -> None:
                 outer.log.append(("GET", self.client_address[1]))
                 outer.gets.append(dict(self.headers))
+                time.sleep(outer.get_delay)
                 if outer.models is None or not self.path.endswith("/models"):
                     self.send_error(404)
                     return

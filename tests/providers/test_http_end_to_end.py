@@ -264,6 +264,28 @@ def test_the_endpoint_connection_is_made_at_open_and_kept_between_prompts(tmp_pa
     assert server.log[opened + 1 :] == [("POST", port)] * 3, server.log
 
 
+def test_a_prompt_sent_while_the_connection_is_being_made_waits_for_it(tmp_path: Path) -> None:
+    """A slow endpoint: the session's warm-up request is still in flight when the first prompt
+    comes. The prompt's request goes over the connection being made, not a second one (a new
+    handshake would cost the user what the warm-up is there to save)."""
+    with Server() as server:
+        server.keep_alive = True
+        server.models = ["m1"]
+        server.get_delay = 0.5
+        c = client(tmp_path, server)
+        sid = c.start()
+        opened = len(server.log)
+        for _ in range(100):
+            if len(server.log) > opened:
+                break
+            time.sleep(0.01)
+        assert server.log[opened:][:1] and server.log[opened][0] == "GET", server.log
+        assert prompt(c, sid, "right away")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    port = server.log[opened][1]
+    assert server.log[opened:] == [("GET", port), ("POST", port)], server.log
+
+
 def test_an_endpoint_unreachable_at_open_is_in_the_status(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

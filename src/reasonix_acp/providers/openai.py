@@ -48,6 +48,7 @@ MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = (0.25, 1.0)
 DRAIN_SECONDS = 0.5  # reading past `[DONE]` to the end of the body (`_drain`)
 WARM_TIMEOUT = 5.0  # the connection made when a session opens (`warm`)
+WARM_WAIT = 1.0  # how long a request waits for that connection when it is still being made
 CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
 
 
@@ -73,6 +74,7 @@ class OpenAIProvider:
         self.context_window = CONTEXT_WINDOWS.get(model, 65536)
         self._client: Any = None
         self._closed = False  # aclose() ran: a warm-up still under way gives up
+        self._warming: asyncio.Future[None] | None = None  # done when the warm-up has ended
 
     def _http(self) -> Any:
         if self._client is None:
@@ -92,6 +94,7 @@ class OpenAIProvider:
         headers = {"Accept": "application/json"}
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
+        warming = self._warming = asyncio.get_running_loop().create_future()
         try:
             httpx = await asyncio.to_thread(importlib.import_module, "httpx")
             if self._closed:
@@ -102,7 +105,18 @@ class OpenAIProvider:
                 return f"{shown_url(url)}: {type(exc).__name__}: {exc}"
         except Exception as exc:  # never fatal: the first request reports its own failure
             log.debug("warming %s failed: %s", self.config.name, exc)
+        finally:
+            warming.set_result(None)
         return None
+
+    async def _connected(self) -> None:
+        """A request made while the warm-up is still connecting waits for its connection (a
+        second handshake would cost what the warm-up saves), up to WARM_WAIT; a cancel of the
+        request leaves the warm-up running."""
+        warming = self._warming
+        if warming is not None and not warming.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(warming), WARM_WAIT)
 
     async def aclose(self) -> None:
         """Close the connection pool (a replaced or closed session's provider)."""
@@ -140,6 +154,7 @@ class OpenAIProvider:
                 f"{self.config.name}: the base URL {shown_url(self.config.base_url)!r} does not "
                 "start with http:// or https://; fix it in config.toml or OPENAI_BASE_URL"
             )
+        await self._connected()
         for attempt in range(1, MAX_ATTEMPTS + 1):
             produced = False
             try:
