@@ -149,10 +149,6 @@ async def run_action(
     return ActionResult(out.prompt, out.text or f"{name} done.", events)
 
 
-def has_hook(plugins: Sequence[Plugin], hook: str) -> bool:
-    return any(hook in p.hooks for p in plugins)
-
-
 async def run_hooks(
     plugins: Sequence[Plugin], where: Where, hook: str, extra: dict[str, Any] | None = None
 ) -> Events:
