@@ -191,7 +191,7 @@ class SessionInbox:
         snapshot: dict[str, Any] = {
             "schemaVersion": SNAPSHOT_SCHEMA_VERSION,
             "revision": row["revision"] if row else 0,
-            "paused": bool(row and row["paused"]) or file.readonly,
+            "paused": self._paused(row),
             "recovered": bool(row and row["recovered"]),
         }
         if row and row["recovered_count"]:
@@ -292,15 +292,18 @@ class SessionInbox:
 
     # -- the turn side -----------------------------------------------------------------------
 
+    def _paused(self, row: Any) -> bool:
+        """Paused: by its `inboxes` row, or because the file is open read-only."""
+        return bool(row and row["paused"]) or self.store.file.readonly
+
     def first_queued(self) -> dict[str, Any] | None:
         """The next follow-up to run, or None (nothing queued, or the inbox is paused). Asked
         after every turn: it reads that one item, not the whole snapshot."""
-        file = self.store.file
-        with file.read() as db:
+        with self.store.file.read() as db:
             row = db.execute(
                 "SELECT paused FROM inboxes WHERE session_id = ?", (self.session_id,)
             ).fetchone()
-            if file.readonly or (row and row["paused"]):
+            if self._paused(row):
                 return None
             item = db.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? AND state = 'queued' "
