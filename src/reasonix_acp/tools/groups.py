@@ -18,7 +18,7 @@ from typing import Any
 
 from reasonix_acp.redact import child_env
 
-log = logging.getLogger("reasonix_acp.tools.shell")
+log = logging.getLogger("reasonix_acp.tools.groups")
 Process = asyncio.subprocess.Process
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL

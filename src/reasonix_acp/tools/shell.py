@@ -27,15 +27,12 @@ locally, as follows.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.groups import GROUPS, Process
 from reasonix_acp.tools.workspace import keep
-
-log = logging.getLogger("reasonix_acp.tools.shell")
 
 OUTPUT_CAP = 47 * 1024  # with its note, under the turn's default output cap (48 KB): cut once
 DEFAULT_TIMEOUT_MS = 120_000
