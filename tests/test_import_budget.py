@@ -11,8 +11,10 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,6 +134,7 @@ def test_later_prompts_look_up_no_module(tmp_path: Path) -> None:
         "REASONIX_ACP_SANDBOX": "off",
         "OPENAI_API_KEY": "sk-test",
         "OPENAI_MODEL": "m1",
+        "REASONIX_ACP_LOG_LEVEL": "debug",
     }
     with Server() as server:
         server.keep_alive = True
@@ -140,9 +143,18 @@ def test_later_prompts_look_up_no_module(tmp_path: Path) -> None:
             [sys.executable, "-c", COUNTING, str(log)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env={**env, "OPENAI_BASE_URL": server.url},
         )
-        assert agent.stdin is not None and agent.stdout is not None
+        assert agent.stdin is not None and agent.stdout is not None and agent.stderr is not None
+        loaded = threading.Event()
+
+        def watch(stream: Any) -> None:
+            for raw in stream:
+                if b"the prompt path is loaded" in raw:
+                    loaded.set()
+
+        threading.Thread(target=watch, args=(agent.stderr,), daemon=True).start()
         ids = itertools.count(1)
 
         def call(method: str, params: dict[str, object]) -> dict[str, object]:
@@ -163,6 +175,8 @@ def test_later_prompts_look_up_no_module(tmp_path: Path) -> None:
         prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
         for _ in range(3):
             call("session/prompt", prompt)
+        # A text prompt does not wait for what loads ahead (server/warm.py): wait for it here.
+        assert loaded.wait(30), "the prompt path was never loaded ahead"
         later = time.time()
         for _ in range(3):
             call("session/prompt", prompt)

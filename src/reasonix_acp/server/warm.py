@@ -46,6 +46,14 @@ def _validator() -> None:
         importlib.import_module("reasonix_acp.generated.models").PromptRequest.model_rebuild()
 
 
+def _finish(loaded: Callable[[], object] | None) -> None:
+    """On the event loop's thread, once the thread has loaded the rest."""
+    _validator()
+    log.debug("the prompt path is loaded")  # tests/test_import_budget.py waits for it
+    if loaded is not None:
+        loaded()
+
+
 def prompt_path(loaded: Callable[[], object] | None = None) -> None:
     """Start loading the prompt path, once per process; called on the event loop's thread,
     where `loaded` is called once it is all loaded (not when loading failed)."""
@@ -60,9 +68,7 @@ def prompt_path(loaded: Callable[[], object] | None = None) -> None:
         importlib.import_module("reasonix_acp.tools.command_line").parser()  # the grammar
         importlib.import_module("reasonix_acp.redact").scrub("")  # every turn's end scrubs
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(_validator)
-            if loaded is not None:
-                loop.call_soon_threadsafe(loaded)
+            loop.call_soon_threadsafe(_finish, loaded)
 
     log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
     _started.append(start(PROMPT_PATH, then))
