@@ -298,19 +298,16 @@ class SessionInbox:
 
     def first_queued(self) -> dict[str, Any] | None:
         """The next follow-up to run, or None (nothing queued, or the inbox is paused). Asked
-        after every turn: it reads that one item, not the whole snapshot."""
-        with self.store.file.read() as db:
-            row = db.execute(
-                "SELECT paused FROM inboxes WHERE session_id = ?", (self.session_id,)
-            ).fetchone()
-            if self._paused(row):
-                return None
-            item = db.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? AND state = 'queued' "
-                "ORDER BY position LIMIT 1",
-                (self.session_id,),
-            ).fetchone()
-        return meta(item) if item is not None else None
+        after every turn: one statement reads that one item and the inbox's pause."""
+        rows = self.store.file.query(
+            "SELECT (SELECT paused FROM inboxes WHERE session_id = ?1) AS paused, "
+            f"{ITEM_COLUMNS} FROM items WHERE session_id = ?1 AND state = 'queued' "
+            "ORDER BY position LIMIT 1",
+            (self.session_id,),
+        )
+        if not rows or self._paused(rows[0]):
+            return None
+        return meta(rows[0])
 
     def claim(self, item_id: str) -> dict[str, Any]:
         """queued → running on a running inbox (else InboxPaused); returns the envelope."""
@@ -354,12 +351,11 @@ class SessionInbox:
     def accepted_steers(self) -> builtins.list[dict[str, Any]]:
         """Metadata of the admitted, not yet consumed steers, oldest first (asked at every
         model step: it reads those items only)."""
-        with self.store.file.read() as db:
-            rows = db.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? "
-                "AND state = 'steer_accepted' ORDER BY created_at, position",
-                (self.session_id,),
-            ).fetchall()
+        rows = self.store.file.query(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE session_id = ? "
+            "AND state = 'steer_accepted' ORDER BY created_at, position",
+            (self.session_id,),
+        )
         return [meta(r) for r in rows]
 
     def _set(

@@ -207,6 +207,14 @@ class Sidecar:
                     db.execute("ROLLBACK")
                 raise
 
+    def query(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+        """The rows of one SELECT: a single statement reads one consistent snapshot by itself,
+        without the BEGIN and COMMIT of `read` (the turn asks at every model step)."""
+        with self.lock:
+            if self.closed:
+                raise InboxClosed()
+            return self._db.execute(sql, params).fetchall()
+
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot across several SELECTs."""
