@@ -94,6 +94,31 @@ def test_turn_two_starts_with_the_bytes_of_turn_one(tmp_path: Path) -> None:
     assert json.loads(one)["messages"][0] == json.loads(two)["messages"][0]
 
 
+def test_a_session_loaded_by_another_process_goes_on_with_the_bytes_it_had(
+    tmp_path: Path,
+) -> None:
+    """The history a load rebuilds (from the transcript, on the first turn) is what the model
+    saw before, byte for byte: the provider's prompt cache still holds after a restart."""
+    with Server() as server:
+        first = client(tmp_path, server)
+        sid = first.start()
+        assert prompt(first, sid, "first")["result"] == {"stopReason": "end_turn"}
+        assert first.close() == 0
+        again = Client(tmp_path, "--model", "openai/m1", scenario=first.scenario)
+        again.result("initialize", {"protocolVersion": 1})
+        cwd = first.scenario.vars["CWD"]
+        again.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+        assert prompt(again, sid, "second")["result"] == {"stopReason": "end_turn"}
+        assert again.close() == 0
+    one, two = server.bodies
+    assert json.loads(two)["messages"][1:] == [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "Hello, world"},
+        {"role": "user", "content": "second"},
+    ]
+    assert two.startswith(one[: one.rindex(b"]}")])
+
+
 def test_priced_providers_report_cost_and_a_cost_budget_pauses(tmp_path: Path) -> None:
     with Server() as server:
         server.behaviours.extend(["ok", "tool", "ok"])

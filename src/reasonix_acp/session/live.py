@@ -18,6 +18,7 @@ from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
+from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
@@ -51,7 +52,7 @@ class Session:
         record: SessionRecord,
         settings: Settings,
         provider: Provider,
-        history: list[dict[str, Any]],
+        transcript: list[tuple[str, dict[str, Any]]],
         status: StatusTracker,
         inbox: SessionInbox,
     ) -> None:
@@ -59,7 +60,8 @@ class Session:
         self._temp: str | None = None  # its temp directory's path, found on first use
         self.settings = settings
         self.provider = provider
-        self.history = history
+        self._transcript = transcript  # until the history is rebuilt from it
+        self._history: list[dict[str, Any]] | None = None
         self.status = status
         self.inbox = inbox
         self.machine = SessionMachine()
@@ -90,6 +92,16 @@ class Session:
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The model's chat history, rebuilt from the stored transcript when first asked for
+        (by the session's first turn): a load answers, and a session that is only looked at
+        closes, without it."""
+        if self._history is None:
+            self._history = history_from_events(self._transcript)
+            self._transcript = []
+        return self._history
 
     @property
     def config(self) -> Config:

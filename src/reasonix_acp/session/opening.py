@@ -23,7 +23,6 @@ from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.discovery import complete
 from reasonix_acp.redact import remember
 from reasonix_acp.session import commands, controls
-from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.service import (
@@ -72,7 +71,7 @@ class Opening:
 
     def _build(self, method: str, record: SessionRecord, events: Events) -> Session:
         try:
-            return self.sessions.runtime.build(record, history_from_events(events), events)
+            return self.sessions.runtime.build(record, events)
         except ValueError as exc:
             raise InternalError(f"{method}: {exc}") from None
 

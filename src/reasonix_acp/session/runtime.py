@@ -78,9 +78,7 @@ class Runtime:
         """ValueError (a model no provider serves) is the caller's to report."""
         return settings.make_provider(model)
 
-    def build(
-        self, record: SessionRecord, history: list[dict[str, Any]], events: Events
-    ) -> Session:
+    def build(self, record: SessionRecord, events: Events) -> Session:
         """A live session for `record`: its inbox (recovered) and status (restored from its
         last saved form). Raises ValueError when its model has no provider."""
         settings = self.defaults
@@ -103,7 +101,7 @@ class Runtime:
         if saved is not None:
             status.restore(saved)
         inbox = self.inboxes.open(record.id)
-        session = Session(record, settings, provider, history, status, inbox)
+        session = Session(record, settings, provider, events, status, inbox)
         status.sandbox = session.sandbox.status
         config_file = settings.config.config_file
         session.private_dirs = [
