@@ -120,24 +120,24 @@ def _object(text: str) -> dict[str, Any]:
 
 
 EVENTS = "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq"
+TRANSCRIPT = "SELECT kind, body FROM events WHERE session_id = ? ORDER BY seq"
 
 
-def _objects(rows: list[Any]) -> list[dict[str, Any]] | None:
-    """Every row's body (EVENTS) decoded in one pass, as a replay reads thousands; None when
-    they do not read as one JSON object per row (the caller then goes row by row and skips the
-    bad ones).
+def _objects(texts: list[Any]) -> list[dict[str, Any]] | None:
+    """Every row's body decoded in one pass, as a replay reads thousands; None when they do not
+    read as one JSON object per row (the caller then goes row by row and skips the bad ones).
 
     The bodies are joined into one JSON array. A damaged body breaks the array or changes its
     count of items: for damage to pass, the damaged rows together would have to read as
     exactly one object per row, which torn or overwritten bytes do not do (only a deliberate
     rewrite of the file could, and that can store any rows it likes anyway)."""
-    if not all(type(row[3]) is str for row in rows):
+    if not all(type(text) is str for text in texts):
         return None  # a BLOB row: json.loads reads it on its own
     try:
-        values: list[Any] = json.loads("[" + ",".join([row[3] for row in rows]) + "]")
+        values: list[Any] = json.loads("[" + ",".join(texts) + "]")
     except ValueError:
         return None
-    if len(values) != len(rows) or not all(type(value) is dict for value in values):
+    if len(values) != len(texts) or not all(type(value) is dict for value in values):
         return None
     return values
 
@@ -393,13 +393,21 @@ class Store:
             yield StoredEvent(seq, turn, kind, body)
 
     def transcript(self, session_id: str) -> list[tuple[str, dict[str, Any]]]:
-        """`events` as (kind, body) pairs, what a load replays and rebuilds its history from."""
-        return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
+        """`events` as (kind, body) pairs, what a load replays and rebuilds its history from:
+        read as plain tuples of the two columns it needs (a load reads thousands of rows)."""
+        with self._read() as db:
+            cursor = db.cursor()
+            cursor.row_factory = None
+            rows = cursor.execute(TRANSCRIPT, (session_id,)).fetchall()
+        bodies = _objects([text for _, text in rows])
+        if bodies is None:  # damaged rows: read again row by row, each bad one named
+            return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
+        return [(kind, body) for (kind, _), body in zip(rows, bodies, strict=True)]
 
     def _decoded(self, session_id: str) -> list[tuple[int, int, str, dict[str, Any]]]:
         with self._read() as db:
             rows = db.execute(EVENTS, (session_id,)).fetchall()
-        bodies = _objects(rows)
+        bodies = _objects([row[3] for row in rows])
         if bodies is not None:
             return [
                 (seq, turn, kind, body)
