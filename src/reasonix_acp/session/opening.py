@@ -108,11 +108,9 @@ class Opening:
         )
         session = self._build(method, record, [])
 
-        def create() -> None:
-            self.sessions.store.create_session(record)
-            self.sessions.store.acquire_lease(record.id)
-
-        self.sessions.store_call(method, create)
+        self.sessions.store_call(
+            method, lambda: self.sessions.store.create_session(record, leased=True)
+        )
         session.machine.fire("opened", "session is {state}")
         self.sessions.live[record.id] = session
         self.sessions.runtime.start_servers(session)

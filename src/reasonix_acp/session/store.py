@@ -291,13 +291,17 @@ class Store:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def create_session(self, rec: SessionRecord) -> None:
+    def create_session(self, rec: SessionRecord, leased: bool = False) -> None:
+        """Store a new session; `leased`: this process holds its lease from the same commit
+        (a new id has no other holder)."""
         values = [_column(c, getattr(rec, c)) for c in _COLUMNS]
         with self._write() as db:
             db.execute(
                 f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
                 values,
             )
+            if leased:
+                self._lease(db, rec.id)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         with self._read() as db:
@@ -462,10 +466,13 @@ class Store:
             holder = self._holder_elsewhere(db, session_id)
             if holder is not None:
                 raise LeaseHeld(holder)
-            db.execute(
-                "INSERT OR REPLACE INTO leases (session_id, pid, host, holder, acquired_at) VALUES (?, ?, ?, ?, ?)",
-                (session_id, self.pid, self.host, self.holder_text(), now()),
-            )
+            self._lease(db, session_id)
+
+    def _lease(self, db: sqlite3.Connection, session_id: str) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO leases (session_id, pid, host, holder, acquired_at) VALUES (?, ?, ?, ?, ?)",
+            (session_id, self.pid, self.host, self.holder_text(), now()),
+        )
 
     def release_lease(self, session_id: str) -> None:
         if self.readonly_reason:

@@ -118,6 +118,12 @@ class SessionInbox:
         return self.store.file.session(self.session_id, self.store.run_id)
 
     def _recover(self) -> None:
+        # Most sessions have nothing in their inbox: one read says so, and the durable write
+        # (which decides again inside its transaction) is taken only when items are there.
+        if not self.store.file.query(
+            "SELECT 1 FROM items WHERE session_id = ? LIMIT 1", (self.session_id,)
+        ):
+            return
         with self._tx() as tx:
             items = tx.items()
             tx.changed = tx.stored_run_id not in (None, self.store.run_id) and bool(items)
