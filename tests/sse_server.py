@@ -66,6 +66,13 @@ TOOL_STREAM = [
 ]
 
 
+# Behaviours streamed chunked on a kept connection when `keep_alive` is set; "linger" sends the
+# whole stream, [DONE] included, then keeps the body open for LINGER_SECONDS (or until `lingering`
+# is set) without ending it, as some servers do.
+KEPT = ("ok", "tool", "linger")
+LINGER_SECONDS = 30.0
+
+
 class Server:
     def __init__(self) -> None:
         self.behaviours: deque[Any] = deque()
@@ -77,6 +84,7 @@ class Server:
         # Streams as real servers send them: chunked, the connection kept for the next request.
         self.keep_alive = False
         self.log: list[tuple[str, int]] = []  # (method, client port) of each request, in order
+        self.lingering = threading.Event()  # set: a lingering stream gives up at once
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -129,12 +137,16 @@ class Server:
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
-                if outer.keep_alive and isinstance(behaviour, str) and behaviour in ("ok", "tool"):
+                if outer.keep_alive and isinstance(behaviour, str) and behaviour in KEPT:
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
-                    for frame in OK_STREAM if behaviour == "ok" else TOOL_STREAM:
+                    for frame in TOOL_STREAM if behaviour == "tool" else OK_STREAM:
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
                         self.wfile.flush()
+                    if behaviour == "linger":  # the body never ends: [DONE], then silence
+                        outer.lingering.wait(LINGER_SECONDS)
+                        self.close_connection = True
+                        return
                     self.wfile.write(b"0\r\n\r\n")
                     return
                 self.send_header("Connection", "close")
@@ -162,5 +174,6 @@ class Server:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.lingering.set()
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -11,7 +11,7 @@ from pathlib import Path
 from reasonix_acp.config import ProviderConfig
 from reasonix_acp.providers.openai import OpenAIProvider
 from tests.client import Client
-from tests.sse_server import Server
+from tests.sse_server import LINGER_SECONDS, Server
 from tests.test_sessions import updates_of
 from tests.transcript import Scenario
 
@@ -287,6 +287,33 @@ def test_the_endpoint_connection_is_made_at_open_and_kept_between_prompts(tmp_pa
         assert c.close() == 0
     port = server.log[opened][1]
     assert server.log[opened + 1 :] == [("POST", port)] * 3, server.log
+
+
+def test_a_stream_kept_open_after_done_ends_the_turn_and_the_next_prompt_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A server that sends `[DONE]` and then keeps the body open (for LINGER_SECONDS): the turn
+    ends after a short wait for the body's end, not when the server gives up, and the next
+    prompt goes over a connection of its own."""
+    with Server() as server:
+        server.keep_alive = True
+        server.behaviours.extend(["linger", "ok"])
+        c = client(tmp_path, server)
+        sid = c.start()
+        started = time.monotonic()
+        assert prompt(c, sid, "one")["result"] == {"stopReason": "end_turn"}
+        waited = time.monotonic() - started
+        assert prompt(c, sid, "two")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    assert waited < LINGER_SECONDS / 3, waited
+    replies = [
+        u["content"]["text"]
+        for u in updates_of(c.notes, sid)
+        if u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert replies == ["Hello", ", world"] * 2
+    posts = [port for method, port in server.log if method == "POST"]
+    assert len(posts) == 2 and posts[0] != posts[1], server.log
 
 
 def test_a_prompt_sent_while_the_connection_is_being_made_waits_for_it(tmp_path: Path) -> None:
