@@ -246,12 +246,10 @@ async def _drain(events: AsyncIterator[str]) -> None:
     stream open after `[DONE]` costs each model call up to DRAIN_SECONDS, then loses the
     connection as before."""
 
-    async def rest() -> None:
-        async for _ in events:
-            pass
-
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(rest(), DRAIN_SECONDS)
+        async with asyncio.timeout(DRAIN_SECONDS):  # in this task: no task made per model call
+            async for _ in events:
+                pass
 
 
 async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
