@@ -53,6 +53,7 @@ OFF_PATH = {
     "reasonix_acp.tools.files",
     "reasonix_acp.mcp_servers.tools",
     "decimal",
+    "hashlib",
     "tempfile",
     "tomllib",
     "uuid",

@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -31,6 +30,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Context, Decimal
 from typing import Any, Protocol
+
+from reasonix_acp import digests
 
 CNY = "CNY"
 NANO = Decimal("1e-9")
@@ -393,7 +394,7 @@ def _only(values: set[str], several: str | None = None) -> str | None:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return digests.sha256_hex(text.encode("utf-8"))[:16]
 
 
 def combined_fingerprint(fingerprints: set[str]) -> str | None:

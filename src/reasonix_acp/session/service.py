@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -22,6 +20,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
+from reasonix_acp import digests
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
@@ -205,16 +204,14 @@ class Sessions:
 
     def _cursor(self, cwd: str | None, last: SessionRecord) -> str:
         payload = json.dumps([cwd, last.updated_at, last.id], separators=(",", ":")).encode()
-        mac = hmac.new(self.store.secret(), payload, hashlib.sha256).digest()[:12]
-        return base64.urlsafe_b64encode(mac + payload).decode().rstrip("=")
+        signed = digests.mac(self.store.secret(), payload)[:12]
+        return base64.urlsafe_b64encode(signed + payload).decode().rstrip("=")
 
     def _uncursor(self, cwd: str | None, cursor: str) -> tuple[str, str]:
         try:
             raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
             mac, payload = raw[:12], raw[12:]
-            good = hmac.compare_digest(
-                mac, hmac.new(self.store.secret(), payload, hashlib.sha256).digest()[:12]
-            )
+            good = digests.same(mac, digests.mac(self.store.secret(), payload)[:12])
             filt, updated_at, last_id = json.loads(payload)
         except (ValueError, TypeError):
             good = False

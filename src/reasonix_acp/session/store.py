@@ -17,7 +17,6 @@ Invariants:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -31,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp import digests
 from reasonix_acp.config.mcp_entries import names_only
 from reasonix_acp.sqlite import connect, is_busy, private_dir
 
@@ -430,7 +430,7 @@ class Store:
     def secret(self) -> bytes:
         """A random key kept in the store, for signing the cursors of session/list."""
         if self.readonly_reason:
-            return hashlib.sha256(str(self.path).encode()).digest()
+            return digests.sha256(str(self.path).encode())
         with self._read() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'cursor_secret'").fetchone()
         if row is not None:

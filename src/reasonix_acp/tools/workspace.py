@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import hashlib
 import os
 import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from reasonix_acp import digests
 
 
 def _temp_root() -> str:
@@ -55,7 +56,7 @@ def session_temp(session_id: str) -> str:
     """The session's private temp directory (not created here; `keep` creates it)."""
     safe = session_id if re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", session_id) else None
     if not safe or safe in (".", ".."):
-        safe = "id-" + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()
+        safe = "id-" + digests.sha256_hex(session_id.encode("utf-8", "surrogateescape"))
     name = safe
     return os.path.join(_temp_root(), f"reasonix-acp-{os.getuid()}", name)
 

@@ -15,7 +15,6 @@ Invariants:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sqlite3
@@ -26,6 +25,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from reasonix_acp import digests
 from reasonix_acp.machines._base import StateMachine, TransitionRefused
 from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
 from reasonix_acp.protocol.errors import PeerError
@@ -405,7 +405,7 @@ def compact(value: dict[str, Any]) -> bytes:
 
 
 def checksum(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
+    return digests.sha256_hex(raw)
 
 
 def body(row: sqlite3.Row) -> dict[str, Any]:

@@ -20,9 +20,10 @@ The rule:
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
+
+from reasonix_acp import digests
 
 DEFAULT_GUIDANCE = "Continue the interrupted task."
 INTERRUPTED = "interrupted: the agent stopped before this call finished"
@@ -48,7 +49,7 @@ class Offer:
 
 def recovery_id(session_id: str, sequence: int) -> str:
     """The same interruption gets the same id however often the session is reopened."""
-    return hashlib.sha256(f"{session_id}:{sequence}".encode()).hexdigest()[:16]
+    return digests.sha256_hex(f"{session_id}:{sequence}".encode())[:16]
 
 
 def unfinished_calls(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
