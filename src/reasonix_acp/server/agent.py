@@ -73,21 +73,29 @@ STEERING = (
 
 
 class Services:
-    """The session machinery, built on the first session method."""
+    """The session machinery, built on the first session method; the prompt side with the
+    first prompt (or ahead of it, server/warm.py), not when a session opens."""
 
     def __init__(
         self,
         sessions: Sessions,
         opening: Opening,
         changes: Changes,
-        prompts: Prompts,
+        make_prompts: Callable[[], Prompts],
         steering: Steering,
     ):
         self.sessions = sessions
         self.opening = opening
         self.changes = changes
-        self.prompts = prompts
+        self._make_prompts = make_prompts
+        self._prompts: Prompts | None = None
         self.steering = steering
+
+    @property
+    def prompts(self) -> Prompts:
+        if self._prompts is None:
+            self._prompts = self._make_prompts()
+        return self._prompts
 
 
 class Agent:
@@ -180,9 +188,6 @@ class Agent:
         # lazy: start-up
         from reasonix_acp.session.store import Store
 
-        # lazy: start-up
-        from reasonix_acp.turn.admission import Prompts
-
         config = self.config
         store = Store(data_dir(self.options))
         runtime = Runtime(
@@ -196,8 +201,13 @@ class Agent:
         sessions.notify_encoded = self._notify_encoded
         sessions.preload = _session_opened
         changes = Changes(sessions)
-        prompts = Prompts(sessions, changes, _tools, lambda: self.client)
-        return Services(sessions, Opening(sessions), changes, prompts, Steering(sessions))
+        return Services(
+            sessions,
+            Opening(sessions),
+            changes,
+            lambda: _prompts(sessions, changes, lambda: self.client),
+            Steering(sessions),
+        )
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:
@@ -272,6 +282,15 @@ class Agent:
             await sessions.close_all()
             sessions.store.close()
             sessions.runtime.close()
+
+
+def _prompts(
+    sessions: Sessions, changes: Changes, client: Callable[[], ClientFeatures | None]
+) -> Prompts:
+    # lazy: start-up (loaded with the prompt path, server/warm.py)
+    from reasonix_acp.turn.admission import Prompts
+
+    return Prompts(sessions, changes, _tools, client)
 
 
 def _tools() -> list[Tool]:

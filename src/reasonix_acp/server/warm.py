@@ -33,6 +33,7 @@ PROMPT_PATH = (
     "reasonix_acp.tools.todo",
     "reasonix_acp.mcp_servers.tools",
     "reasonix_acp.config.pricing",
+    "reasonix_acp.turn.admission",
     "reasonix_acp.turn.wiring",
 )
 
