@@ -23,18 +23,20 @@ from collections.abc import Callable, Iterable
 log = logging.getLogger("reasonix_acp.server.warm")
 
 # What the first `session/prompt` loads that `session/new` did not (offline or HTTP provider).
+# The turn's own modules come first: a text prompt needs them and not pydantic (it is decoded
+# by protocol/light.py), so one sent right after `session/new` waits for a third of the loading.
 PROMPT_PATH = (
-    "pydantic",
-    "reasonix_acp.protocol.lenient",
-    "reasonix_acp.generated.models.prompt_request",
+    "reasonix_acp.turn.admission",
+    "reasonix_acp.turn.wiring",
     "reasonix_acp.tools.command_line",
     "reasonix_acp.tools.files",
     "reasonix_acp.tools.shell",
     "reasonix_acp.tools.todo",
     "reasonix_acp.mcp_servers.tools",
     "reasonix_acp.config.pricing",
-    "reasonix_acp.turn.admission",
-    "reasonix_acp.turn.wiring",
+    "pydantic",
+    "reasonix_acp.protocol.lenient",
+    "reasonix_acp.generated.models.prompt_request",
 )
 
 _started: list[threading.Thread] = []
