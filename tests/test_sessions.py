@@ -245,6 +245,48 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path, body
     assert b"transcript row 1 is corrupt" in again.agent.stderr
 
 
+@pytest.mark.parametrize(
+    ("kind", "body"),
+    [
+        ("agent_message", "{}"),  # no text
+        ("agent_message", '{"text": 5}'),
+        ("user_message", '{"content": "hello"}'),  # content not a list of blocks
+        ("user_message", '{"content": [5]}'),
+    ],
+)
+def test_a_transcript_row_of_the_wrong_shape_is_skipped_and_the_session_goes_on(
+    tmp_path: Path, kind: str, body: str
+) -> None:
+    """A stored row that is a JSON object but not the event its kind says (a damaged or
+    hand-edited file): the load replays the rest and the next prompt runs, with a warning."""
+    client = Client(tmp_path, "--model", "offline")
+    sid = client.start()
+    client.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
+    )
+    assert client.close() == 0
+    db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
+    changed = db.execute(
+        "UPDATE events SET body = ? WHERE session_id = ? AND kind = ?", (body, sid, kind)
+    ).rowcount
+    db.commit()
+    db.close()
+    assert changed == 1
+    again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
+    again.result("initialize", {"protocolVersion": 1})
+    cwd = client.scenario.vars["CWD"]
+    again.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    kinds = [u["sessionUpdate"] for u in updates_of(again.take_notes(), sid)]
+    other = "user_message_chunk" if kind == "agent_message" else "agent_message_chunk"
+    assert other in kinds
+    answer = again.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}
+    )
+    assert answer == {"stopReason": "end_turn"}
+    assert again.close() == 0
+    assert b"is not a " + kind.encode() + b" event" in again.agent.stderr, again.agent.stderr
+
+
 def test_concurrent_writers_share_the_store(tmp_path: Path) -> None:
     first = Client(tmp_path, "--model", "offline")
     second = Client(tmp_path, "--model", "offline", scenario=first.scenario)

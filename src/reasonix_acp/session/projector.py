@@ -55,6 +55,71 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+def well_formed(kind: str, body: dict[str, Any]) -> bool:
+    """Whether a stored event has, with their types, the fields a replay sends and the model's
+    history reads (see the table above). Only a damaged or hand-edited row fails: the turn
+    writes every event in these shapes. Kinds not listed are not checked here."""
+    check = _SHAPES.get(kind)
+    return check is None or check(body)
+
+
+def _text(body: dict[str, Any]) -> bool:
+    return type(body.get("text")) is str
+
+
+def _blocks(body: dict[str, Any]) -> bool:
+    content = body.get("content")
+    return type(content) is list and all(
+        type(block) is dict
+        and type(block.get("type")) is str
+        and (block["type"] != "text" or type(block.get("text")) is str)
+        for block in content
+    )
+
+
+def _optional(body: dict[str, Any], key: str, kind: type) -> bool:
+    value = body.get(key, _ABSENT)
+    return value is _ABSENT or type(value) is kind
+
+
+_ABSENT = object()
+
+
+def _tool_call(body: dict[str, Any]) -> bool:
+    return type(body.get("title")) is str and _tool_call_update(body)
+
+
+def _tool_call_update(body: dict[str, Any]) -> bool:
+    return (
+        type(body.get("toolCallId")) is str
+        and _optional(body, "status", str)
+        and _optional(body, "title", str)
+        and _optional(body, "kind", str)
+        and _optional(body, "content", list)
+        and _optional(body, "locations", list)
+    )
+
+
+def _plan(body: dict[str, Any]) -> bool:
+    entries = body.get("entries")
+    return type(entries) is list and all(
+        type(entry) is dict
+        and all(type(entry.get(key)) is str for key in ("content", "priority", "status"))
+        for entry in entries
+    )
+
+
+_SHAPES = {
+    "user_message": _blocks,
+    "agent_thought": _text,
+    "agent_message": _text,
+    "goal_continuation": _text,
+    "tool_call": _tool_call,
+    "tool_call_update": _tool_call_update,
+    "plan": _plan,
+}
+
+
 def live_updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """What a live turn sends for an event: as replayed, without the user's own words."""
     return [] if kind == "user_message" else updates(kind, body)

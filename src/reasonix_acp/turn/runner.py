@@ -150,6 +150,8 @@ class TurnRunner:
     # -- transcript ---------------------------------------------------------------------------
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
+        # What a load keeps: an event without its kind's shape is skipped when it is read back.
+        assert not DEBUG or projector.well_formed(kind, body), f"a malformed {kind}: {body}"
         if DEBUG and kind == "tool_call_update":
             # The tool-call invariants: an update names a call this turn started, and a call
             # that finished gets no further update.
