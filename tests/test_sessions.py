@@ -211,6 +211,25 @@ def test_a_store_from_a_newer_version_is_read_only(tmp_path: Path) -> None:
     assert client.close() == 0
 
 
+def damaged_session(tmp: Path, kind: str, body: str) -> tuple[Client, str]:
+    """A session prompted once ("hello"), closed, whose one stored `kind` event now has `body`
+    (written behind the agent's back, as damage or a hand edit would)."""
+    client = Client(tmp, "--model", "offline")
+    sid = client.start()
+    client.result(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
+    )
+    assert client.close() == 0
+    db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
+    changed = db.execute(
+        "UPDATE events SET body = ? WHERE session_id = ? AND kind = ?", (body, sid, kind)
+    ).rowcount
+    db.commit()
+    db.close()
+    assert changed == 1
+    return client, sid
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -221,19 +240,7 @@ def test_a_store_from_a_newer_version_is_read_only(tmp_path: Path) -> None:
     ],
 )
 def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path, body: str) -> None:
-    client = Client(tmp_path, "--model", "offline")
-    sid = client.start()
-    client.result(
-        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
-    )
-    assert client.close() == 0
-    db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
-    db.execute(
-        "UPDATE events SET body = ? WHERE session_id = ? AND kind = 'user_message'",
-        (body, sid),
-    )
-    db.commit()
-    db.close()
+    client, sid = damaged_session(tmp_path, "user_message", body)
     again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
     again.result("initialize", {"protocolVersion": 1})
     again.result(
@@ -259,19 +266,7 @@ def test_a_transcript_row_of_the_wrong_shape_is_skipped_and_the_session_goes_on(
 ) -> None:
     """A stored row that is a JSON object but not the event its kind says (a damaged or
     hand-edited file): the load replays the rest and the next prompt runs, with a warning."""
-    client = Client(tmp_path, "--model", "offline")
-    sid = client.start()
-    client.result(
-        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hello"}]}
-    )
-    assert client.close() == 0
-    db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
-    changed = db.execute(
-        "UPDATE events SET body = ? WHERE session_id = ? AND kind = ?", (body, sid, kind)
-    ).rowcount
-    db.commit()
-    db.close()
-    assert changed == 1
+    client, sid = damaged_session(tmp_path, kind, body)
     again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
     again.result("initialize", {"protocolVersion": 1})
     cwd = client.scenario.vars["CWD"]
@@ -285,6 +280,27 @@ def test_a_transcript_row_of_the_wrong_shape_is_skipped_and_the_session_goes_on(
     assert answer == {"stopReason": "end_turn"}
     assert again.close() == 0
     assert b"is not a " + kind.encode() + b" event" in again.agent.stderr, again.agent.stderr
+
+
+def test_a_saved_running_status_with_an_unreadable_sequence_still_opens(tmp_path: Path) -> None:
+    """The last saved status says a turn was running, but its sequence is not a number (a
+    damaged row): the session opens, offering the recovery as for any interrupted turn."""
+    client, sid = damaged_session(tmp_path, "agent_message", '{"text": "reply"}')
+    db = sqlite3.connect(Path(client.scenario.vars["DATA"]) / DB_NAME)
+    db.execute(
+        "UPDATE events SET body = ? WHERE session_id = ? AND seq = "
+        "(SELECT MAX(seq) FROM events WHERE session_id = ? AND kind = 'status')",
+        ('{"state": "running", "sequence": "x"}', sid, sid),
+    )
+    db.commit()
+    db.close()
+    again = Client(tmp_path, "--model", "offline", scenario=client.scenario)
+    again.result("initialize", {"protocolVersion": 1})
+    cwd = client.scenario.vars["CWD"]
+    again.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    status = again.result("_reasonix.io/session/status", {"sessionId": sid})
+    assert status["protocolRecovery"]["id"]
+    assert again.close() == 0
 
 
 def test_concurrent_writers_share_the_store(tmp_path: Path) -> None:

@@ -1,14 +1,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from reasonix_acp.session.store import DB_NAME
 from tests.client import Client
+from tests.test_sessions import damaged_session
 from tests.transcript import acp_command
 
 
@@ -86,20 +85,8 @@ def test_prefixes_and_sessions_never_prompted(tmp_path: Path) -> None:
 def test_export_skips_an_event_without_its_shape_and_says_so(tmp_path: Path, fmt: str) -> None:
     """A damaged or hand-edited row (a JSON object that is not the event its kind says) is left
     out of an export with a warning naming it; the rest is exported."""
-    client = Client(tmp_path, "--model", "offline")
-    sid = client.start()
-    client.result(
-        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "keep me"}]}
-    )
-    assert client.close() == 0
-    db = sqlite3.connect(tmp_path / "data" / DB_NAME)
-    db.execute(
-        "UPDATE events SET body = ? WHERE session_id = ? AND kind = 'agent_message'",
-        ('{"text": 5}', sid),
-    )
-    db.commit()
-    db.close()
+    _, sid = damaged_session(tmp_path, "agent_message", '{"text": 5}')
     exported = acp(tmp_path, "export", sid, "--format", fmt)
     assert exported.returncode == 0, exported.stderr
-    assert "keep me" in exported.stdout
+    assert "hello" in exported.stdout
     assert "is not a agent_message event; skipped" in exported.stderr

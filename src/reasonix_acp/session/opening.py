@@ -214,7 +214,7 @@ class Opening:
         saved = next((body for kind, body in reversed(events) if kind == "status"), None)
         if saved is not None and saved.get("state") == "running":
             session.recovery = recovery.Offer(
-                recovery.recovery_id(session_id, int(saved.get("sequence", 0))),
+                recovery.recovery_id(session_id, saved.get("sequence", 0)),
                 [str(c.get("title", c.get("toolCallId"))) for c in unfinished],
             )
             session.status.protocol_recovery = session.recovery.id

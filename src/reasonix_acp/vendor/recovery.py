@@ -47,8 +47,10 @@ class Offer:
         )
 
 
-def recovery_id(session_id: str, sequence: int) -> str:
-    """The same interruption gets the same id however often the session is reopened."""
+def recovery_id(session_id: str, sequence: object) -> str:
+    """The same interruption gets the same id however often the session is reopened.
+    `sequence` is the saved status's, as stored (a damaged one that is not a number still
+    makes an id)."""
     return digests.sha256_hex(f"{session_id}:{sequence}".encode())[:16]
 
 
