@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from typing import Any, TextIO
 
-from reasonix_acp.session.projector import REPLAYED, updates, well_formed
-from reasonix_acp.session.store import LeaseHeld, Store, StoredEvent, StoreError
+from reasonix_acp.session.projector import REPLAYED, updates
+from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 
 USAGE = (
     "usage: acp sessions [--data-dir DIR] list [--all] | show ID | export ID "
@@ -34,18 +33,6 @@ def _text_of(content: dict[str, Any]) -> str:
     return f"[{kind}]"
 
 
-def _events(store: Store, session_id: str) -> Iterator[StoredEvent]:
-    """The session's events, without those that do not have their kind's shape (a damaged or
-    hand-edited row), each named on stderr."""
-    for event in store.events(session_id):
-        if well_formed(event.kind, event.body):
-            yield event
-        else:
-            sys.stderr.write(
-                f"acp sessions: transcript event {event.seq} is not a {event.kind} event; skipped\n"
-            )
-
-
 def markdown(store: Store, session_id: str, out: TextIO) -> None:
     record = store.get_session(session_id)
     assert record is not None
@@ -53,7 +40,7 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
     out.write(f"- session: `{record.id}`\n- cwd: `{record.cwd}`\n- model: `{record.model}`\n")
     out.write(f"- updated: {record.updated_at}\n\n")
     current = None
-    for event in _events(store, session_id):
+    for event in store.events(session_id):
         heading = {
             "user_message": "## User",
             "agent_message": "## Agent",
@@ -140,7 +127,7 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
         elif rest[1:] and rest[1].startswith("--format="):
             fmt = rest[1].split("=", 1)[1]
         if fmt == "ndjson":
-            for event in _events(store, session_id):
+            for event in store.events(session_id):
                 if event.kind in REPLAYED:
                     for update in updates(event.kind, event.body):
                         out.write(json.dumps(update, ensure_ascii=False) + "\n")

@@ -24,7 +24,7 @@ from reasonix_acp.providers.discovery import complete
 from reasonix_acp.redact import remember
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import REPLAYED, updates, well_formed
+from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.service import (
     Events,
     Sessions,
@@ -173,7 +173,9 @@ class Opening:
         check_cwd(method, cwd, session.record)
         session.machine.fire("reopen", f"{method}: session is {{state}}")
         try:
-            events = self._transcript(method, session.id)
+            events = self.sessions.store_call(
+                method, lambda: self.sessions.store.transcript(session.id)
+            )
             if servers is not None and servers != session.record.mcp_servers:
                 # The client's list for this opening is the session's set from now on.
                 session.record.mcp_servers = servers
@@ -192,7 +194,9 @@ class Opening:
         """A stored session made live: stale model replaced, interrupted calls closed, the
         protocol-recovery offer and the readiness checkpoint found again."""
         session_id = record.id
-        events = self._transcript(method, session_id)
+        events = self.sessions.store_call(
+            method, lambda: self.sessions.store.transcript(session_id)
+        )
         config = self.sessions.runtime.config
         if config.provider_for(record.model) is None and config.default_model:
             log.warning(
@@ -220,28 +224,6 @@ class Opening:
             session.status.protocol_recovery = session.recovery.id
         session.checkpoint = checkpoint_from(events)
         return session, events
-
-    def _transcript(self, method: str, session_id: str) -> Events:
-        """The stored transcript, without the events that do not have their kind's shape (a
-        damaged or hand-edited row would make the replay send invalid updates and the model's
-        history fail): each is skipped with a warning, and the rest opens."""
-        events: Events = self.sessions.store_call(
-            method, lambda: self.sessions.store.transcript(session_id)
-        )
-        if all(well_formed(kind, body) for kind, body in events):
-            return events
-        kept: Events = []
-        for number, (kind, body) in enumerate(events):
-            if well_formed(kind, body):
-                kept.append((kind, body))
-            else:
-                log.warning(
-                    "session %s: transcript event %d is not a %s event; skipped",
-                    session_id,
-                    number,
-                    kind,
-                )
-        return kept
 
     def _replay(self, session: Session, events: Events) -> list[Any] | None:
         """Send the transcript again; returns the last plan it showed."""

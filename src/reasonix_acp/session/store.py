@@ -32,6 +32,7 @@ from typing import Any
 
 from reasonix_acp import digests
 from reasonix_acp.config.mcp_entries import names_only
+from reasonix_acp.session.projector import well_formed
 from reasonix_acp.sqlite import connect, is_busy, private_dir
 
 log = logging.getLogger("reasonix_acp.session.store")
@@ -123,9 +124,10 @@ EVENTS = "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY
 TRANSCRIPT = "SELECT kind, body FROM events WHERE session_id = ? ORDER BY seq"
 
 
-def _objects(texts: list[Any]) -> list[dict[str, Any]] | None:
+def _objects(kinds: list[str], texts: list[Any]) -> list[dict[str, Any]] | None:
     """Every row's body decoded in one pass, as a replay reads thousands; None when they do not
-    read as one JSON object per row (the caller then goes row by row and skips the bad ones).
+    read as one JSON object per row, each of its kind's shape (projector.well_formed; the caller
+    then goes row by row and skips the bad ones).
 
     The bodies are joined into one JSON array. A damaged body breaks the array or changes its
     count of items: for damage to pass, the damaged rows together would have to read as
@@ -137,7 +139,10 @@ def _objects(texts: list[Any]) -> list[dict[str, Any]] | None:
         values: list[Any] = json.loads("[" + ",".join(texts) + "]")
     except ValueError:
         return None
-    if len(values) != len(texts) or not all(type(value) is dict for value in values):
+    if len(values) != len(texts) or not all(
+        type(value) is dict and well_formed(kind, value)
+        for kind, value in zip(kinds, values, strict=True)
+    ):
         return None
     return values
 
@@ -403,7 +408,7 @@ class Store:
             cursor = db.cursor()
             cursor.row_factory = None
             rows = cursor.execute(TRANSCRIPT, (session_id,)).fetchall()
-        bodies = _objects([text for _, text in rows])
+        bodies = _objects([kind for kind, _ in rows], [text for _, text in rows])
         if bodies is None:  # damaged rows: read again row by row, each bad one named
             return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
         return [(kind, body) for (kind, _), body in zip(rows, bodies, strict=True)]
@@ -411,7 +416,7 @@ class Store:
     def _decoded(self, session_id: str) -> list[tuple[int, int, str, dict[str, Any]]]:
         with self._read() as db:
             rows = db.execute(EVENTS, (session_id,)).fetchall()
-        bodies = _objects([row[3] for row in rows])
+        bodies = _objects([row[2] for row in rows], [row[3] for row in rows])
         if bodies is not None:
             return [
                 (seq, turn, kind, body)
@@ -420,10 +425,20 @@ class Store:
         decoded = []
         for seq, turn, kind, text in rows:
             try:
-                decoded.append((seq, turn, kind, _object(text)))
+                body = _object(text)
             except ValueError as exc:
                 log.warning(
                     "session %s: transcript row %d is corrupt (%s); skipped", session_id, seq, exc
+                )
+                continue
+            if well_formed(kind, body):
+                decoded.append((seq, turn, kind, body))
+            else:  # a damaged or hand-edited row: a replay would send it invalid
+                log.warning(
+                    "session %s: transcript row %d is not a %s event; skipped",
+                    session_id,
+                    seq,
+                    kind,
                 )
         return decoded
 
