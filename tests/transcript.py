@@ -68,9 +68,10 @@ class AgentProcess:
             env={**os.environ, **(env or {})},
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr = b""
+        self._stderr = b""
+        self._stderr_reader = threading.Thread(target=self._drain_stderr, daemon=True)
         threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self._stderr_reader.start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -80,7 +81,15 @@ class AgentProcess:
 
     def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
-        self.stderr = self.proc.stderr.read()
+        self._stderr = self.proc.stderr.read()
+
+    @property
+    def stderr(self) -> bytes:
+        """All the agent wrote to stderr, once it has exited (the reader thread may still be
+        taking the last of it when the exit is seen); nothing while it runs."""
+        if self.proc.poll() is not None:
+            self._stderr_reader.join(WAIT_SECONDS)
+        return self._stderr
 
     def send(self, data: bytes) -> None:
         assert self.proc.stdin is not None
