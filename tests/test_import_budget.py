@@ -72,17 +72,32 @@ def imported(stderr: str) -> set[str]:
     return {name.split(".")[0] for name in modules(stderr)}
 
 
-def test_initialize_and_session_new_import_only_the_pinned_packages(tmp_path: Path) -> None:
+# Where the agent keeps its data and config: as most users run it (only HOME, the directories
+# found from it), under the XDG variables, and in the agent's own override variables.
+PLACES = {
+    "home": lambda tmp: {"HOME": str(tmp / "home")},
+    "xdg": lambda tmp: {
+        "HOME": str(tmp / "home"),
+        "XDG_DATA_HOME": str(tmp / "xdg-data"),
+        "XDG_CONFIG_HOME": str(tmp / "xdg-config"),
+    },
+    "override": lambda tmp: {
+        "REASONIX_ACP_DATA_DIR": str(tmp / "d"),
+        "REASONIX_ACP_CONFIG_DIR": str(tmp),
+    },
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_initialize_and_session_new_import_only_the_pinned_packages(
+    tmp_path: Path, place: str
+) -> None:
     new = {"cwd": str(tmp_path), "mcpServers": []}
     frames = "".join(
         json.dumps({"jsonrpc": "2.0", "id": i, "method": m, "params": p}) + "\n"
         for i, m, p in ((1, "initialize", {"protocolVersion": 1}), (2, "session/new", new))
     )
-    env = {
-        "REASONIX_ACP_DATA_DIR": str(tmp_path / "d"),
-        "REASONIX_ACP_CONFIG_DIR": str(tmp_path),
-        "REASONIX_ACP_LOG_LEVEL": "debug",
-    }
+    env = {**PLACES[place](tmp_path), "REASONIX_ACP_LOG_LEVEL": "debug"}
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
         input=frames,

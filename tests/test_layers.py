@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports only its own layer's siblings (without c
 the layers below it:
 
     cli → server → turn → session → {vendor, plugins, mcp_servers, providers, tools}
-        → {machines, config, redact, sqlite, ids, digests} → {protocol, generated}
+        → {machines, config, redact, sqlite, ids, digests, dirs} → {protocol, generated}
 
 Function-level imports count like any other. The few that exist only to keep start-up fast
 say so in a comment on the line above (`# lazy: start-up`); none may point upward.
@@ -26,7 +26,7 @@ LAYERS: list[set[str]] = [
     {"turn"},
     {"session"},
     {"vendor", "plugins", "mcp_servers", "providers", "tools"},
-    {"machines", "config", "redact", "sqlite", "ids", "digests"},
+    {"machines", "config", "redact", "sqlite", "ids", "digests", "dirs"},
     {"protocol", "generated", "__init__"},
 ]
 LAZY_MARK = "# lazy: start-up"

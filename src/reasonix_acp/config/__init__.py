@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
+from reasonix_acp.dirs import user_dir
 from reasonix_acp.redact import pass_env, remember
 
 if TYPE_CHECKING:
@@ -79,9 +80,7 @@ def config_dir(env: dict[str, str] | None = None) -> Path:
     override = (os.environ if env is None else env).get("REASONIX_ACP_CONFIG_DIR")
     if override:
         return Path(override)
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("reasonix-acp", appauthor=False))
+    return user_dir("config")
 
 
 @dataclass

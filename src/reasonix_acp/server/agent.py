@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reasonix_acp.dirs import user_dir
 from reasonix_acp.generated import methods as m
 from reasonix_acp.protocol.errors import (
     AuthRequired,
@@ -52,9 +53,7 @@ def data_dir(options: Options) -> Path:
     chosen = options.data_dir or os.environ.get("REASONIX_ACP_DATA_DIR")
     if chosen:
         return Path(chosen)
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("reasonix-acp", appauthor=False))
+    return user_dir("data")
 
 
 # The vendor steer and inbox methods, served by session/steering.py (loaded with the services).
