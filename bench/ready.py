@@ -139,11 +139,12 @@ class Agent:
 
 
 def environment(tmp: Path, model: Model | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DEEPSEEK_"))}
+    """As most users run the agent: bytecode cached, no provider from this machine, and the data
+    and config directories found from HOME alone (not the agent's override variables)."""
+    ours = ("OPENAI_", "DEEPSEEK_", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "REASONIX_ACP_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # users have bytecode cached
-    env.pop("REASONIX_ACP_DEBUG", None)
-    env["REASONIX_ACP_DATA_DIR"] = str(tmp / "data")
-    env["REASONIX_ACP_CONFIG_DIR"] = str(tmp / "config")
+    env["HOME"] = str(tmp / "home")
     if model is not None:
         env.update(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="k", OPENAI_MODEL="bench-model")
     return env
