@@ -71,6 +71,7 @@ TOOL_STREAM = [
 # is set) without ending it, as some servers do.
 KEPT = ("ok", "tool", "linger")
 LINGER_SECONDS = 30.0
+GATE_SECONDS = 30.0
 
 
 class Server:
@@ -81,6 +82,8 @@ class Server:
         self.models: list[str] | None = None  # what GET /models serves; None: 404
         self.gets: list[dict[str, str]] = []  # the headers of each GET
         self.get_delay = 0.0  # seconds a GET waits before it is answered (a slow endpoint)
+        # When given, every GET waits until it is set (for at most GATE_SECONDS).
+        self.get_gate: threading.Event | None = None
         # Streams as real servers send them: chunked, the connection kept for the next request.
         self.keep_alive = False
         self.log: list[tuple[str, int]] = []  # (method, client port) of each request, in order
@@ -98,6 +101,8 @@ class Server:
                 outer.log.append(("GET", self.client_address[1]))
                 outer.gets.append(dict(self.headers))
                 time.sleep(outer.get_delay)
+                if outer.get_gate is not None:
+                    outer.get_gate.wait(GATE_SECONDS)
                 if outer.models is None or not self.path.endswith("/models"):
                     self.send_error(404)
                     return

@@ -68,6 +68,7 @@ class ProviderAuthFailed(ProviderError):
 
 class Provider(Protocol):
     context_window: int
+    served: list[str] | None  # the models its endpoint listed when it warmed up, if it did
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
 

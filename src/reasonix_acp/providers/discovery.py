@@ -68,10 +68,9 @@ async def list_models(provider: ProviderConfig, timeout: float = TIMEOUT) -> lis
         raise ProviderError(f"{where}: the answer is not JSON") from None
 
 
-async def complete(config: Config) -> str | None:
-    """Ask each OpenAI-compatible endpoint that names no model besides the default for its
-    models (once per process), and take the only one as the default when none is named.
-    → why no session can start yet, or None."""
+def unlisted(config: Config) -> list[ProviderConfig]:
+    """The OpenAI-compatible endpoints to ask for their models, each once per process: those
+    that name no model, or only the default one. Each is marked asked."""
     default = (config.default_model or "").partition("/")
     pending = [
         p
@@ -82,16 +81,37 @@ async def complete(config: Config) -> str | None:
     ]
     for p in pending:
         p.listed = True
+    return pending
+
+
+def take(provider: ProviderConfig, ids: list[str]) -> bool:
+    """Add the served `ids` the provider does not name yet. → whether any was new."""
+    new = [i for i in ids if i not in provider.models]
+    provider.models += new
+    return bool(new)
+
+
+async def list_into(pending: list[ProviderConfig]) -> tuple[bool, list[str]]:
+    """Ask each endpoint for its models and add them. → (whether any model was new, why the
+    endpoints that failed did)."""
     found = await asyncio.gather(*(list_models(p) for p in pending), return_exceptions=True)
-    problems = []
+    added, problems = False, []
     for p, ids in zip(pending, found, strict=True):
         if isinstance(ids, BaseException):
             problems.append(str(ids))
             log.warning("%s", ids)
             continue
-        p.models += [i for i in ids if i not in p.models]
+        added = take(p, ids) or added
+    return added, problems
+
+
+async def complete(config: Config) -> str | None:
+    """With no model named: ask the endpoints for their models and take the only one as the
+    default. → why no session can start yet, or None. With a named model the session opens at
+    once and the endpoints are asked after its response (session/service.py, `unlisted`)."""
     if config.default_model is not None:
         return None
+    _, problems = await list_into(unlisted(config))
     ids = config.model_ids()
     if len(ids) == 1:
         config.default_model = ids[0]

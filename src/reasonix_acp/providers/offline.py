@@ -106,6 +106,7 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
 
 class OfflineProvider:
     context_window = 65536
+    served: list[str] | None = None  # no endpoint lists models for it
 
     def __init__(self, script: list[dict[str, Any]] | None = None) -> None:
         self._script = list(script or [])

@@ -35,7 +35,7 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
-from reasonix_acp.providers.discovery import models_url
+from reasonix_acp.providers.discovery import models_url, parse_models
 
 log = logging.getLogger("reasonix_acp.providers.openai")
 
@@ -75,6 +75,7 @@ class OpenAIProvider:
         self._client: Any = None
         self._closed = False  # aclose() ran: a warm-up still under way gives up
         self._warming: asyncio.Future[None] | None = None  # done when the warm-up has ended
+        self.served: list[str] | None = None  # the models the endpoint listed at the warm-up
 
     def _http(self) -> Any:
         if self._client is None:
@@ -87,7 +88,8 @@ class OpenAIProvider:
         """Connect to the endpoint before the first prompt needs it (DNS, TCP and TLS cost a
         remote provider 100-300 ms): httpx is imported off the event loop, then a `GET
         <base>/models` (free, and answered by every OpenAI-compatible server) leaves a live
-        connection in the pool. → why the endpoint could not be reached, or None."""
+        connection in the pool, and the models it lists are kept in `served`. → why the
+        endpoint could not be reached, or None."""
         url = models_url(self.config.base_url)
         if not url.lower().startswith(("http://", "https://")):
             return None  # the first request names this problem itself
@@ -100,9 +102,12 @@ class OpenAIProvider:
             if self._closed:
                 return None  # retired or closed meanwhile: no new client for it
             try:
-                await self._http().get(url, headers=headers, timeout=WARM_TIMEOUT)
+                response = await self._http().get(url, headers=headers, timeout=WARM_TIMEOUT)
             except httpx.TransportError as exc:
                 return f"{shown_url(url)}: {type(exc).__name__}: {exc}"
+            if response.status_code == 200:
+                with contextlib.suppress(ValueError):
+                    self.served = parse_models(json.loads(response.text))
         except Exception as exc:  # never fatal: the first request reports its own failure
             log.debug("warming %s failed: %s", self.config.name, exc)
         finally:

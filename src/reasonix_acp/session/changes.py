@@ -37,9 +37,6 @@ class Changes:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    def _config_update(self, session: Session) -> dict[str, Any]:
-        return {"sessionUpdate": "config_option_update", "configOptions": session.options()}
-
     # -- session/set_mode ----------------------------------------------------------------------
 
     def set_mode(self, call: Call, params: Any) -> dict[str, Any]:
@@ -68,7 +65,7 @@ class Changes:
                     session, {"sessionUpdate": "current_mode_update", "currentModeId": mode}
                 )
             if changed_approval:
-                self.sessions.send(session, self._config_update(session))
+                self.sessions.send(session, session.config_update())
 
         call.after_response(after)
         return {}
@@ -125,7 +122,7 @@ class Changes:
             session.goal.fire("switch_config", GOAL_SWITCH)
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, config_id, value)
-        call.after_response(lambda: self.sessions.send(session, self._config_update(session)))
+        call.after_response(lambda: self.sessions.send(session, session.config_update()))
         return {"configOptions": session.options()}
 
     def set_model(self, call: Call, params: Any) -> dict[str, Any]:
@@ -137,7 +134,7 @@ class Changes:
         session.goal.fire("switch_config", GOAL_SWITCH)
         session.machine.fire("configure", f"{method}: session is {{state}}")
         self.apply(session, "model", model)
-        call.after_response(lambda: self.sessions.send(session, self._config_update(session)))
+        call.after_response(lambda: self.sessions.send(session, session.config_update()))
         return {}
 
     def apply(self, session: Session, axis: str, value: str) -> None:
@@ -189,7 +186,7 @@ class Changes:
             except Exception as exc:
                 log.exception("queued config change failed")
                 self._warn(session, f"session config switch failed after turn: {exc}")
-            self.sessions.send(session, self._config_update(session))
+            self.sessions.send(session, session.config_update())
         if session.reload_queued and session.machine.can("begin_rebuild"):
             session.reload_queued = False
             try:

@@ -164,6 +164,10 @@ class Session:
         effort = self.queued.get("effort", self.record.effort)
         return controls.config_options(self.config, model, effort, self.record.approval)
 
+    def config_update(self) -> dict[str, Any]:
+        """The `session/update` that tells the client the session's config options now."""
+        return {"sessionUpdate": "config_option_update", "configOptions": self.options()}
+
     def opening_result(self) -> dict[str, Any]:
         return {
             "modes": controls.modes_state(self.record.mode),

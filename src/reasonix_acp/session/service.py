@@ -27,6 +27,7 @@ from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
 from reasonix_acp.protocol.framing import Template, encode, notification
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.providers import discovery
 from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import Delta, live_updates
@@ -176,11 +177,23 @@ class Sessions:
         self.spawn(self._warm_provider(session), hook=True)
 
     async def _warm_provider(self, session: Session) -> None:
-        provider = session.provider
-        problem = await provider.warm()
+        """The warm-up's request lists the models of the session's own endpoint; other
+        endpoints not asked yet in this process are asked meanwhile. Models they add are
+        offered to every session on the same configuration."""
+        provider, config = session.provider, session.config
+        own = config.provider_for(session.record.model)
+        pending = discovery.unlisted(config)
+        others = [p for p in pending if p is not own]
+        problem, (added, _) = await asyncio.gather(provider.warm(), discovery.list_into(others))
         if problem is not None and session.provider is provider:  # not replaced meanwhile
             log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
             session.status.opened_unreachable(problem)
+        if any(p is own for p in pending) and own is not None and provider.served is not None:
+            added = discovery.take(own, provider.served) or added
+        if added:
+            for each in list(self.live.values()):
+                if each.config is config:
+                    self.send(each, each.config_update())
 
     def spawn(self, work: Coroutine[Any, Any, Any], hook: bool = False) -> asyncio.Future[Any]:
         """A task the shutdown waits for (hooks: cancels)."""
