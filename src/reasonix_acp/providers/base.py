@@ -72,6 +72,11 @@ class Provider(Protocol):
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
 
+    def prepare(self) -> None:
+        """Load and build what the first request needs, on a worker thread (the prompt path's
+        loading ahead runs it); safe to run more than once, from any thread."""
+        ...
+
     async def warm(self) -> str | None:
         """Get ready for the first request (an HTTP provider connects to its endpoint now);
         → why the endpoint could not be reached, or None. Never raises."""

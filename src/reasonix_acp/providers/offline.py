@@ -112,6 +112,9 @@ class OfflineProvider:
         self._script = list(script or [])
         self._calls = 0
 
+    def prepare(self) -> None:
+        pass  # nothing to load
+
     async def warm(self) -> str | None:
         return None  # nothing to reach
 

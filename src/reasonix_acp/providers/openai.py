@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import json
 import logging
+import sys
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -49,6 +50,15 @@ BACKOFF_SECONDS = (0.25, 1.0)
 DRAIN_SECONDS = 0.5  # reading past `[DONE]` to the end of the body (`_drain`)
 WARM_TIMEOUT = 5.0  # the connection made when a session opens (`warm`)
 WARM_WAIT = 1.0  # how long a request waits for that connection when it is still being made
+ANYIO_FIRST_USE = (
+    "connect_tcp",
+    "create_memory_object_stream",
+    "fail_after",
+    "Lock",
+    "Event",
+    "Semaphore",
+    "CancelScope",
+)
 CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
 
 
@@ -73,22 +83,38 @@ class OpenAIProvider:
         self.timeout = timeout
         self.context_window = CONTEXT_WINDOWS.get(model, 65536)
         self._client: Any = None
+        self._building = threading.Lock()
         self._closed = False  # aclose() ran: a warm-up still under way gives up
         self._warming: asyncio.Future[None] | None = None  # done when the warm-up has ended
         self.served: list[str] | None = None  # the models the endpoint listed at the warm-up
 
-    def _http(self) -> Any:
-        if self._client is None:
-            import httpx
+    def prepare(self) -> None:
+        """Import httpx and build the connection pool (its TLS set-up alone is 20 to 40 ms of
+        CPU), unless the provider is closed. Meant for a worker thread: the prompt path's
+        loading ahead runs it before pydantic, and the warm-up waits for it there."""
+        if not self._closed:
+            self._http()
 
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=10.0))
-        return self._client
+    def _http(self) -> Any:
+        with self._building:  # one pool, whichever thread builds it first
+            if self._client is None:
+                import anyio.abc
+                import anyio.streams.tls
+                import httpx
+
+                timeout = httpx.Timeout(self.timeout, connect=10.0)
+                self._client = httpx.AsyncClient(timeout=timeout)
+                # anyio loads its parts when first used: what httpx's first request uses,
+                # here rather than on the event loop.
+                for name in ANYIO_FIRST_USE:
+                    getattr(anyio, name, None)
+            return self._client
 
     async def warm(self) -> str | None:
         """Connect to the endpoint before the first prompt needs it (DNS, TCP and TLS cost a
-        remote provider 100-300 ms): httpx is imported off the event loop, then a `GET
-        <base>/models` (free, and answered by every OpenAI-compatible server) leaves a live
-        connection in the pool, and the models it lists are kept in `served`. → why the
+        remote provider 100-300 ms): the pool is built off the event loop (`prepare`), then a
+        `GET <base>/models` (free, and answered by every OpenAI-compatible server) leaves a
+        live connection in it, and the models it lists are kept in `served`. → why the
         endpoint could not be reached, or None."""
         url = models_url(self.config.base_url)
         if not url.lower().startswith(("http://", "https://")):
@@ -98,9 +124,11 @@ class OpenAIProvider:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         warming = self._warming = asyncio.get_running_loop().create_future()
         try:
-            httpx = await asyncio.to_thread(importlib.import_module, "httpx")
+            await asyncio.to_thread(self.prepare)
             if self._closed:
-                return None  # retired or closed meanwhile: no new client for it
+                await self.aclose()  # retired or closed meanwhile: built for nothing
+                return None
+            httpx = sys.modules["httpx"]
             try:
                 response = await self._http().get(url, headers=headers, timeout=WARM_TIMEOUT)
             except httpx.TransportError as exc:

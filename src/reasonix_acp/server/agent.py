@@ -307,7 +307,7 @@ def _tools() -> list[Tool]:
     return [*FILE_TOOLS, *SHELL_TOOLS, *TOOLS]
 
 
-def _session_opened() -> None:
-    """After a session's opening answer: the prompt path loads ahead (server/warm.py), and
-    once it is loaded start-up is over (server/collector.py)."""
-    warm.prompt_path(loaded=collector.resume)
+def _session_opened(prepare: Callable[[], None]) -> None:
+    """After a session's opening answer: the prompt path loads ahead, its provider prepared on
+    the way (server/warm.py), and once it is loaded start-up is over (server/collector.py)."""
+    warm.prompt_path(prepare, loaded=collector.resume)

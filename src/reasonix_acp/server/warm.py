@@ -22,10 +22,12 @@ from collections.abc import Callable, Iterable
 
 log = logging.getLogger("reasonix_acp.server.warm")
 
-# What the first `session/prompt` loads that `session/new` did not (offline or HTTP provider).
-# The turn's own modules come first: a text prompt needs them and not pydantic (it is decoded
-# by protocol/light.py), so one sent right after `session/new` waits for a third of the loading.
-PROMPT_PATH = (
+# What the first `session/prompt` loads that `session/new` did not, in order. The turn's own
+# modules come first, then the session's provider prepares its first request (httpx and its
+# connection pool for an HTTP endpoint), then pydantic and the prompt's models: a text prompt needs the first two
+# and not pydantic (it is decoded by protocol/light.py), so one sent right after `session/new`
+# waits for them only, without pydantic loading against them.
+TURN_PATH = (
     "reasonix_acp.turn.admission",
     "reasonix_acp.turn.wiring",
     "reasonix_acp.tools.command_line",
@@ -34,11 +36,14 @@ PROMPT_PATH = (
     "reasonix_acp.tools.todo",
     "reasonix_acp.mcp_servers.tools",
     "reasonix_acp.config.pricing",
+)
+MODELS_PATH = (
     "pydantic",
     "reasonix_acp.protocol.lenient",
     "reasonix_acp.generated.models.prompt_request",
 )
 
+Step = str | Callable[[], object]  # a module to import, or something to call
 _started: list[threading.Thread] = []
 
 
@@ -57,9 +62,12 @@ def _finish(loaded: Callable[[], object] | None) -> None:
         loaded()
 
 
-def prompt_path(loaded: Callable[[], object] | None = None) -> None:
-    """Start loading the prompt path, once per process; called on the event loop's thread,
-    where `loaded` is called once it is all loaded (not when loading failed)."""
+def prompt_path(
+    prepare: Callable[[], object] | None = None, loaded: Callable[[], object] | None = None
+) -> None:
+    """Start loading the prompt path, once per process, running the first session's provider's
+    `prepare` between the turn's modules and pydantic; called on the event loop's thread, where
+    `loaded` is called once it is all loaded (not when loading failed)."""
     if _started:
         return
     # lazy: start-up (loaded by then; not on the path of `initialize`, which imports this module)
@@ -74,21 +82,27 @@ def prompt_path(loaded: Callable[[], object] | None = None) -> None:
             loop.call_soon_threadsafe(_finish, loaded)
 
     log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
-    _started.append(start(PROMPT_PATH, then))
+    steps: list[Step] = [*TURN_PATH, *([prepare] if prepare else []), *MODELS_PATH]
+    _started.append(start(steps, then))
 
 
-def _load(names: Iterable[str], then: Callable[[], object] | None) -> None:
+def _load(steps: Iterable[Step], then: Callable[[], object] | None) -> None:
     try:
-        for name in names:
-            importlib.import_module(name)
+        for step in steps:
+            if callable(step):
+                step()
+            else:
+                importlib.import_module(step)
         if then is not None:
             then()
     except Exception as exc:  # best effort: the request reports its own errors
         log.debug("warming failed: %s", exc)
 
 
-def start(names: Iterable[str], then: Callable[[], object] | None = None) -> threading.Thread:
-    """Import `names` (then call `then`) on a daemon thread; returns the started thread."""
-    thread = threading.Thread(target=_load, args=(tuple(names), then), name="acp-warm", daemon=True)
+def start(steps: Iterable[Step], then: Callable[[], object] | None = None) -> threading.Thread:
+    """Import each module named in `steps` and call each callable, in order, then `then`, on a
+    daemon thread; returns the started thread."""
+    args = (tuple(steps), then)
+    thread = threading.Thread(target=_load, args=args, name="acp-warm", daemon=True)
     thread.start()
     return thread

@@ -93,7 +93,8 @@ class Sessions:
         # set by the agent.
         self.notify_encoded: Callable[[str, bytes], None] | None = None
         # Starts loading what a prompt needs, in the background (server/warm.py); set by the agent.
-        self.preload: Callable[[], None] | None = None
+        # Loads the prompt path ahead, with what the session's provider prepares.
+        self.preload: Callable[[Callable[[], None]], None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -171,7 +172,7 @@ class Sessions:
         to its endpoint, while the user writes the prompt; an endpoint unreachable now is said in
         the session's status (`endpointAtOpen`) until a turn tries it again."""
         if self.preload is not None:
-            self.preload()
+            self.preload(session.provider.prepare)
         if session.config.sandbox.mode != "off":  # the sandbox engine's probe, once per process
             threading.Thread(target=sandbox_engine, name="acp-probe", daemon=True).start()
         self.spawn(self._warm_provider(session), hook=True)
