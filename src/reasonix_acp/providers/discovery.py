@@ -16,7 +16,7 @@ from typing import Any
 
 from reasonix_acp.config import Config, ProviderConfig
 from reasonix_acp.config.mcp_entries import shown_url
-from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
+from reasonix_acp.providers.base import Provider, ProviderAuthFailed, ProviderError
 
 TIMEOUT = 4.0
 log = logging.getLogger("reasonix_acp.providers.discovery")
@@ -103,6 +103,19 @@ async def list_into(pending: list[ProviderConfig]) -> tuple[bool, list[str]]:
             continue
         added = take(p, ids) or added
     return added, problems
+
+
+async def warm_up(provider: Provider, config: Config, model: str) -> tuple[str | None, bool]:
+    """A session's provider warms up (connects); its request lists the models of the session's
+    own endpoint, and the other endpoints not asked yet in this process are asked meanwhile.
+    → (why the endpoint could not be reached, or None; whether any model was added)."""
+    own = config.provider_for(model)
+    pending = unlisted(config)
+    others = [p for p in pending if p is not own]
+    problem, (added, _) = await asyncio.gather(provider.warm(), list_into(others))
+    if own is not None and any(p is own for p in pending) and provider.served is not None:
+        added = take(own, provider.served) or added
+    return problem, added
 
 
 async def complete(config: Config) -> str | None:

@@ -178,23 +178,14 @@ class Sessions:
         self.spawn(self._warm_provider(session), hook=True)
 
     async def _warm_provider(self, session: Session) -> None:
-        """The warm-up's request lists the models of the session's own endpoint; other
-        endpoints not asked yet in this process are asked meanwhile. Models they add are
-        offered to every session on the same configuration."""
         provider, config = session.provider, session.config
-        own = config.provider_for(session.record.model)
-        pending = discovery.unlisted(config)
-        others = [p for p in pending if p is not own]
-        problem, (added, _) = await asyncio.gather(provider.warm(), discovery.list_into(others))
+        problem, listed = await discovery.warm_up(provider, config, session.record.model)
         if problem is not None and session.provider is provider:  # not replaced meanwhile
             log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
             session.status.opened_unreachable(problem)
-        if any(p is own for p in pending) and own is not None and provider.served is not None:
-            added = discovery.take(own, provider.served) or added
-        if added:
-            for each in list(self.live.values()):
-                if each.config is config:
-                    self.send(each, each.config_update())
+        for each in list(self.live.values()) if listed else ():
+            if each.config is config:  # its model choices grew
+                self.send(each, each.config_update())
 
     def spawn(self, work: Coroutine[Any, Any, Any], hook: bool = False) -> asyncio.Future[Any]:
         """A task the shutdown waits for (hooks: cancels)."""
