@@ -121,7 +121,7 @@ async def warm_up(provider: Provider, config: Config, model: str) -> tuple[str |
 async def complete(config: Config) -> str | None:
     """With no model named: ask the endpoints for their models and take the only one as the
     default. → why no session can start yet, or None. With a named model the session opens at
-    once and the endpoints are asked after its response (session/service.py, `unlisted`)."""
+    once and the endpoints are asked when it warms up, after its response (`warm_up`)."""
     if config.default_model is not None:
         return None
     _, problems = await list_into(unlisted(config))

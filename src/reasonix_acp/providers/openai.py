@@ -92,22 +92,25 @@ class OpenAIProvider:
         """Import httpx and build the connection pool (its TLS set-up alone is 20 to 40 ms of
         CPU), unless the provider is closed. Meant for a worker thread: the prompt path's
         loading ahead runs it before pydantic, and the warm-up waits for it there."""
-        if not self._closed:
-            self._http()
+        if self._closed:
+            return
+        self._http()
+        # anyio loads its parts when first used: the ones httpx's first request uses load
+        # here rather than on the event loop (best effort: the request loads what is missing).
+        with contextlib.suppress(Exception):
+            import anyio.abc
+            import anyio.streams.tls
+
+            for name in ANYIO_FIRST_USE:
+                getattr(anyio, name, None)
 
     def _http(self) -> Any:
         with self._building:  # one pool, whichever thread builds it first
             if self._client is None:
-                import anyio.abc
-                import anyio.streams.tls
                 import httpx
 
                 timeout = httpx.Timeout(self.timeout, connect=10.0)
                 self._client = httpx.AsyncClient(timeout=timeout)
-                # anyio loads its parts when first used: what httpx's first request uses,
-                # here rather than on the event loop.
-                for name in ANYIO_FIRST_USE:
-                    getattr(anyio, name, None)
             return self._client
 
     async def warm(self) -> str | None:

@@ -24,9 +24,9 @@ log = logging.getLogger("reasonix_acp.server.warm")
 
 # What the first `session/prompt` loads that `session/new` did not, in order. The turn's own
 # modules come first, then the session's provider prepares its first request (httpx and its
-# connection pool for an HTTP endpoint), then pydantic and the prompt's models: a text prompt needs the first two
-# and not pydantic (it is decoded by protocol/light.py), so one sent right after `session/new`
-# waits for them only, without pydantic loading against them.
+# connection pool for an HTTP endpoint), then pydantic and the prompt's models: a text prompt
+# needs the first two and not pydantic (it is decoded by protocol/light.py), so one sent right
+# after `session/new` waits for them only, without pydantic loading against them.
 TURN_PATH = (
     "reasonix_acp.turn.admission",
     "reasonix_acp.turn.wiring",

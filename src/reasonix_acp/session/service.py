@@ -92,8 +92,8 @@ class Sessions:
         # Sends one or more notifications already encoded (frames, each ending in a newline);
         # set by the agent.
         self.notify_encoded: Callable[[str, bytes], None] | None = None
-        # Starts loading what a prompt needs, in the background (server/warm.py); set by the agent.
-        # Loads the prompt path ahead, with what the session's provider prepares.
+        # Starts loading what a prompt needs in the background, the session's provider's
+        # `prepare` on the way (server/warm.py); set by the agent.
         self.preload: Callable[[Callable[[], None]], None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
