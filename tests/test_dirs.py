@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import platformdirs
@@ -51,18 +52,13 @@ def test_the_directories_are_platformdirs_own_in_every_environment(kind: str) ->
     assert cases == len(HOMES) * len(XDG_VALUES)
 
 
-def test_a_user_with_only_home_keeps_sessions_under_it(tmp_path: Path) -> None:
-    """A real `acp`, with HOME and nothing else to say where: the store is created under
-    ~/.local/share/reasonix-acp and the config read from ~/.config/reasonix-acp."""
-    home = tmp_path / "home"
-    config = home / ".config" / "reasonix-acp"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text("not toml [")  # proves the file is read
+def opened(home: Path, cwd: Path) -> dict[str, Any]:
+    """What a real `acp` answers to session/new (after initialize) with only HOME set."""
     frames = "".join(
         json.dumps({"jsonrpc": "2.0", "id": i, "method": m, "params": p}) + "\n"
         for i, m, p in (
             (1, "initialize", {"protocolVersion": 1}),
-            (2, "session/new", {"cwd": str(tmp_path), "mcpServers": []}),
+            (2, "session/new", {"cwd": str(cwd), "mcpServers": []}),
         )
     )
     done = subprocess.run(
@@ -73,19 +69,22 @@ def test_a_user_with_only_home_keeps_sessions_under_it(tmp_path: Path) -> None:
         timeout=60,
         env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [a.get("id") for a in answers if "id" in a] == [1, 2], done.stderr[-2000:]
-    new = answers[-1]
-    assert "error" in new and "config.toml" in new["error"]["message"], new
+    answers = {a.get("id"): a for a in map(json.loads, done.stdout.splitlines())}
+    assert 2 in answers, done.stderr[-2000:]
+    return answers[2]
+
+
+def test_a_user_with_only_home_keeps_sessions_under_it(tmp_path: Path) -> None:
+    """A real `acp`, with HOME and nothing else to say where: the store is created under
+    ~/.local/share/reasonix-acp and the config read from ~/.config/reasonix-acp."""
+    home = tmp_path / "home"
+    config = home / ".config" / "reasonix-acp"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text("not toml [")  # proves the file is read
+    new = opened(home, tmp_path)
+    assert "config.toml" in new["error"]["message"], new
     (config / "config.toml").unlink()
-    done = subprocess.run(
-        [sys.executable, "-m", "reasonix_acp", "--model", "offline"],
-        input=frames,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
-    )
-    assert '"sessionId"' in done.stdout, done.stderr[-2000:]
+    new = opened(home, tmp_path)
+    assert "sessionId" in new["result"], new
     data = home / ".local" / "share" / "reasonix-acp"
     assert any(data.iterdir()), "no store under ~/.local/share/reasonix-acp"
