@@ -53,9 +53,10 @@ def offered_later(c: Client, sid: str) -> list[str]:
     while True:
         frame = c.agent.receive()
         update = frame.get("params", {}).get("update", {})
-        if frame.get("params", {}).get("sessionId") == sid and update.get(
-            "sessionUpdate"
-        ) == "config_option_update":
+        if (
+            frame.get("params", {}).get("sessionId") == sid
+            and update.get("sessionUpdate") == "config_option_update"
+        ):
             return model_option(update)[1]
 
 
