@@ -9,6 +9,9 @@ links to directories are not followed.
 The walk runs in a worker thread, so the event loop keeps answering (`session/cancel`,
 `session/list`) during a search over a big tree; a cancel stops it at the next file. Results,
 bytes read and entries visited are bounded.
+
+A pattern that is not valid (a glob's reversed range `[z-a]`, a regular expression that does not
+compile) fails the call with a message naming it and what is wrong, before anything is read.
 """
 
 from __future__ import annotations
@@ -136,10 +139,39 @@ def split_pattern(pattern: str, cwd: str) -> tuple[str, str]:
     return os.sep.join(parts[:fixed]) or os.sep, "/".join(parts[fixed:])
 
 
+def _bracket(pattern: str, i: int) -> tuple[str, int] | None:
+    """The set that starts at `pattern[i]` (`[`) as a regex class and the index after it, or
+    None when it has no end (the `[` is then a plain character). As a shell reads it: `!` or
+    `^` first negates, a `]` right after that is one of the characters. ValueError names a
+    reversed range."""
+    j = i + 1
+    negate = pattern[j : j + 1] in ("!", "^")
+    j += negate + (pattern[j + negate : j + negate + 1] == "]")
+    end = pattern.find("]", j)
+    if end < 0:
+        return None
+    body = pattern[i + 1 + negate : end]
+    out, k = [], 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            low, high = body[k], body[k + 2]
+            if low > high:
+                whole = pattern[i : end + 1]
+                raise ValueError(f"the range {low}-{high} in {whole} is reversed")
+            out.append(f"{re.escape(low)}-{re.escape(high)}")
+            k += 3
+        else:
+            out.append(re.escape(body[k]))
+            k += 1
+    return ("[^/" if negate else "[") + "".join(out) + "]", end + 1
+
+
 def translate(pattern: str) -> re.Pattern[str]:
-    """A glob over `/`-separated relative paths: `**` any depth, `*` and `?` within a name."""
+    """A glob over `/`-separated relative paths: `**` any depth, `*` and `?` within a name,
+    `[...]` one character of a set. ValueError says what makes `pattern` invalid."""
     out, i = [], 0
     while i < len(pattern):
+        bracket = _bracket(pattern, i) if pattern[i] == "[" else None
         if pattern.startswith("**/", i):
             out.append("(?:[^/]*/)*")
             i += 3
@@ -152,15 +184,16 @@ def translate(pattern: str) -> re.Pattern[str]:
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end + 1
+        elif bracket is not None:
+            out.append(bracket[0])
+            i = bracket[1]
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z", re.S)
+    try:
+        return re.compile("".join(out) + r"\Z", re.S)
+    except (re.error, OverflowError, RecursionError) as exc:  # a translation not foreseen
+        raise ValueError(getattr(exc, "msg", str(exc))) from None
 
 
 class Glob:
@@ -184,15 +217,24 @@ class Glob:
         return [{"path": self.target(args, ctx)}]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        fixed, rest = split_pattern(string_arg(args, "pattern"), ctx.cwd)
+        pattern = string_arg(args, "pattern")
+        fixed, rest = split_pattern(pattern, ctx.cwd)
+        try:
+            matcher = translate(rest)
+        except ValueError as exc:
+            raise ToolFailed(f"glob: {pattern!r} is not a valid pattern: {exc}") from None
         real = self.target(args, ctx)
-        return await off_loop(lambda stop: self._glob(fixed, rest, real, ctx.workspace, stop))
+        return await off_loop(lambda stop: self._glob(fixed, matcher, real, ctx.workspace, stop))
 
     def _glob(
-        self, fixed: str, rest: str, real: str, workspace: Workspace, stop: threading.Event
+        self,
+        fixed: str,
+        matcher: re.Pattern[str],
+        real: str,
+        workspace: Workspace,
+        stop: threading.Event,
     ) -> ToolResult:
         tally = Tally()
-        matcher = translate(rest)
         found: list[str] = []
         for dirpath, filenames in walk(fixed, stop, tally):
             base = os.path.relpath(dirpath, fixed)
@@ -235,10 +277,16 @@ class Grep:
         return [{"path": self.target(args, ctx)}]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        given = string_arg(args, "pattern")
         try:
-            pattern = re.compile(string_arg(args, "pattern"))
+            pattern = re.compile(given)
         except re.error as exc:
-            raise ToolFailed(f"bad pattern: {exc}") from None
+            raise ToolFailed(f"grep: {given!r} is not a valid regular expression: {exc}") from None
+        except (OverflowError, RecursionError) as exc:  # a repeat count too big, too deep a nest
+            reason = str(exc) if isinstance(exc, OverflowError) else "it is nested too deeply"
+            raise ToolFailed(
+                f"grep: {given!r} is not a valid regular expression: {reason}"
+            ) from None
         root = self.target(args, ctx)
         return await off_loop(lambda stop: self._grep(pattern, root, ctx.workspace, stop))
 
