@@ -71,7 +71,8 @@ def test_an_unreadable_line_asks_whatever_was_granted(tmp_path: Path) -> None:
     prompt(c, sid, always)
     asked, results = prompt(c, sid, reject)
     assert len(asked) == 1 and results == ["failed"]
-    assert asked[0]["toolCall"]["rawInput"]["unreadable"] == "the shell grammar cannot read it"
+    assert asked[0]["toolCall"]["rawInput"]["unprovable"] == 'an unclosed `"`'
+    assert 'not provably safe: an unclosed `"`' in asked[0]["toolCall"]["title"]
     assert c.close() == 0
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from reasonix_acp.tools.sandbox import Engine, probe
+from reasonix_acp.tools.shell import BASH_FLAGS
 from tests.client import Client
 from tests.tools.driver import agent, bash, prompt, send_prompt
 from tests.transcript import acp_command
@@ -114,7 +115,8 @@ def test_a_denied_path_is_hidden_from_a_command(
     tmp_path: Path, bwrap: Engine, outside: Path
 ) -> None:
     (outside / "key.txt").write_text("TOPSECRET outside\n")
-    # The path hides in a variable: only the sandbox, not the gate, can keep it from `cat`.
+    # The path hides in a variable: the gate cannot check the line against deny_paths, so it
+    # asks; allowed, only the sandbox can keep the file from `cat`.
     attempts = [f"p={outside}; cat $p/key.txt", "p=private; cat $p/key.txt", "ls private"]
     config = f'[permissions]\ndeny_paths = ["{outside}/**", "{tmp_path}/ws/private/**"]\n'
     c = agent(tmp_path, [bash(a) for a in attempts], config, env=SANDBOX_ON)
@@ -122,9 +124,14 @@ def test_a_denied_path_is_hidden_from_a_command(
     (cwd / "private").mkdir()
     (cwd / "private" / "key.txt").write_text("TOPSECRET inside\n")
     finals = []
-    for _ in attempts:
-        asked, done = prompt(c, sid, reject)
-        assert asked == []  # a denied path is never a reason to offer a run outside
+    for attempt in attempts:
+        asked, done = prompt(c, sid, lambda params: "allow_once")
+        # an unprovable line is asked, naming the rule it could not be checked against; a
+        # denied path is never a reason to offer a run outside
+        reasons = [q["toolCall"]["rawInput"].get("unprovable", "") for q in asked]
+        assert len(asked) == (0 if attempt == "ls private" else 1), asked
+        assert all("cannot be checked against deny_paths" in r for r in reasons), reasons
+        assert not any("sandboxBlocked" in q["toolCall"]["rawInput"] for q in asked)
         finals += done
     assert [u["status"] for u in finals] == ["failed", "failed", "failed"]
     assert not any("TOPSECRET" in text_of(u) for u in finals)
@@ -438,7 +445,7 @@ def test_in_the_editors_terminal_the_command_runs_in_bwrap(
     assert (Path(c.scenario.vars["CWD"]) / "inside.txt").read_text() == "ok\n"
     for sent, command in zip(editor.created, commands, strict=True):
         assert sent["command"] == bwrap.path
-        assert sent["args"][-3:] == ["/bin/sh", "-c", command]
+        assert sent["args"][-6:] == [shutil.which("bash"), *BASH_FLAGS, "-c", command]
         assert "--chdir" in sent["args"] and "--die-with-parent" in sent["args"]
     assert c.close() == 0
 

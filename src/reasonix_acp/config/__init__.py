@@ -139,7 +139,7 @@ class Config:
     budget_cost: float | None = None
     output_cap: int = 48 * 1024
     frame_budget: int = 60 * 1024
-    shell: str = "/bin/sh"
+    shell: str = "bash"
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)

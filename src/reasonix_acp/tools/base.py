@@ -43,7 +43,7 @@ class ToolContext:
     terminal: Any = None  # tools/bridge.ClientTerminal when the client offers terminals
     progress: Any = None  # set per call by the turn runner: progress(content) → in_progress update
     call_id: str = ""  # set per call by the turn runner
-    shell: str = "/bin/sh"
+    shell: str = "bash"
     terminal_meta: bool = False  # the client renders Zed's `_meta.terminal_*` display convention
     publish: Any = None  # (plugin id, surfaces) → shown to the client (extension_surface.py)
     sandbox: Any = None  # tools/sandbox.Sandbox: the session's sandbox for commands

@@ -22,12 +22,13 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shlex
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
+
+from reasonix_acp.tools.provable import Proof, Unprovable, prove
+from reasonix_acp.tools.shell_words import SHELLS, Simple, operands, wrapped, wrapper
 
 
 @functools.cache
@@ -37,47 +38,8 @@ def parser() -> Parser:
 
 
 MAX_DEPTH = 8  # nested `sh -c` / `eval` strings
-SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"}
-# Wrappers: the options that take a value; the wrapped command follows the options.
-_WRAPPERS: dict[str, set[str]] = {
-    "env": {"-u", "--unset", "-C", "--chdir"},
-    "nice": {"-n", "--adjustment"},
-    "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "sudo": {"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R"},
-    "doas": {"-u", "-C"},
-    "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter"},
-    "nohup": set(),
-    "command": set(),
-    "exec": {"-a"},
-    "builtin": set(),
-    "time": {"-f", "-o"},
-    "stdbuf": {"-i", "-o", "-e"},
-    "setsid": set(),
-    "ionice": {"-c", "-n", "-p"},
-    "chrt": set(),
-    "flock": {"-w", "-E"},
-}
-_POSITIONAL_FIRST = {"timeout": 1, "flock": 1}  # a duration / lock file before the command
 _DIR_CHANGERS = {"cd", "pushd", "popd"}
-_NOT_FILES = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
-_UNSURE_PATH = re.compile(r"[*?\[{]")
 _UNSURE_NAME = re.compile(r"[*?\[{}=~]|^$")
-
-
-@dataclass(frozen=True)
-class Simple:
-    """One simple command of a line: its words, None where a word is known only at run time."""
-
-    argv: tuple[str | None, ...]
-
-    @property
-    def name(self) -> str | None:
-        return self.argv[0] if self.argv else None
-
-    def shown(self) -> str:
-        """As the user reads it: quoted where the shell would need it, `…` for a word known
-        only at run time."""
-        return " ".join(shlex.quote(w) if w is not None else "…" for w in self.argv)
 
 
 @dataclass
@@ -90,6 +52,8 @@ class CommandLine:
     writes: list[str | None] = field(default_factory=list)
     reads: list[str | None] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    proof: Proof | None = None  # the complete reading (tools/provable.py), when there is one
+    unprovable: str = ""  # why there is none
 
     @property
     def readable(self) -> bool:
@@ -110,8 +74,14 @@ class CommandLine:
 
 
 def parse(text: str) -> CommandLine:
+    """The grammar's view of the line (every command it can find, for the question and the
+    deny rules), and its complete reading when it is in the provable language."""
     line = CommandLine(text)
     _parse_into(text, line, 0)
+    try:
+        line.proof = prove(text)
+    except Unprovable as exc:
+        line.unprovable = str(exc)
     return line
 
 
@@ -261,9 +231,9 @@ class _Walker:
         elif base == "find":
             self._find(rest)
         elif base == "tee":
-            self.line.writes += _operands(rest)
-        elif base in _WRAPPERS:
-            inner = _wrapped(base, rest)
+            self.line.writes += operands(rest)
+        elif wrapper(base):
+            inner = wrapped(base, rest)
             if inner:
                 self._simple(tuple(inner))
             if base == "env" and any(w in ("-S", "--split-string") for w in rest):
@@ -301,64 +271,3 @@ class _Walker:
             elif rest[i] == "-delete":
                 self._simple(("rm",))  # judged as the removal it is
             i += 1
-
-
-def _operands(rest: list[str | None]) -> list[str | None]:
-    out: list[str | None] = []
-    options = True
-    for word in rest:
-        if options and word == "--":
-            options = False
-        elif options and word is not None and word.startswith("-") and word != "-":
-            continue
-        else:
-            out.append(word)
-    return out
-
-
-def _wrapped(base: str, rest: list[str | None]) -> list[str | None]:
-    """The command a wrapper runs, with its arguments ([] when it runs none)."""
-    takes_value = _WRAPPERS[base]
-    positional = _POSITIONAL_FIRST.get(base, 0)
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word is None:
-            return [None]
-        if word == "--":
-            i += 1
-            break
-        if base == "env" and "=" in word and not word.startswith("-"):
-            i += 1
-        elif word.startswith("-") and len(word) > 1 and not (base == "nice" and word[1:].isdigit()):
-            i += 2 if word in takes_value else 1
-        elif base == "nice" and word.startswith("-"):
-            i += 1
-        else:
-            break
-    i += positional
-    return list(rest[i:])
-
-
-def path_unsure(path: str) -> bool:
-    """A target whose meaning a glob or brace expansion can change."""
-    return bool(_UNSURE_PATH.search(path))
-
-
-def writes_outside(
-    line: CommandLine, resolve: Callable[[str], str], inside: Callable[[str], bool]
-) -> list[str]:
-    """The targets the line writes that are outside (or cannot be judged): as shown to the user."""
-    out = []
-    for target in line.writes:
-        if target is None:
-            out.append("(a path known only when it runs)")
-            continue
-        if target in _NOT_FILES or target.startswith("/dev/fd/"):
-            continue
-        if path_unsure(target) or (line.changes_dir and not os.path.isabs(target)):
-            out.append(target)
-            continue
-        if not inside(resolve(os.path.expanduser(target))):
-            out.append(target)
-    return out

@@ -27,6 +27,9 @@ locally, as follows.
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
+import shutil
 from typing import Any
 
 from reasonix_acp.redact import scrub_known
@@ -43,6 +46,29 @@ BACKGROUND_GRACE = 0.2  # output still read after the shell exited, before it is
 BACKGROUND_NOTE = (
     "[the shell exited; a background process is still running and its output is not shown]"
 )
+
+
+BASH_FLAGS = ("--noprofile", "--norc", "-p")  # -p: no BASH_ENV, no imported functions
+
+
+@functools.cache
+def _found(shell: str) -> str | None:
+    return shell if os.path.isabs(shell) and os.access(shell, os.X_OK) else shutil.which(shell)
+
+
+def reads_as_bash(shell: str) -> bool:
+    """Commands run in bash, the shell the gate reads (turn/gate.py, tools/provable.py)."""
+    return os.path.basename(shell) == "bash" and _found(shell) is not None
+
+
+def command_argv(shell: str, command: str) -> list[str]:
+    """How a command line runs: bash without its startup files, BASH_ENV or functions and
+    options from the environment; another configured shell (every line then asks) as it is."""
+    if reads_as_bash(shell):
+        return [_found(shell) or shell, *BASH_FLAGS, "-c", command]
+    if os.path.basename(shell) == "bash":
+        return ["/bin/sh", "-c", command]  # no bash here: the gate reads nothing of it
+    return [shell, "-c", command]
 
 
 def _detach(proc: Process) -> None:
@@ -110,7 +136,7 @@ class Bash:
         timeout = (
             timeout_ms if isinstance(timeout_ms, int) and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
         ) / 1000
-        plain = [ctx.shell, "-c", command]
+        plain = command_argv(ctx.shell, command)
         sandbox = ctx.sandbox
         if sandbox is None or not sandbox.active():
             return await self._execute(plain, ctx, timeout)

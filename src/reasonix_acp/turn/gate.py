@@ -33,7 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed
-from reasonix_acp.tools.command_line import CommandLine, parse, writes_outside
+from reasonix_acp.tools.command_line import CommandLine, parse
+from reasonix_acp.tools.provable import FREE, Proof
+from reasonix_acp.tools.shell import reads_as_bash
+from reasonix_acp.tools.shell_words import Simple
 from reasonix_acp.tools.workspace import Workspace, in_scope, needs_permission, scope_of
 
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
@@ -43,9 +46,9 @@ REFUSED = "refused by the user"
 FULL = "danger-full-access"
 UNRESOLVED = "\0"  # marks a path realpath could not follow (`_judged`)
 RERUN_SCOPE = "outside the sandbox"  # a remembered "do not offer a run outside the sandbox"
-# Builtins that only steer the shell itself: a line needs no grant for them (it still needs one
-# for something else: a line of these alone is asked).
-CONTROL = frozenset({"true", "false", ":", "exit", "return", "break", "continue", "test", "["})
+# What bash itself handles as a stream in a redirection, never opening a file of that name.
+STREAMS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+DESCRIPTOR = re.compile(r"/dev/fd/[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -79,41 +82,87 @@ def judge_line(
 ) -> Verdict:
     """The decision for a shell command line, before the user is asked. `sandboxed`: the line
     will run in a whole sandbox (tools/sandbox.py), which stands in for the question."""
-    denied = _denied(line, preset, rules, workspace)
+    denied = _denied(line, rules, workspace)
     if denied:
         return Verdict("deny", denied)
+    proof = line.proof
+    checked = proof is not None or not (rules.commands or rules.paths)
     if preset == FULL:
-        return Verdict("allow")
-    exact = f"exact {line.text}"
-    for access, scope, allowed in reversed(grants):
-        if access == "execute" and scope == exact:
-            return Verdict("allow" if allowed else "reject")
+        return Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))
     remembered = {
         scope.removeprefix("command "): allowed
         for access, scope, allowed in grants
         if access == "execute" and scope.startswith("command ")
     }  # later answers win
-    names = [name for name in line.names if name not in CONTROL]
-    if any(remembered.get(name) is False for name in names):
+    seen = {*line.names, *(proof.names if proof else ())}
+    if any(remembered.get(name) is False for name in seen):
         return Verdict("reject")
-    if sandboxed and (line.readable or not rules.commands):
+    if proof is None:
+        if sandboxed and checked:
+            return Verdict("allow", "runs in the sandbox")
+        return Verdict("ask", line.unprovable if checked else _unchecked(line, rules))
+    for access, scope, allowed in reversed(grants):
+        if access == "execute" and scope == f"exact {line.text}":
+            return Verdict("allow" if allowed else "reject")
+    if sandboxed:
         return Verdict("allow", "runs in the sandbox")
-    outside = tuple(writes_outside(line, _judged(workspace), workspace.inside))
-    if (
-        line.readable
-        and names
-        and not outside
-        and all(remembered.get(name) is True for name in names)
-    ):
+    outside = tuple(writes_outside(proof, _judged(workspace), workspace.inside))
+    names = granted_names(proof)
+    covered = all(remembered.get(name) is True for name in names)
+    if not outside and covered and (names or not proof.writes):
         return Verdict("allow")
     return Verdict("ask", outside=outside)
 
 
-def _denied(line: CommandLine, preset: str, rules: Rules, workspace: Workspace) -> str:
-    for command in line.commands:
+def granted_names(proof: Proof) -> list[str]:
+    """The names a grant must cover: all but `true`, `false`, `:` and `exit N`."""
+    needed = {command.name for command in proof.commands if not _free(command)}
+    return [name for name in proof.names if name in needed]
+
+
+def _free(command: Simple) -> bool:
+    if command.name == "exit":
+        return all(word is not None and word.isdigit() for word in command.argv[1:])
+    return command.name in FREE
+
+
+def _unchecked(line: CommandLine, rules: Rules) -> str:
+    kinds = " and ".join(
+        name
+        for name, there in (("deny_commands", rules.commands), ("deny_paths", rules.paths))
+        if there
+    )
+    return f"cannot be checked against {kinds}: {line.unprovable}"
+
+
+def writes_outside(
+    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool]
+) -> list[str]:
+    """The targets the line writes that are outside (or cannot be judged): as shown to the user.
+    A target is judged after `realpath` (`..` and links followed); only the exact names bash
+    itself handles as streams are not files."""
+    out = []
+    for target in proof.writes:
+        if target is None:
+            out.append("(a path known only when it runs)")
+        elif target in STREAMS or DESCRIPTOR.fullmatch(target):
+            continue
+        elif (proof.changes_dir and not os.path.isabs(target)) or not inside(resolve(target)):
+            out.append(target)
+    return out
+
+
+def _denied(line: CommandLine, rules: Rules, workspace: Workspace) -> str:
+    """The deny rule the line breaks: exactly, by its complete reading; else by every command
+    and path the grammar finds in it (an unprovable line that names a denied command is refused;
+    one that names none is still never run without a question)."""
+    proof = line.proof
+    commands = proof.commands if proof else line.commands
+    for command in commands:
         if command.name is not None and os.path.basename(command.name) in rules.commands:
             return f"`{os.path.basename(command.name)}` is in deny_commands"
-    for target in (*line.writes, *line.reads):
+    targets = (*proof.writes, *proof.reads) if proof else (*line.writes, *line.reads)
+    for target in targets:
         if target is None:
             continue
         real = _judged(workspace)(os.path.expanduser(target))
@@ -121,13 +170,11 @@ def _denied(line: CommandLine, preset: str, rules: Rules, workspace: Workspace) 
             return f"{target} cannot be checked against deny_paths: {real[1:]} cannot be resolved"
         if rules.path_denied(real):
             return f"{target} matches deny_paths"
-    if not line.readable and rules.commands:
+    if proof is None and rules.commands:
         words = {os.path.basename(w) for w in re.findall(r"[\w./+-]+", line.text)}
         hit = sorted(words & rules.commands)
         if hit:
             return f"`{hit[0]}` is in deny_commands"
-        if preset == FULL:
-            return f"cannot be checked against deny_commands: {line.problems[0]}"
     return ""
 
 
@@ -188,6 +235,8 @@ class Gate:
         if sandbox is not None and context.warn is not None and (notice := sandbox.notice()):
             context.warn(notice)  # before the question it explains, once per session
         line = parse(args["command"])
+        if not reads_as_bash(context.shell):
+            line.proof, line.unprovable = None, f"commands run in {context.shell}, not bash"
         sandboxed = sandbox is not None and sandbox.whole()
         verdict = judge_line(
             line, self.preset(), self.grants, self.rules, context.workspace, sandboxed
@@ -196,13 +245,15 @@ class Gate:
             raise ToolFailed(f"denied by the permission rules in config.toml: {verdict.reason}")
         if verdict.decision != "ask":
             return verdict.decision == "allow"
-        names = [name for name in line.names if name not in CONTROL]
+        proof = line.proof
+        names = granted_names(proof) if proof else line.names
         listed = ", ".join(f"`{n}`" for n in names)
-        by_name = line.readable and bool(names) and not verdict.outside
         options = _options(
-            f"Allow {listed} commands for this session" if by_name else None,
+            f"Allow {listed} commands for this session"
+            if proof and names and not verdict.outside
+            else None,
             f"Reject {listed} commands for this session" if names else None,
-            exact=True,
+            exact=proof is not None,
         )
         choice = await self._ask(_shown_line(shown, args, line, verdict), options)
         if choice == "allow_always_exact":
@@ -267,16 +318,17 @@ def _options(allow: str | None, reject: str | None, exact: bool = False) -> list
 def _shown_line(
     shown: dict[str, Any], args: dict[str, Any], line: CommandLine, verdict: Verdict
 ) -> dict[str, Any]:
-    """The tool call as the question shows it: every simple command the line runs."""
-    commands = [c.shown() for c in line.commands]
+    """The tool call as the question shows it: every simple command the line runs, and why it
+    is asked (a write outside the workspace; a line outside the provable language)."""
+    commands = [c.shown() for c in (line.proof.commands if line.proof else line.commands)]
     raw: dict[str, Any] = {**args, "commands": commands}
     notes = []
     if verdict.outside:
         raw["writesOutsideWorkspace"] = list(verdict.outside)
         notes.append("writes outside the workspace: " + ", ".join(verdict.outside))
-    if not line.readable:
-        raw["unreadable"] = line.problems[0]
-        notes.append(line.problems[0])
+    if line.proof is None:
+        raw["unprovable"] = verdict.reason or line.unprovable
+        notes.append("not provably safe: " + raw["unprovable"])
     title = shown.get("title", "Run")
     if len(commands) > 1 or notes:
         title = "Run " + " · ".join(commands or [line.text])
