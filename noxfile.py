@@ -71,7 +71,13 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def soak(session: nox.Session) -> None:
     """The seeded session storm at length: STORM_SEEDS seeds (200 unless set) of STORM_STEPS
-    steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED."""
+    steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED. The
+    gate's differential test with GATE_EXAMPLES lines (50,000 unless set), replayed with
+    GATE_SEED."""
     session.install("-e", ".[test,codegen]")
-    env = {"STORM_SEEDS": os.environ.get("STORM_SEEDS", "200")}
-    session.run("pytest", "-q", "tests/test_session_storm.py", *session.posargs, env=env)
+    env = {
+        "STORM_SEEDS": os.environ.get("STORM_SEEDS", "200"),
+        "GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "50000"),
+    }
+    tests = ["tests/test_session_storm.py", "tests/tools/test_gate_differential.py"]
+    session.run("pytest", "-q", "-s", *tests, *session.posargs, env=env)
