@@ -76,6 +76,8 @@ class Unprovable(Exception):
 
 @dataclass
 class Word:
+    """One word as bash reads it: its value after quote removal."""
+
     value: str = ""
     pattern: bool = False  # an unquoted `*?[{`, or `~` after the start: known only when it runs
     quoted: bool = False  # some part was quoted
@@ -84,6 +86,8 @@ class Word:
 
 @dataclass
 class Redirect:
+    """A redirection: the descriptor, the operator and the target word."""
+
     fd: str
     op: str
     target: Word | None  # None: a descriptor copy (`2>&1`)
@@ -91,6 +95,8 @@ class Redirect:
 
 @dataclass
 class Proof:
+    """What a line in the provable language does: every command it runs and file it opens."""
+
     commands: list[Simple] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
     reads: list[str | None] = field(default_factory=list)
