@@ -105,7 +105,7 @@ def test_mcp_header_and_env_values_are_not_stored_or_shown(tmp_path: Path) -> No
     assert not [s for s in secrets if s in text]
     assert "remote (http, http://127.0.0.1:9/mcp?api_key=[redacted]&team=core)" in text
     stored = on_disk(Path(scenario.vars["DATA"]))
-    assert not [s for s in secrets[2:] if s.encode() in stored]
+    assert not [s for s in secrets if s.encode() in stored]
     assert b"X-Api-Key" in stored and b"SERVICE_TOKEN" in stored
     show = subprocess.run(
         [sys.executable, "-m", "reasonix_acp", "sessions", "show", sid],
@@ -115,7 +115,7 @@ def test_mcp_header_and_env_values_are_not_stored_or_shown(tmp_path: Path) -> No
         timeout=30,
     )
     assert show.returncode == 0, show.stderr
-    assert not [s for s in secrets[2:] if s in show.stdout]
+    assert not [s for s in secrets if s in show.stdout]
     assert "X-Api-Key" in show.stdout and "SERVICE_TOKEN" in show.stdout
 
 
@@ -155,3 +155,43 @@ def test_commands_run_without_the_configured_secrets(tmp_path: Path) -> None:
     text = json.dumps(output)
     assert "sk-deepseekSECRET0001" not in text and "tokenSECRET0002" not in text
     assert "PLAIN_SETTING=keep-me" in text and "GITHUB_TOKEN=ghpassedSECRET0003" in text
+
+
+def test_a_key_a_slow_command_prints_is_redacted_in_progress_results_store_and_kept_output(
+    tmp_path: Path,
+) -> None:
+    """A command running long enough to show its output as it goes (`in_progress` updates),
+    and long enough to be cut (the whole output kept in the session's temp): the key it
+    prints is redacted wherever the output goes, and the rest of the output stays."""
+    key = "sk-deepseekSECRET0009"
+    command = "sleep 0.4; cat .env; sleep 0.4; head -c 60000 /dev/zero | tr '\\0' x; echo; cat .env"
+    call = {"tool_call": {"name": "bash", "arguments": {"command": command}}}
+    script = tmp_path / "slow.jsonl"
+    script.write_text(
+        json.dumps({"steps": [call]}) + "\n" + json.dumps({"steps": [{"text": "ok"}]}) + "\n"
+    )
+    scenario = Scenario(tmp_path)
+    scenario.env["DEEPSEEK_API_KEY"] = key
+    cwd = Path(scenario.vars["CWD"])
+    c = Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
+    sid = c.start()
+    (cwd / ".env").write_text(f"DEEPSEEK_API_KEY={key}\nPLAIN=keep-me\n")
+    c.result(
+        "session/set_config_option",
+        {"sessionId": sid, "configId": "tool_approval", "value": "danger-full-access"},
+    )
+    assert prompt(c, sid)["result"] == {"stopReason": "end_turn"}
+    assert c.close() == 0
+    updates = [n["params"]["update"] for n in c.notes if n.get("method") == "session/update"]
+    progress = [u for u in updates if u.get("status") == "in_progress" and u.get("content")]
+    assert progress, "the command ran long enough to show its output as it went"
+    wire = json.dumps(updates)
+    assert key not in wire
+    assert "DEEPSEEK_API_KEY=[redacted]" in wire and "PLAIN=keep-me" in wire
+    kept = list(Path(scenario.env.get("TMPDIR", "/tmp")).glob("reasonix-acp-*/*/bash-*.log"))
+    kept = [p for p in kept if sid in str(p)]
+    assert kept, "the cut output was kept whole"
+    assert key not in kept[0].read_text() and "PLAIN=keep-me" in kept[0].read_text()
+    data = Path(scenario.vars["DATA"])
+    stored = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
+    assert key.encode() not in stored and b"PLAIN=keep-me" in stored

@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import threading
+from typing import Any
 
 from reasonix_acp.protocol.errors import clip
 
@@ -111,6 +112,27 @@ def scrub_known(text: str) -> str:
     [redacted]; the generic patterns are left out (for a command's own output)."""
     pattern = _known_pattern
     return pattern.sub(MARK, text) if pattern is not None else text
+
+
+def scrub_known_in(value: Any) -> Any:
+    """`scrub_known` through a JSON-like value: every string in it, keys left as they are."""
+    if _known_pattern is None:
+        return value
+    if isinstance(value, str):
+        return scrub_known(value)
+    if isinstance(value, dict):
+        return {k: scrub_known_in(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_known_in(v) for v in value]
+    return value
+
+
+def scrub_known_bytes(data: bytes) -> bytes:
+    """`scrub_known` on bytes (kept output), which need not be UTF-8: kept byte for byte."""
+    if _known_pattern is None:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    return scrub_known(text).encode("utf-8", "surrogateescape")
 
 
 def scrub(text: str) -> str:

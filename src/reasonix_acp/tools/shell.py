@@ -8,7 +8,9 @@ locally, as follows.
   the tool's wait for it, never the sequence; the agent's shutdown kills and reaps every group
   still there.
 - Output (stdout and stderr together) is shown with every secret the agent holds (provider
-  keys, MCP header and env values) replaced by [redacted]. Past OUTPUT_CAP bytes it is cut in
+  keys, MCP header and env values) replaced by [redacted], by the turn where every tool's
+  output enters the session (turn/runner.py), progress included; a kept file too
+  (workspace.keep). Past OUTPUT_CAP bytes it is cut in
   what the client and the model see; the full output is written to a file in the session's temp directory, which the
   cut content names.
 - A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
@@ -32,7 +34,6 @@ import os
 import shutil
 from typing import Any
 
-from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.groups import GROUPS, Process
 from reasonix_acp.tools.workspace import keep
@@ -191,7 +192,6 @@ class Bash:
         background: bool = False,
     ) -> ToolResult:
         text, cut = clip_output(data, (ctx.workspace.temp, f"bash-{proc.pid}.log"))
-        text = scrub_known(text)  # a command that printed a key the agent holds
         raw: dict[str, Any] = {"exitCode": proc.returncode, "truncated": cut}
         if background:
             raw["background"] = True
@@ -263,7 +263,6 @@ class Bash:
         if ctx.progress is not None:
             ctx.progress(shown)
         output, truncated, code, sig, timed_out = await ctx.terminal.finish(terminal_id, timeout)
-        output = scrub_known(output)
         if truncated:
             output += "\n[output truncated by the client terminal]"
         if timed_out:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reasonix_acp import digests
+from reasonix_acp.redact import scrub_known_bytes
 
 
 def _temp_root() -> str:
@@ -73,6 +74,7 @@ def ensure_temp(directory: str) -> None:
 
 def keep(directory: str, name: str, data: bytes) -> str:
     """Write `data` to `directory/name`, the directory 0700 and the file 0600; → its path.
+    Every secret the agent holds is replaced by [redacted] first (redact.scrub_known).
     Commands may write the directory too: a name they took that is not a regular file (a
     FIFO that would block the open, a link) is replaced, never followed or waited on."""
     ensure_temp(directory)
@@ -91,7 +93,7 @@ def keep(directory: str, name: str, data: bytes) -> str:
     os.ftruncate(fd, 0)
     with os.fdopen(fd, "wb") as fh:
         os.fchmod(fd, 0o600)
-        fh.write(data)
+        fh.write(scrub_known_bytes(data))
     return path
 
 

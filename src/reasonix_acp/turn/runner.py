@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -35,6 +36,7 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.session import projector
 from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
@@ -369,11 +371,13 @@ class TurnRunner:
                 raise ToolFailed(f"unknown tool {call.name}")
             if not isinstance(args, dict):
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
-            result = await self._checked_run(tool, args, start)
+            result = _scrubbed_result(await self._checked_run(tool, args, start))
         except ToolFailed as exc:
-            shown = None if exc.meta else _text(str(exc))
-            self._finish(call_id, "failed", ToolResult(text=str(exc), content=shown, meta=exc.meta))
-            self.history.append({"role": "tool", "tool_call_id": call.id, "content": str(exc)})
+            text = scrub_known(str(exc))
+            shown = None if exc.meta else _text(text)
+            failed = ToolResult(text=text, content=shown, meta=_scrubbed(exc.meta))
+            self._finish(call_id, "failed", failed)
+            self.history.append({"role": "tool", "tool_call_id": call.id, "content": text})
             return
         if self.readiness is not None:
             self.readiness.observe(call.name, "completed", args)
@@ -396,7 +400,7 @@ class TurnRunner:
                 raise ToolFailed(REFUSED)
             self.context.progress = lambda content: self.record(
                 "tool_call_update",
-                {"toolCallId": call_id, "status": "in_progress", "content": content},
+                {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
             )
             self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
             result: ToolResult = await tool.run(args, self.context)
@@ -406,6 +410,8 @@ class TurnRunner:
             raise ToolFailed(f"{tool.name}: {exc.strerror or exc}{where}") from None
 
     def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
+        """The call's end as shown and stored; its output's secrets already replaced (the
+        model's text too: `_scrubbed_result`, where the output enters the session)."""
         self._open_calls.pop(call_id, None)
         body: dict[str, Any] = {"toolCallId": call_id, "status": status}
         if result.content is not None:
@@ -430,6 +436,22 @@ class TurnRunner:
                 "failed",
                 ToolResult(text="interrupted", content=_text("interrupted before it finished")),
             )
+
+
+def _scrubbed(value: Any) -> Any:
+    """Tool output as it enters the session (progress, result, failure): every secret the agent
+    holds replaced by [redacted], whatever tool printed it."""
+    return scrub_known_in(value)
+
+
+def _scrubbed_result(result: ToolResult) -> ToolResult:
+    return dataclasses.replace(
+        result,
+        text=scrub_known(result.text),
+        content=_scrubbed(result.content),
+        meta=_scrubbed(result.meta),
+        raw_output=_scrubbed(result.raw_output),
+    )
 
 
 def _text(text: str) -> list[dict[str, Any]]:
