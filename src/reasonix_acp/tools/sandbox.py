@@ -2,9 +2,14 @@
 agent's process or the editor's terminal, and plugin commands run through `Sandbox.argv`.
 
 What a sandboxed command gets (the bwrap arguments, in this order: a later mount wins):
-- the whole file system read-only, a private /dev, /proc and /tmp;
+- the whole file system read-only, a private /dev, /proc and /tmp (empty and writable: nothing
+  another program keeps there, its sockets included, is in reach);
+- read-only, the programs PATH names under a temp directory (a virtual environment in a
+  checkout under /tmp: `toolchain`); the user's base of session temp directories hidden
+  wherever TMPDIR puts it, so no session reads another's; TMPDIR set to the session's own;
 - writable: the session cwd, its additional directories, its private temp directory and
-  `[sandbox] write_roots`; under read-only, the session temp alone;
+  `[sandbox] write_roots`; under read-only, the session temp alone; the `.git` of each writable
+  root stays read-only (its config and hooks are run by the host's git, outside the sandbox);
 - hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), the agent's own
   config and data directories and the usual credential stores (CREDENTIALS), behind a
   directory nobody may enter or /dev/null; /run and /var/run are empty (a read-only mount does
@@ -16,6 +21,9 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
   forbid it), its own session (no TIOCSTI into the editor's terminal), killed with its parent.
   Killing bwrap ends its PID namespace, so the bash tool's group kill reaches every process
   the command started; a background process does not outlive its command.
+
+A command that fails as the sandbox makes it fail (a write to a read-only place, the network,
+a path it hides under a temp directory) is offered once for a run outside (`blocked`).
 
 The engine is probed once per process (`engine`): `bwrap` on PATH, run once with the flags a
 command gets. An engine that fails the probe (no user namespaces, say) is unavailable, with
@@ -37,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reasonix_acp.config.sandbox import SandboxSettings
-from reasonix_acp.tools.workspace import Workspace, ensure_temp
+from reasonix_acp.tools.workspace import Workspace, ensure_temp, temp_root
 
 FULL = "danger-full-access"
 PROBE_TIMEOUT = 5.0
@@ -54,6 +62,7 @@ BLOCKED_NETWORK = re.compile(
     r"|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Connection refused"
     r"|No address associated with hostname"
 )
+BLOCKED_MISSING = re.compile(r"No such file or directory|not found|cannot access|can't open")
 ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"`:,;)]+")
 
 
@@ -171,6 +180,43 @@ def _sockets_hidden(network: bool) -> list[str]:
     return args
 
 
+def temp_roots() -> list[str]:
+    """Where temp files live on this machine: /tmp and the system temp directory (TMPDIR)."""
+    roots = ["/tmp", os.path.realpath(temp_root())]
+    return [r for i, r in enumerate(roots) if r not in roots[:i]]
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def toolchain(base: str) -> list[str]:
+    """The programs PATH names under a temp directory (a checkout's or a CI's virtual
+    environment): the prefix each such PATH entry belongs to (`<prefix>/bin` → `<prefix>`),
+    shown read-only; nothing else under the temp directories is."""
+    found: list[str] = []
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        prefix = os.path.dirname(real) if os.path.basename(real) == "bin" else real
+        if not os.path.isdir(prefix) or _under(prefix, base) or prefix in found:
+            continue
+        if any(_under(prefix, root) and prefix != root for root in temp_roots()):
+            found.append(prefix)
+    return found
+
+
+def _temp_mounts(base: str) -> list[str]:
+    """/tmp private and empty; the toolchain PATH names under a temp directory read-only; the
+    user's base of session temp directories hidden wherever TMPDIR puts it (the session's own is
+    bound back with the writable roots)."""
+    args: list[str] = []
+    for prefix in toolchain(base):
+        args += ["--ro-bind", prefix, prefix]
+    return [*args, "--perms", "0700", "--tmpfs", base]
+
+
 def hide_target(pattern: str) -> str | None:
     """The path a deny pattern names, when a mount can hide all it matches; else None."""
     base = pattern
@@ -263,10 +309,18 @@ class Sandbox:
         args = [found.path, *found.flags, *_base(), *_sockets_hidden(network)]
         if network:
             args.append("--share-net")
-        ensure_temp(self.workspace().temp)  # refused when another user made it first
-        for root in self.write_roots():
+        temp = self.workspace().temp
+        ensure_temp(temp)  # refused when another user made it first
+        args += _temp_mounts(os.path.realpath(os.path.dirname(temp)))
+        roots = self.write_roots()
+        for root in roots:
             if os.path.isdir(root):
                 args += ["--bind", root, root]
+        for root in roots:  # what the host runs from a repository stays as it is
+            git = os.path.join(root, ".git")
+            if root != os.path.realpath(temp) and os.path.lexists(git) and not os.path.islink(git):
+                args += ["--ro-bind", git, git]
+        args += ["--setenv", "TMPDIR", temp]
         for target in self._hidden():
             if os.path.isdir(target):
                 args += ["--perms", "0000", "--tmpfs", target, "--remount-ro", target]
@@ -300,7 +354,21 @@ class Sandbox:
                 return f"a write outside the sandbox's writable roots was refused: {line.strip()[:200]}"
             if not self.settings().network and BLOCKED_NETWORK.search(line):
                 return f"the network is off in the sandbox: {line.strip()[:200]}"
+            hidden = [p for p in paths if self._hidden_temp(p)]
+            if hidden and BLOCKED_MISSING.search(line):
+                return (
+                    f"the sandbox hides {hidden[0]} (under a temp directory): {line.strip()[:200]}"
+                )
         return None
+
+    def _hidden_temp(self, path: str) -> bool:
+        """A path that exists but that the sandbox does not show: under a temp directory, and
+        neither a writable root nor part of the toolchain on PATH."""
+        if not os.path.lexists(path) or not any(_under(path, r) for r in temp_roots()):
+            return False
+        base = os.path.realpath(os.path.dirname(self.workspace().temp))
+        shown = [*self.write_roots(fresh=False), *toolchain(base)]
+        return not any(_under(path, root) for root in shown)
 
     def describe(self) -> str:
         """What confines commands now, for `/status`."""

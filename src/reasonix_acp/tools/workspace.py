@@ -31,7 +31,7 @@ from reasonix_acp import digests
 from reasonix_acp.redact import scrub_known_bytes
 
 
-def _temp_root() -> str:
+def temp_root() -> str:
     """The system's temp directory (`tempfile.gettempdir`), looked up when first needed: the
     lookup loads `tempfile`, `shutil` and `random` with their compression and hash modules."""
     # lazy: start-up
@@ -42,7 +42,7 @@ def _temp_root() -> str:
 
 def _temp_base() -> str:
     """The user's private base for session temp directories, made 0700 and checked."""
-    base = os.path.join(_temp_root(), f"reasonix-acp-{os.getuid()}")
+    base = os.path.join(temp_root(), f"reasonix-acp-{os.getuid()}")
     with contextlib.suppress(FileExistsError):
         os.mkdir(base, 0o700)
     info = os.lstat(base)
@@ -59,7 +59,7 @@ def session_temp(session_id: str) -> str:
     if not safe or safe in (".", ".."):
         safe = "id-" + digests.sha256_hex(session_id.encode("utf-8", "surrogateescape"))
     name = safe
-    return os.path.join(_temp_root(), f"reasonix-acp-{os.getuid()}", name)
+    return os.path.join(temp_root(), f"reasonix-acp-{os.getuid()}", name)
 
 
 def ensure_temp(directory: str) -> None:
