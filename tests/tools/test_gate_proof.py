@@ -140,3 +140,21 @@ def test_an_unprovable_line_offers_no_always(tmp_path: Path) -> None:
     assert kinds == ["allow_once", "reject_once", "reject_always"]
     assert "not provably safe: the reserved word `for`" in asked[0]["toolCall"]["title"]
     assert c.close() == 0
+
+
+def test_another_shell_makes_every_line_ask(tmp_path: Path) -> None:
+    """The gate reads bash only: with `shell = "/bin/sh"` a grant covers nothing, and the
+    question says why."""
+    c = agent(tmp_path, [bash("echo hi"), bash("echo hi")], 'shell = "/bin/sh"\n')
+    sid = c.start()
+    asked, results = prompt(c, sid, lambda params: "allow_once")
+    assert len(asked) == 1 and [r["status"] for r in results] == ["completed"]
+    assert [o["optionId"] for o in asked[0]["options"]] == [
+        "allow_once",
+        "reject_once",
+        "reject_always",
+    ]
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1 and [r["status"] for r in results] == ["failed"]
+    assert asked[0]["toolCall"]["rawInput"]["unprovable"] == "commands run in /bin/sh, not bash"
+    assert c.close() == 0

@@ -10,8 +10,9 @@ is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, o
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
 `[permissions] deny_commands = ["rm", ...]` (any simple command in a shell line, by name) and
-`deny_paths = ["/etc/**", ...]` (globs) are refused under every preset, danger-full-access included. `shell = "/bin/bash"` sets the shell commands run in (default /bin/sh), locally and in the
-editor's terminal. `pass_env = ["NAME", ...]` passes environment variables that look secret to
+`deny_paths = ["/etc/**", ...]` (globs) are refused under every preset, danger-full-access included. Commands run in bash, locally and in the editor's terminal;
+`shell = "/bin/zsh"` names another shell, which the permission gate does not read: every command
+line then asks (turn/gate.py). `pass_env = ["NAME", ...]` passes environment variables that look secret to
 commands anyway. Every frame stays under `frame_budget_bytes` (default 61440, at least 8192: longer strings in a
 tool call are cut, the whole text kept in the session's temp). Tool output shown per update is capped by `output_cap_bytes` (default 49152; the rest is kept in
 a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call rounds per prompt, default 25; past it

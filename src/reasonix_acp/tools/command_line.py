@@ -1,5 +1,8 @@
 """A shell command line read as the shell reads it, so a permission covers the whole line.
 
+Two readings: `proof`, the complete reading of a line in the provable language
+(tools/provable.py), the only one a line may run unasked on; and the bash grammar's view of any
+line, best effort, for what the question shows and for the deny rules of an unprovable line.
 The line is parsed with the bash grammar of tree-sitter into its simple commands: those joined
 by `;`, `&&`, `||`, `|`, `&` and newlines, inside subshells `( )`, groups `{ }`, `if`/`for`/
 `while`/`case` bodies and function bodies, and those in command substitutions (`$( )`, backticks,

@@ -2,19 +2,19 @@
 config.toml, then the session's preset, then the session's remembered answers ("always"),
 then the user, asked with `session/request_permission` through the turn (turn/wiring.py).
 
-Shell commands are judged as whole lines (tools/command_line.py):
-- a deny rule matches when it names any simple command in the line, or a path the line
-  redirects to or from; a line that cannot be read is refused under danger-full-access when
-  there are command deny rules (it cannot be checked), and asked otherwise;
-- a remembered "allow" covers the line only when every simple command in it is covered (the
-  shell's own control builtins, `exit`, `true`, `test` and the like, need none) and it writes
-  nothing outside the workspace; one remembered "reject" of any command refuses it;
-- a line the grammar cannot read, or whose command names are known only when it runs, is
-  asked whatever was remembered, unless its exact text was allowed before.
+Shell commands are judged as whole lines, in the bash that runs them (tools/shell.py):
+- a line in the provable language (tools/provable.py) is read completely: its commands (wrapped
+  ones too) and the paths it redirects to, resolved. A deny rule matches exactly; a remembered
+  "allow" covers it when every command but `true`, `false`, `:`, `exit N` is remembered and it
+  writes nothing outside the workspace; one remembered "reject" refuses it;
+- any other line is unprovable: asked whatever was remembered (no "always" is offered for it),
+  refused when the grammar's view of it (tools/command_line.py) names a denied command, and,
+  with deny rules set, asked under danger-full-access too: it cannot be checked against them.
+  Another configured shell makes every line unprovable.
 
 Where the session's sandbox is whole (tools/sandbox.py: active, and every deny path hidden),
-a readable line that no deny rule or remembered rejection stops runs without a question: the
-sandbox confines it instead. Where the sandbox is wanted but no engine works, the session's
+a line that no deny rule or remembered rejection stops runs without a question, the sandbox
+confining it instead: an unprovable line too, unless deny rules are set. Where the sandbox is wanted but no engine works, the session's
 first command line says so once (a `[warning]` chunk), before anything is asked. A command
 the sandbox stopped is offered once for a run outside it (`rerun_outside`), unless the user
 said not to offer that again in this session.
