@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlparse, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, unquote_plus, urlparse, urlsplit, urlunsplit
 
 from reasonix_acp.protocol.errors import InvalidParams
 
@@ -134,49 +134,123 @@ def from_config(table: Any) -> list[dict[str, Any]]:
 
 
 def secret_values(servers: list[dict[str, Any]]) -> list[str]:
-    """The values of the servers' `headers` and `env`: secrets, whatever their names."""
+    """The values of the servers' `headers` and `env`, and the credentials in their URLs:
+    secrets, whatever their names."""
     return [
-        str(pair.get("value") or "")
-        for server in servers
-        for key in ("headers", "env")
-        for pair in server.get(key) or []
-        if isinstance(pair, dict)
+        *(
+            str(pair.get("value") or "")
+            for server in servers
+            for key in ("headers", "env")
+            for pair in server.get(key) or []
+            if isinstance(pair, dict)
+        ),
+        *(
+            secret
+            for server in servers
+            if isinstance(server.get("url"), str)
+            for secret in url_secrets(server["url"])
+        ),
     ]
 
 
+WITHHELD = "x-withheld"  # in a stored server: what was left out of it ("url", "headers", "env")
+
+
 def names_only(servers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The servers as stored and shown: `headers` and `env` keep their names, never values
-    (a client sends its servers again on load and resume)."""
+    """The servers as stored and shown: `headers` and `env` keep their names, never values, and
+    the URL loses its credentials (`stored_url`); `x-withheld` lists what lost something (a
+    client sends its servers again on load and resume)."""
     out = []
     for server in servers:
         copy = dict(server)
+        withheld = []
+        if isinstance(server.get("url"), str):
+            copy["url"] = stored_url(server["url"])
+            if copy["url"] != server["url"]:
+                withheld.append("url")
         for key in ("headers", "env"):
             if isinstance(server.get(key), list):
-                copy[key] = [
-                    {"name": pair.get("name"), "value": ""}
-                    for pair in server[key]
-                    if isinstance(pair, dict)
-                ]
+                pairs = [pair for pair in server[key] if isinstance(pair, dict)]
+                copy[key] = [{"name": pair.get("name"), "value": ""} for pair in pairs]
+                if any(pair.get("value") for pair in pairs):
+                    withheld.append(key)
+        if withheld:
+            copy[WITHHELD] = withheld
         out.append(copy)
     return out
 
 
-_SECRET_QUERY = re.compile(
-    r"(?i)^(?:api[_-]?key|apikey|key|token|access[_-]?token|auth|secret|password|sig|signature)$"
+_SECRET_NAMES = frozenset(("key", "sig", "auth", "pwd", "pass"))
+_SECRET_ENDINGS = (
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "secretkey",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "signature",
+    "credential",
+    "credentials",
 )
 
 
-def shown_url(url: str) -> str:
-    """A server URL as chat text may show it: no userinfo, no credential query parameters."""
+def secret_param(name: str) -> bool:
+    """Whether a query parameter of this name holds a credential: `key`, `sig`, `auth`, or a
+    name ending in token, secret, password, signature, credential or api/access/private key,
+    in any case and spelling (`api_key`, `accessToken`, `X-Amz-Signature`, `client_secret`)."""
+    bare = re.sub(r"[^a-z0-9]", "", unquote_plus(name).lower())
+    return bare in _SECRET_NAMES or bare.endswith(_SECRET_ENDINGS)
+
+
+def _params(text: str, mark: str | None) -> tuple[str, list[str]]:
+    """A query (or fragment) with the values of secret-named parameters replaced by `mark`,
+    every other byte as it was; and those values."""
+    kept, secrets = [], []
+    for piece in text.split("&"):
+        name, eq, value = piece.partition("=")
+        if eq and value and secret_param(name):
+            secrets.append(unquote_plus(value))
+            piece = f"{name}={mark}"
+        kept.append(piece)
+    return "&".join(kept), secrets
+
+
+def _split(url: str) -> tuple[SplitResult, str] | None:
+    """The URL's parts and its host[:port] without userinfo; None for one that cannot be read."""
     try:
         parts = urlsplit(url)
+        parts.port  # noqa: B018 - a bad port raises here
     except ValueError:
+        return None
+    return parts, parts.netloc.rpartition("@")[2]
+
+
+def stored_url(url: str) -> str:
+    """A server URL as it may be stored and shown: no userinfo, the values of secret-named query
+    (and fragment) parameters `[redacted]`, everything else exactly as given."""
+    split = _split(url)
+    if split is None:
         return "(an unreadable URL)"
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    query = [
-        (k, v if not _SECRET_QUERY.match(k) else "[redacted]")
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return urlunsplit((parts.scheme, host, parts.path, urlencode(query, safe="[]"), ""))
+    parts, host = split
+    query, _ = _params(parts.query, "[redacted]")
+    fragment, _ = _params(parts.fragment, "[redacted]")
+    return urlunsplit((parts.scheme, host, parts.path, query, fragment))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials `stored_url` leaves out: userinfo's password (its user when there is none:
+    a token as user), the secret-named parameters' values."""
+    split = _split(url)
+    if split is None:
+        return [url]
+    parts, _ = split
+    user = parts.password if parts.password is not None else parts.username
+    users = [unquote(user)] if user else []
+    return [*users, *_params(parts.query, None)[1], *_params(parts.fragment, None)[1]]
+
+
+def shown_url(url: str) -> str:
+    """A server URL as chat text, `acp doctor` and the log may show it: the stored form."""
+    return stored_url(url)

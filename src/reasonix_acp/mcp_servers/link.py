@@ -21,6 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from reasonix_acp.config.mcp_entries import WITHHELD
 from reasonix_acp.redact import redact
 
 log = logging.getLogger("reasonix_acp.mcp")
@@ -56,6 +57,15 @@ class Link:
         self.state, self.error = "connecting", None
         self._ready.clear()
         self._stop.clear()
+        withheld = self.spec.get(WITHHELD)
+        if withheld:  # a stored copy: connecting without its credentials would only fail
+            self._fail(
+                f"not started: its credentials ({', '.join(withheld)}) were not stored; the "
+                "client must send mcpServers again (session/load, or session/resume with "
+                "mcpServers) to connect it"
+            )
+            self._ready.set()
+            return
         self._task = asyncio.get_running_loop().create_task(self._serve())
 
     async def ready(self, timeout: float = CONNECT_TIMEOUT) -> None:
