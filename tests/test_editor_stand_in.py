@@ -135,6 +135,6 @@ async def test_an_editor_with_buffers_and_terminals(tmp_path: Path) -> None:
         "read notes.txt",
         "write notes.txt",
         "permission Run echo from the editor terminal",
-        "terminal -c echo from the editor terminal",
+        "terminal --noprofile --norc -p -c echo from the editor terminal",
         "release t1",
     ]

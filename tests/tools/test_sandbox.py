@@ -445,7 +445,7 @@ def test_in_the_editors_terminal_the_command_runs_in_bwrap(
     assert (Path(c.scenario.vars["CWD"]) / "inside.txt").read_text() == "ok\n"
     for sent, command in zip(editor.created, commands, strict=True):
         assert sent["command"] == bwrap.path
-        assert sent["args"][-6:] == [shutil.which("bash"), *BASH_FLAGS, "-c", command]
+        assert sent["args"][-6:] == ["/bin/bash", *BASH_FLAGS, "-c", command]
         assert "--chdir" in sent["args"] and "--die-with-parent" in sent["args"]
     assert c.close() == 0
 

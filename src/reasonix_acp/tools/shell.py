@@ -54,12 +54,22 @@ BASH_FLAGS = ("--noprofile", "--norc", "-p")  # -p: no BASH_ENV, no imported fun
 
 @functools.cache
 def _found(shell: str) -> str | None:
-    return shell if os.path.isabs(shell) and os.access(shell, os.X_OK) else shutil.which(shell)
+    """The program `shell` names: a path as given; a bare name at its usual place in /bin,
+    else on PATH."""
+    if os.path.isabs(shell):
+        return shell if os.access(shell, os.X_OK) else None
+    usual = os.path.join("/bin", shell)
+    return usual if os.access(usual, os.X_OK) else shutil.which(shell)
 
 
 def reads_as_bash(shell: str) -> bool:
     """Commands run in bash, the shell the gate reads (turn/gate.py, tools/provable.py)."""
     return os.path.basename(shell) == "bash" and _found(shell) is not None
+
+
+def ran_by(shell: str) -> str:
+    """The program a command line runs in, as the question names it."""
+    return command_argv(shell, "")[0]
 
 
 def command_argv(shell: str, command: str) -> list[str]:

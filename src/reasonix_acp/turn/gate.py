@@ -35,7 +35,7 @@ from typing import Any
 from reasonix_acp.tools.base import ToolContext, ToolFailed
 from reasonix_acp.tools.command_line import CommandLine, parse
 from reasonix_acp.tools.provable import FREE, Proof
-from reasonix_acp.tools.shell import reads_as_bash
+from reasonix_acp.tools.shell import ran_by, reads_as_bash
 from reasonix_acp.tools.shell_words import Simple
 from reasonix_acp.tools.workspace import Workspace, in_scope, needs_permission, scope_of
 
@@ -236,7 +236,7 @@ class Gate:
             context.warn(notice)  # before the question it explains, once per session
         line = parse(args["command"])
         if not reads_as_bash(context.shell):
-            line.proof, line.unprovable = None, f"commands run in {context.shell}, not bash"
+            line.proof, line.unprovable = None, f"commands run in {ran_by(context.shell)}, not bash"
         sandboxed = sandbox is not None and sandbox.whole()
         verdict = judge_line(
             line, self.preset(), self.grants, self.rules, context.workspace, sandboxed
@@ -331,7 +331,9 @@ def _shown_line(
         notes.append("not provably safe: " + raw["unprovable"])
     title = shown.get("title", "Run")
     if len(commands) > 1 or notes:
-        title = "Run " + " · ".join(commands or [line.text])
+        # an unprovable line is shown as written: the grammar's view of it may hide what runs
+        shown_as = [line.text] if line.proof is None or not commands else commands
+        title = "Run " + " · ".join(shown_as)
         title = title if len(title) <= 160 else title[:157] + "..."
         if notes:
             title += " (" + "; ".join(notes) + ")"
