@@ -38,6 +38,18 @@ def free_port() -> int:
         return port
 
 
+def wait_for_port(port: int, what: str) -> None:
+    """Until a server accepts on 127.0.0.1:`port` (20 s at most)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            assert time.monotonic() < deadline, f"{what} did not start"
+            time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def network_servers() -> Iterator[dict[str, str]]:
     """The tools server over streamable HTTP and over SSE, each its own process."""
@@ -54,14 +66,7 @@ def network_servers() -> Iterator[dict[str, str]]:
                 stderr=subprocess.DEVNULL,
             )
         )
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, f"{kind} server did not start"
-                time.sleep(0.05)
+        wait_for_port(port, f"{kind} server")
         urls[kind] = f"http://127.0.0.1:{port}{path}"
     yield urls
     for proc in procs:

@@ -10,10 +10,8 @@ SQLite files."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,18 +19,12 @@ from typing import Any
 import pytest
 
 from tests.client import Client
+from tests.test_mcp_servers import free_port, wait_for_port
 from tests.transcript import Scenario
 
 GUARDED = str(Path(__file__).parent / "mcp_servers" / "guarded_server.py")
 PASSWORD, KEY = "PWSECRET4242", "QUERYSECRET77"
 SECRETS = (PASSWORD, KEY)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +38,7 @@ def guarded() -> Iterator[int]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "the guarded server did not start"
-            time.sleep(0.05)
+    wait_for_port(port, "the guarded server")
     yield port
     proc.terminate()
     proc.wait(10)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +15,9 @@ import pytest
 
 from reasonix_acp.tools.sandbox import Engine
 from tests.tools.driver import agent, bash, prompt
-from tests.tools.test_sandbox import SANDBOX_ON, bwrap, start, text_of
+from tests.tools.test_sandbox import SANDBOX_ON, bwrap, outside, start, text_of
 
-__all__ = ["bwrap"]  # the fixture, used by name
+__all__ = ["bwrap", "outside"]  # the fixtures, used by name
 
 
 def reject(params: dict[str, Any]) -> str:
@@ -69,20 +67,10 @@ def test_the_hosts_git_files_are_read_only_in_the_sandbox(tmp_path: Path, bwrap:
     assert c.close() == 0
 
 
-@pytest.fixture
-def tmpdir_elsewhere() -> Iterator[Path]:
-    """A TMPDIR outside /tmp (which the sandbox replaces anyway)."""
-    base = Path("/var/tmp") if os.access("/var/tmp", os.W_OK) else Path.home()
-    path = base / f"reasonix-tmpdir-{uuid.uuid4().hex}"
-    path.mkdir()
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
 def test_other_sessions_temp_directories_are_hidden_wherever_tmpdir_points(
-    tmp_path: Path, bwrap: Engine, tmpdir_elsewhere: Path
+    tmp_path: Path, bwrap: Engine, outside: Path
 ) -> None:
-    users = tmpdir_elsewhere / f"reasonix-acp-{os.getuid()}"
+    users = outside / f"reasonix-acp-{os.getuid()}"
     other = users / "another-session"
     other.mkdir(parents=True, mode=0o700)
     users.chmod(0o700)
@@ -92,9 +80,7 @@ def test_other_sessions_temp_directories_are_hidden_wherever_tmpdir_points(
         f"ls {users}",
         'echo "$TMPDIR" && echo kept > "$TMPDIR/mine.txt" && cat "$TMPDIR/mine.txt"',
     ]
-    c = agent(
-        tmp_path, [bash(a) for a in attempts], env={**SANDBOX_ON, "TMPDIR": str(tmpdir_elsewhere)}
-    )
+    c = agent(tmp_path, [bash(a) for a in attempts], env={**SANDBOX_ON, "TMPDIR": str(outside)})
     sid, _ = start(c)
     results: list[dict[str, Any]] = []
     for _ in attempts:

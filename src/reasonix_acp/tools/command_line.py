@@ -31,7 +31,15 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
 from reasonix_acp.tools.provable import Proof, Unprovable, prove
-from reasonix_acp.tools.shell_words import SHELLS, Simple, operands, wrapped, wrapper
+from reasonix_acp.tools.shell_words import (
+    SHELLS,
+    Simple,
+    distinct_names,
+    find_runs,
+    operands,
+    wrapped,
+    wrapper,
+)
 
 
 @functools.cache
@@ -65,11 +73,7 @@ class CommandLine:
     @property
     def names(self) -> list[str]:
         """The distinct known command names, in order."""
-        seen: dict[str, None] = {}
-        for command in self.commands:
-            if command.name is not None:
-                seen.setdefault(command.name, None)
-        return list(seen)
+        return distinct_names(self.commands)
 
     @property
     def changes_dir(self) -> bool:
@@ -260,17 +264,7 @@ class _Walker:
                 return
 
     def _find(self, rest: list[str | None]) -> None:
-        i = 0
-        while i < len(rest):
-            if rest[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-                j = i + 1
-                while j < len(rest) and rest[j] not in (";", "+"):
-                    j += 1
-                if j > i + 1:
-                    self._simple(tuple(rest[i + 1 : j]))
-                i = j
-            elif rest[i] in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(rest):
-                self.line.writes.append(rest[i + 1])
-            elif rest[i] == "-delete":
-                self._simple(("rm",))  # judged as the removal it is
-            i += 1
+        runs, writes = find_runs(rest)
+        for argv in runs:
+            self._simple(tuple(argv))
+        self.line.writes += writes

@@ -35,7 +35,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from reasonix_acp.tools.shell_words import SHELLS, Simple, operands, wrapped, wrapper
+from reasonix_acp.tools.shell_words import (
+    SHELLS,
+    Simple,
+    distinct_names,
+    find_runs,
+    operands,
+    wrapped,
+    wrapper,
+)
 
 # fmt: off
 RESERVED = frozenset({
@@ -104,11 +112,7 @@ class Proof:
 
     @property
     def names(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for command in self.commands:
-            if command.name is not None:
-                seen.setdefault(command.name, None)
-        return list(seen)
+        return distinct_names(self.commands)
 
 
 def prove(text: str) -> Proof:
@@ -180,20 +184,10 @@ def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
 
 
 def _find(proof: Proof, rest: list[str | None]) -> None:
-    i = 0
-    while i < len(rest):
-        if rest[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < len(rest) and rest[j] not in (";", "+"):
-                j += 1
-            if j > i + 1:
-                _simple(proof, rest[i + 1 : j])
-            i = j
-        elif rest[i] in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(rest):
-            proof.writes.append(rest[i + 1])
-        elif rest[i] == "-delete":
-            proof.commands.append(Simple(("rm",)))  # judged as the removal it is
-        i += 1
+    runs, writes = find_runs(rest)
+    for argv in runs:
+        _simple(proof, argv)
+    proof.writes += writes
 
 
 @dataclass

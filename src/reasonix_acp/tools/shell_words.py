@@ -86,3 +86,34 @@ def wrapped(base: str, rest: list[str | None]) -> list[str | None]:
 def wrapper(base: str) -> bool:
     """A command that runs the command named in its arguments (`env`, `sudo`, `xargs` ...)."""
     return base in _WRAPPERS
+
+
+def distinct_names(commands: list[Simple]) -> list[str]:
+    """The distinct known command names, in order."""
+    seen: dict[str, None] = {}
+    for command in commands:
+        if command.name is not None:
+            seen.setdefault(command.name, None)
+    return list(seen)
+
+
+def find_runs(rest: list[str | None]) -> tuple[list[list[str | None]], list[str | None]]:
+    """What `find` with these arguments runs (`-exec` and the like; `-delete` as `rm`, the
+    removal it is) and the files it writes (`-fprint` and the like)."""
+    runs: list[list[str | None]] = []
+    writes: list[str | None] = []
+    i = 0
+    while i < len(rest):
+        if rest[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(rest) and rest[j] not in (";", "+"):
+                j += 1
+            if j > i + 1:
+                runs.append(rest[i + 1 : j])
+            i = j
+        elif rest[i] in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(rest):
+            writes.append(rest[i + 1])
+        elif rest[i] == "-delete":
+            runs.append(["rm"])
+        i += 1
+    return runs, writes
