@@ -100,6 +100,7 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("hash -p ./x echo; echo a", ["hash", "echo"], "ask", "ask"),
     ("time echo a", E, "ask", "ask"),
     ("echo a |& cat", EC, "ask", "ask"),
+    ("cat < /dev/tcp/127.0.0.1/80", EC, "ask", "ask"),  # bash connects: not a file
     # writes
     ("echo a > out.txt", E, "allow", "allow"),
     ("echo a >> sub/out.txt", E, "allow", "allow"),

@@ -142,6 +142,8 @@ def _command(proof: Proof, words: list[Word], redirects: list[Redirect]) -> None
 def _path(word: Word) -> str:
     if word.pattern:
         raise Unprovable(f"a redirection to a pattern: {word.value}")
+    if word.value.startswith(("/dev/tcp/", "/dev/udp/")):  # bash opens a socket for these
+        raise Unprovable(f"a network connection through a redirection: {word.value}")
     return word.value
 
 
