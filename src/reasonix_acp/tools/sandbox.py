@@ -317,8 +317,8 @@ class Sandbox:
             if os.path.isdir(root):
                 args += ["--bind", root, root]
         for root in roots:  # what the host runs from a repository stays as it is
-            git = os.path.join(root, ".git")
-            if root != os.path.realpath(temp) and os.path.lexists(git) and not os.path.islink(git):
+            git = os.path.realpath(os.path.join(root, ".git"))  # a link: where it leads
+            if root != os.path.realpath(temp) and os.path.exists(git):
                 args += ["--ro-bind", git, git]
         args += ["--setenv", "TMPDIR", temp]
         for target in self._hidden():
