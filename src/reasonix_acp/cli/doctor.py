@@ -23,6 +23,7 @@ from pathlib import Path
 from reasonix_acp import config as settings
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Link
+from reasonix_acp.project.instructions import load as load_instructions
 from reasonix_acp.providers.base import ProviderError
 from reasonix_acp.providers.discovery import list_models
 from reasonix_acp.redact import scrub
@@ -119,6 +120,8 @@ def run_doctor(data: Path) -> int:
         report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
     asyncio.run(_providers(report, config))
     report.line(*sandbox_summary(config.sandbox))
+    config_dir = str(path.parent) if path is not None else None
+    report.line(f"in {os.getcwd()}: " + load_instructions(os.getcwd(), [], config_dir).describe())
     _store(report, data)
     if config.mcp_servers:
         asyncio.run(_mcp(report, config))

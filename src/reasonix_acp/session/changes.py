@@ -227,6 +227,7 @@ class Changes:
                 self.sessions.store.update_session(session.id, model=model, effort="auto")
             await session.stop_servers()
             runtime.start_servers(session)
+            session.read_instructions()
         finally:
             session.machine.fire("end_rebuild", f"{RELOAD}: session is {{state}}")
         self._commands_after(call, session)

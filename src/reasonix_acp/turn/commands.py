@@ -55,7 +55,8 @@ class Commands:
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
                 f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
-                f"{session.sandbox.describe()}; {session.goal.describe()}"
+                f"{session.sandbox.describe()}; {session.goal.describe()}; "
+                f"{session.instructions.describe()}"
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)

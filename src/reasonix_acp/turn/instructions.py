@@ -21,7 +21,9 @@ STEER_NOTE = (
 )
 
 
-def system_message(mode: str) -> dict[str, Any]:
+def system_message(mode: str, project: str = "") -> dict[str, Any]:
+    """The system message for `mode`, with the project's instructions (project/instructions.py)
+    after it: both fixed for the session until it reloads, so the prefix stays cached."""
     extra = {
         "plan": " You are in plan mode: investigate and propose a plan; do not change files.",
         "goal": (
@@ -31,4 +33,5 @@ def system_message(mode: str) -> dict[str, Any]:
             " user, `continue` while work remains."
         ),
     }.get(mode, "")
-    return {"role": "system", "content": SYSTEM_PROMPT + extra}
+    content = SYSTEM_PROMPT + extra
+    return {"role": "system", "content": f"{content}\n\n{project}" if project else content}

@@ -80,6 +80,7 @@ class TurnSettings:
     persist: Persist
     effort: str = "auto"
     mode: str = "normal"
+    instructions: str = ""  # the project's, for the system message (project/instructions.py)
     limits: Limits = field(default_factory=Limits)
     gate: Gate = field(default_factory=Gate)
     price: Callable[[UsageReport], float | None] = lambda usage: None
@@ -100,6 +101,7 @@ class TurnRunner:
         self.model = s.model
         self.effort = s.effort
         self.mode = s.mode
+        self.instructions = s.instructions
         self.base_tools = list(s.tools)
         self.more_tools = s.more_tools
         self.steers = s.steers
@@ -290,7 +292,7 @@ class TurnRunner:
             self.tool_schemas = [t.schema for t in every]
         request = ModelRequest(
             model=self.model,
-            messages=[system_message(self.mode), *self.history],
+            messages=[system_message(self.mode, self.instructions), *self.history],
             tools=self.tool_schemas,
             effort=self.effort,
         )

@@ -67,6 +67,7 @@ class Wiring:
             model=record.model,
             effort=record.effort,
             mode=record.mode,
+            instructions=session.instructions.text,
             tools=[
                 *self.tools,
                 *(t for p in session.plugins for t in p.tools),
