@@ -23,10 +23,12 @@ from pathlib import Path
 from reasonix_acp import config as settings
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Link
+from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import load as load_instructions
 from reasonix_acp.providers.base import ProviderError
 from reasonix_acp.providers.discovery import list_models
 from reasonix_acp.redact import scrub
+from reasonix_acp.session.commands import names as command_names
 from reasonix_acp.tools.sandbox import summary as sandbox_summary
 
 PACKAGES = ("pydantic", "httpx", "mcp", "transitions", "platformdirs", "tree-sitter", "tomlkit")
@@ -109,6 +111,17 @@ async def _mcp(report: Report, config: settings.Config) -> None:
         await link.stop()
 
 
+def _project(report: Report, config_dir: str | None) -> None:
+    """What a session opened here would know of the project: instructions and file commands."""
+    here = os.getcwd()
+    report.line(f"in {here}: " + load_instructions(here, [], config_dir).describe())
+    found = load_commands(here, config_dir, command_names())
+    listed = ", ".join(f"/{c.name} ({c.scope})" for c in found.commands) or "none"
+    report.line(f"in {here}: prompt commands from files: {listed}")
+    for shadowed in found.shadowed:
+        report.line(f"in {here}: not offered: {shadowed}")
+
+
 def run_doctor(data: Path) -> int:
     report = Report()
     _versions(report)
@@ -121,7 +134,7 @@ def run_doctor(data: Path) -> int:
     asyncio.run(_providers(report, config))
     report.line(*sandbox_summary(config.sandbox))
     config_dir = str(path.parent) if path is not None else None
-    report.line(f"in {os.getcwd()}: " + load_instructions(os.getcwd(), [], config_dir).describe())
+    _project(report, config_dir)
     _store(report, data)
     if config.mcp_servers:
         asyncio.run(_mcp(report, config))

@@ -227,7 +227,7 @@ class Changes:
                 self.sessions.store.update_session(session.id, model=model, effort="auto")
             await session.stop_servers()
             runtime.start_servers(session)
-            session.read_instructions()
+            session.read_project()
         finally:
             session.machine.fire("end_rebuild", f"{RELOAD}: session is {{state}}")
         self._commands_after(call, session)
@@ -238,7 +238,7 @@ class Changes:
         def send() -> None:
             update = {
                 "sessionUpdate": "available_commands_update",
-                "availableCommands": commands.available(session.plugins),
+                "availableCommands": commands.available(session.plugins, session.file_commands),
             }
             self.sessions.send(session, update)
 

@@ -1,7 +1,8 @@
 """Slash commands: advertised with `available_commands_update` after every session opening, and
 run by the agent itself when a prompt's text starts with one (the model is not called).
 
-Plugins add theirs as `/<plugin>:<name>` (plugins.py): prompt templates, sent to the model
+Prompt commands from files (project/commands.py) follow the agent's own: `/NAME args` sends the
+file's text to the model. Plugins add theirs as `/<plugin>:<name>` (plugins.py): prompt templates, sent to the model
 expanded, and actions, run by the agent. They follow the agent's own, sorted by name.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from reasonix_acp.project.commands import FileCommand, Found
 
 if TYPE_CHECKING:
     from reasonix_acp.plugins.manifest import Action, Plugin, Template
@@ -24,12 +27,22 @@ COMMANDS: list[tuple[str, str]] = [
 LOCAL = frozenset({"help", "status", "mcp"})
 
 
-def available(plugins: Sequence[Plugin] = ()) -> list[dict[str, Any]]:
+def names() -> list[str]:
+    """The agent's own command names: a file command of the same name is left out."""
+    return [name for name, _ in COMMANDS]
+
+
+def available(plugins: Sequence[Plugin] = (), files: Found | None = None) -> list[dict[str, Any]]:
     listed = [{"name": name, "description": description} for name, description in COMMANDS]
+    for command in files.commands if files else ():
+        entry: dict[str, Any] = {"name": command.name, "description": command.description}
+        if command.hint:
+            entry["input"] = {"hint": command.hint}
+        listed.append(entry)
     extra: list[dict[str, Any]] = []
     for plugin in plugins:
         for template in plugin.templates.values():
-            entry: dict[str, Any] = {
+            entry = {
                 "name": f"{plugin.id}:{template.name}",
                 "description": template.description,
             }
@@ -74,7 +87,22 @@ def parse(text: str) -> tuple[str, str] | None:
     return name, rest.strip()
 
 
-def help_text(plugins: Sequence[Plugin] = ()) -> str:
-    return "Commands:\n" + "\n".join(
-        f"/{c['name']} — {c['description']}" for c in available(plugins)
+def file_entry(text: str, files: Found) -> tuple[FileCommand, str] | None:
+    """(the command, the rest) when `text` starts with `/NAME` of a file command."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    name, _, rest = stripped[1:].partition(" ")
+    for command in files.commands:
+        if command.name == name:
+            return command, rest.strip()
+    return None
+
+
+def help_text(plugins: Sequence[Plugin] = (), files: Found | None = None) -> str:
+    text = "Commands:\n" + "\n".join(
+        f"/{c['name']} — {c['description']}" for c in available(plugins, files)
     )
+    if files and files.shadowed:
+        text += "\nNot offered (a command of the same name wins):\n" + "\n".join(files.shadowed)
+    return text

@@ -15,11 +15,14 @@ from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
+from reasonix_acp.project.commands import Found as FoundCommands
+from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import Instructions
 from reasonix_acp.project.instructions import load as load_instructions
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
+from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
@@ -84,8 +87,10 @@ class Session:
         self.deleting: asyncio.Future[None] | None = None
         self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
         self.private_dirs: list[str] = []  # the agent's config and data directories (runtime)
-        # AGENTS.md files, read when the session opens and by its reload (never mid-turn)
+        # AGENTS.md files and prompt command files, read when the session opens and by its
+        # reload (never mid-turn)
         self.instructions = Instructions()
+        self.file_commands = FoundCommands()
         self.sandbox = Sandbox(
             self.workspace,
             lambda: self.record.approval,
@@ -115,13 +120,14 @@ class Session:
     def plugins(self) -> list[Plugin]:
         return self.settings.plugins
 
-    def read_instructions(self) -> None:
-        """The project's instruction files, read again (at open and reload)."""
+    def read_project(self) -> None:
+        """The project's instruction and command files, read again (at open and reload)."""
         record, config_file = self.record, self.config.config_file
         config_dir = str(config_file.parent) if config_file is not None else None
         self.instructions = load_instructions(
             record.cwd, list(record.additional_directories), config_dir
         )
+        self.file_commands = load_commands(record.cwd, config_dir, controls_names())
 
     def workspace(self) -> Workspace:
         """Where the session's tools may touch files, as the record and config say now."""

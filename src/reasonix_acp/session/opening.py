@@ -51,7 +51,7 @@ class Opening:
                 session,
                 {
                     "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(session.plugins),
+                    "availableCommands": commands.available(session.plugins, session.file_commands),
                 },
             )
             if session.record.plan and session.record.plan != shown:

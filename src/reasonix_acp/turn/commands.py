@@ -50,7 +50,7 @@ class Commands:
         """`/help`, `/status`, `/mcp [reconnect [name]]`."""
         record = session.record
         if name == "help":
-            text = commands.help_text(session.plugins)
+            text = commands.help_text(session.plugins, session.file_commands)
         elif name == "status":
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
@@ -81,7 +81,12 @@ class Commands:
     async def plugin(
         self, session: Session, text: str, blocks: list[dict[str, Any]]
     ) -> dict[str, Any] | ForModel | None:
-        """A `/<plugin>:<name>` prompt: an answer, a prompt for the model, or None (not one)."""
+        """A `/<plugin>:<name>` or file command prompt: an answer, a prompt for the model, or
+        None (not one)."""
+        from_file = commands.file_entry(text, session.file_commands)
+        if from_file is not None:
+            command, rest = from_file
+            return ForModel(command.expand(rest), [])
         entry = commands.plugin_entry(text, session.plugins)
         if entry is None:
             return None
