@@ -25,6 +25,7 @@ from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import load as load_instructions
+from reasonix_acp.project.skills import load as load_skills
 from reasonix_acp.providers.base import ProviderError
 from reasonix_acp.providers.discovery import list_models
 from reasonix_acp.redact import scrub
@@ -118,7 +119,10 @@ def _project(report: Report, config_dir: str | None) -> None:
     found = load_commands(here, config_dir, command_names())
     listed = ", ".join(f"/{c.name} ({c.scope})" for c in found.commands) or "none"
     report.line(f"in {here}: prompt commands from files: {listed}")
-    for shadowed in found.shadowed:
+    skills = load_skills(here, config_dir)
+    names = ", ".join(s.name for s in skills.found) or "none"
+    report.line(f"in {here}: skills: {names}")
+    for shadowed in (*found.shadowed, *skills.shadowed):
         report.line(f"in {here}: not offered: {shadowed}")
 
 

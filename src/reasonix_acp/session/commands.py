@@ -99,10 +99,14 @@ def file_entry(text: str, files: Found) -> tuple[FileCommand, str] | None:
     return None
 
 
-def help_text(plugins: Sequence[Plugin] = (), files: Found | None = None) -> str:
+def help_text(
+    plugins: Sequence[Plugin] = (), files: Found | None = None, shadowed: Sequence[str] = ()
+) -> str:
+    """The command list, and what a name taken first left out (commands, skills)."""
     text = "Commands:\n" + "\n".join(
         f"/{c['name']} — {c['description']}" for c in available(plugins, files)
     )
-    if files and files.shadowed:
-        text += "\nNot offered (a command of the same name wins):\n" + "\n".join(files.shadowed)
+    left_out = [*(files.shadowed if files else ()), *shadowed]
+    if left_out:
+        text += "\nNot offered (one of the same name wins):\n" + "\n".join(left_out)
     return text

@@ -19,6 +19,8 @@ from reasonix_acp.project.commands import Found as FoundCommands
 from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import Instructions
 from reasonix_acp.project.instructions import load as load_instructions
+from reasonix_acp.project.skills import Skills
+from reasonix_acp.project.skills import load as load_skills
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import controls
@@ -91,6 +93,7 @@ class Session:
         # reload (never mid-turn)
         self.instructions = Instructions()
         self.file_commands = FoundCommands()
+        self.skills = Skills()
         self.sandbox = Sandbox(
             self.workspace,
             lambda: self.record.approval,
@@ -128,6 +131,12 @@ class Session:
             record.cwd, list(record.additional_directories), config_dir
         )
         self.file_commands = load_commands(record.cwd, config_dir, controls_names())
+        self.skills = load_skills(record.cwd, config_dir)
+
+    def project_prompt(self) -> str:
+        """What the system prompt says of the project: its instructions, then its skills."""
+        parts = (self.instructions.text, self.skills.listing())
+        return "\n\n".join(part for part in parts if part)
 
     def workspace(self) -> Workspace:
         """Where the session's tools may touch files, as the record and config say now."""

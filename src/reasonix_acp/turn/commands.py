@@ -50,7 +50,9 @@ class Commands:
         """`/help`, `/status`, `/mcp [reconnect [name]]`."""
         record = session.record
         if name == "help":
-            text = commands.help_text(session.plugins, session.file_commands)
+            text = commands.help_text(
+                session.plugins, session.file_commands, session.skills.shadowed
+            )
         elif name == "status":
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "

@@ -17,6 +17,7 @@ from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.ids import uuid4
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
 from reasonix_acp.mcp_servers.hub import ServerSet
+from reasonix_acp.project.skills import SkillTool
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.providers.base import UsageReport
@@ -67,9 +68,10 @@ class Wiring:
             model=record.model,
             effort=record.effort,
             mode=record.mode,
-            instructions=session.instructions.text,
+            instructions=session.project_prompt(),
             tools=[
                 *self.tools,
+                *([SkillTool(session.skills)] if session.skills.found else []),
                 *(t for p in session.plugins for t in p.tools),
                 *([goal_tool] if goal_tool else []),
             ],
