@@ -7,7 +7,7 @@ repository), then the user's `skills/*/` in the agent's config directory. A skil
 description is not offered (the model could not know when to use it).
 
 The model is given each skill's name and description in the system prompt (`listing`), and
-reads one with the `skill` tool when it fits the task: the body of `SKILL.md` and the names of
+reads one with the `skill` tool (project/skill_tool.py) when it fits the task: the body of `SKILL.md` and the names of
 the files beside it, which it may then `read`. The tool is a read behind the normal permission
 gate (a user's skill outside the workspace is asked for like any read there). Read when a
 session opens and by its reload, as the instructions are.
@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from reasonix_acp.project.commands import NAME, front_matter
 from reasonix_acp.project.instructions import repository_root
-from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 
 MAX_BYTES = 256 * 1024  # a SKILL.md larger than this is not offered
-MAX_FILES = 100  # files beside SKILL.md named by the tool
 
 
 @dataclass(frozen=True)
@@ -96,53 +93,3 @@ def load(cwd: str, config_dir: str | None) -> Skills:
             taken[skill.name] = skill.path
             found.append(skill)
     return Skills(tuple(found), tuple(shadowed))
-
-
-class SkillTool:
-    """`skill`: a skill's instructions, and the files beside them."""
-
-    name = "skill"
-    kind = "read"
-    access = "read"
-    schema = function_schema(
-        "skill",
-        "Read a skill's instructions (the skills are listed in the system prompt).",
-        {"name": {"type": "string"}},
-        ["name"],
-    )
-
-    def __init__(self, skills: Skills) -> None:
-        self.skills = skills
-
-    def _skill(self, args: dict[str, Any]) -> Skill:
-        name = args.get("name")
-        skill = self.skills.get(name) if isinstance(name, str) else None
-        if skill is None:
-            known = ", ".join(s.name for s in self.skills.found)
-            raise ToolFailed(f"skill: no skill named {name!r}; the skills are: {known}")
-        return skill
-
-    def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return os.path.realpath(self._skill(args).path)
-
-    def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Read the skill {args.get('name')}"
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        skill = self._skill(args)
-        with open(skill.path, encoding="utf-8", errors="replace") as fh:
-            _, body = front_matter(fh.read())
-        folder = os.path.dirname(skill.path)
-        beside: list[str] = []
-        for root, dirs, files in os.walk(folder):
-            dirs.sort()
-            beside += [os.path.join(root, n) for n in sorted(files)]
-            if len(beside) > MAX_FILES:
-                break
-        beside = [p for p in beside if p != skill.path][:MAX_FILES]
-        text = f"# Skill {skill.name} ({skill.path})\n{body.strip()}"
-        if beside:
-            text += "\n\nFiles of this skill (read them when its instructions say so):\n"
-            text += "\n".join(f"- {p}" for p in beside)
-        content = [{"type": "content", "content": {"type": "text", "text": text}}]
-        return ToolResult(text=text, content=content, raw_output={"files": len(beside)})

@@ -17,7 +17,7 @@ from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.ids import uuid4
 from reasonix_acp.mcp_servers.elicit import TurnInteractions
 from reasonix_acp.mcp_servers.hub import ServerSet
-from reasonix_acp.project.skills import SkillTool
+from reasonix_acp.project.skill_tool import SkillTool
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.providers.base import UsageReport
