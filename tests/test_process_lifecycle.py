@@ -209,3 +209,37 @@ def test_a_stop_signal_during_the_handshake_exits_cleanly(sig: int) -> None:
         proc.wait()
     # Quietly: no traceback; Ctrl-C's status is 130, an editor's SIGTERM is an orderly 0.
     assert (proc.returncode, out, err) == (130 if sig == signal.SIGINT else 0, b"", b"")
+
+
+def _slow_ca_bundle(tmp_path: Path) -> Path:
+    """A CA bundle that takes the TLS set-up most of a second to load (the system's, 40 times)."""
+    import certifi
+
+    system = Path("/etc/ssl/certs/ca-certificates.crt")
+    source = (system if system.exists() else Path(certifi.where())).read_bytes()
+    bundle = tmp_path / "slow-ca.pem"
+    bundle.write_bytes(source * 40)
+    return bundle
+
+
+def test_exit_while_the_provider_client_is_built_ahead_is_clean(tmp_path: Path) -> None:
+    """The provider's HTTP client (its TLS context) is built ahead on a background thread; a
+    process told to stop meanwhile waits for it instead of tearing OpenSSL down under it
+    (it died of SIGSEGV in OPENSSL_cleanup)."""
+    from tests.transcript import Scenario
+
+    bundle = _slow_ca_bundle(tmp_path)
+    for attempt in range(3):
+        scenario = Scenario(tmp_path / str(attempt))
+        scenario.env["SSL_CERT_FILE"] = str(bundle)
+        config = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+        config.mkdir(parents=True)
+        (config / "config.toml").write_text(
+            '[providers.local]\nkind = "openai"\nbase_url = "127.0.0.1:9/v1"\nmodels = ["m1"]\n'
+        )
+        c = Client(tmp_path / str(attempt), "--model", "local/m1", scenario=scenario)
+        sid = c.start()
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        assert "error" in c.call("session/prompt", params)  # no scheme: it fails at once
+        time.sleep(0.3)  # the client's TLS context is being built now
+        assert c.close() == 0

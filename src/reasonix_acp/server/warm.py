@@ -10,10 +10,15 @@ once, and two threads importing against each other were slower than one, measure
 
 Warming is best effort and silent: a failure is logged at debug level and changes nothing
 (the request that needs the module then loads it and reports any error itself).
+
+The process waits for a loading thread before it exits (at most EXIT_WAIT seconds): the thread
+may be inside a C library that the interpreter's exit tears down (OpenSSL, loading the CA
+bundle for the provider's client), which crashed the process.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import logging
@@ -44,7 +49,14 @@ MODELS_PATH = (
 )
 
 Step = str | Callable[[], object]  # a module to import, or something to call
+EXIT_WAIT = 10.0  # seconds the exit waits for a loading thread
 _started: list[threading.Thread] = []
+_running: list[threading.Thread] = []
+
+
+def _wait_at_exit() -> None:
+    for thread in _running:
+        thread.join(EXIT_WAIT)
 
 
 def _validator() -> None:
@@ -101,8 +113,11 @@ def _load(steps: Iterable[Step], then: Callable[[], object] | None) -> None:
 
 def start(steps: Iterable[Step], then: Callable[[], object] | None = None) -> threading.Thread:
     """Import each module named in `steps` and call each callable, in order, then `then`, on a
-    daemon thread; returns the started thread."""
+    daemon thread the exit waits for; returns the started thread."""
     args = (tuple(steps), then)
     thread = threading.Thread(target=_load, args=args, name="acp-warm", daemon=True)
+    if not _running:
+        atexit.register(_wait_at_exit)
+    _running.append(thread)
     thread.start()
     return thread
