@@ -8,7 +8,8 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
   checkout under /tmp: `toolchain`); the user's base of session temp directories hidden
   wherever TMPDIR puts it, so no session reads another's; TMPDIR set to the session's own;
 - writable: the session cwd, its additional directories, its private temp directory and
-  `[sandbox] write_roots`; under read-only, the session temp alone; the `.git` of each writable
+  `[sandbox] write_roots`; under read-only (and in plan mode), the session temp alone, the cwd
+  and additional directories shown read-only (also where they are under /tmp); the `.git` of each writable
   root stays read-only (its config and hooks are run by the host's git, outside the sandbox);
 - hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), the agent's own
   config and data directories and the usual credential stores (CREDENTIALS), behind a
@@ -313,6 +314,11 @@ class Sandbox:
         ensure_temp(temp)  # refused when another user made it first
         args += _temp_mounts(os.path.realpath(os.path.dirname(temp)))
         roots = self.write_roots()
+        workspace = self.workspace()
+        for root in (workspace.cwd, *workspace.extra):  # seen, if not written (under /tmp too)
+            real = os.path.realpath(root)
+            if real not in roots and os.path.isdir(real):
+                args += ["--ro-bind", real, real]
         for root in roots:
             if os.path.isdir(root):
                 args += ["--bind", root, root]
