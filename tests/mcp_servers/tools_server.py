@@ -1,6 +1,6 @@
 """An MCP server for the tests, on the official SDK: `python tools_server.py stdio|http|sse [port]`.
 
-Tools: `echo` (its text back), `cwd` (the server's working directory), `env` (one variable),
+Tools: `echo` (its text back), `cwd` (the server's working directory; marked read-only), `env` (one variable),
 `add_tool` (registers `late` and sends tools/list_changed), `ask` (an elicitation: a form, or a
 URL with `url=`), and `pid` (the server's process id, for the reaping tests).
 """
@@ -11,6 +11,7 @@ import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 server = MCPServer(os.environ.get("TEST_MCP_NAME", "tools"))
@@ -22,7 +23,7 @@ def echo(text: str) -> str:
     return text
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def cwd() -> str:
     """The server's working directory."""
     return os.getcwd()

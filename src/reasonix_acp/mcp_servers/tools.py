@@ -46,6 +46,9 @@ class McpTool:
         self.tool_name: str = tool.name
         self.name = name
         self.kind = kind_for(tool.name)
+        annotations = getattr(tool, "annotations", None)
+        # the server says the tool changes nothing (plan mode lets such a tool run)
+        self.read_only = bool(getattr(annotations, "read_only_hint", False))
         parameters = tool.input_schema if isinstance(tool.input_schema, dict) else {}
         self.schema: dict[str, Any] = {
             "type": "function",

@@ -96,7 +96,8 @@ class Session:
         self.skills = Skills()
         self.sandbox = Sandbox(
             self.workspace,
-            lambda: self.record.approval,
+            # plan mode holds under every preset: its commands run with nothing writable
+            lambda: "read-only" if self.record.mode == "plan" else self.record.approval,
             lambda: self.config.sandbox,
             private=lambda: self.private_dirs,
         )

@@ -45,7 +45,9 @@ Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 REFUSED = "refused by the user"
 FULL = "danger-full-access"
 UNRESOLVED = "\0"  # marks a path realpath could not follow (`_judged`)
-RERUN_SCOPE = "outside the sandbox"  # a remembered "do not offer a run outside the sandbox"
+RERUN_SCOPE = "outside the sandbox"
+PLAN_MODE = "refused in plan mode"
+PLAN_NEXT = "Investigate with reads and searches, then present the plan."  # a remembered "do not offer a run outside the sandbox"
 # What bash itself handles as a stream in a redirection, never opening a file of that name.
 STREAMS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 DESCRIPTOR = re.compile(r"/dev/fd/[0-9]+")
@@ -202,11 +204,14 @@ class Gate:
     preset: Callable[[], str] = lambda: "workspace-write"
     grants: Grants = field(default_factory=list)
     ask: Ask | None = None
+    mode: Callable[[], str] = lambda: "normal"
 
     async def permitted(
         self, tool: Any, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
     ) -> bool:
-        """Deny rules, then the preset, then the session's remembered answers, then the user."""
+        """Plan mode, then deny rules, the preset, the session's remembered answers, the user."""
+        if self.mode() == "plan":
+            _plan_holds(tool, context)
         if tool.access == "execute" and isinstance(args.get("command"), str):
             return await self._command_line(args, shown, context)
         real = tool.target(args, context)
@@ -264,8 +269,8 @@ class Gate:
 
     async def rerun_outside(self, shown: dict[str, Any], why: str) -> bool:
         """Whether a command the sandbox stopped may run again outside it: asked once per
-        call, unless the user said not to offer it again in this session."""
-        if ("execute", RERUN_SCOPE, False) in self.grants:
+        call, unless the user said not to offer it again in this session; never in plan mode."""
+        if ("execute", RERUN_SCOPE, False) in self.grants or self.mode() == "plan":
             return False
         options = [
             {"optionId": "allow_once", "name": "Run it outside the sandbox", "kind": "allow_once"},
@@ -295,6 +300,23 @@ class Gate:
         if choice is None:  # the client cancelled the request: the turn is cancelled
             raise asyncio.CancelledError
         return choice
+
+
+def _plan_holds(tool: Any, context: ToolContext) -> None:
+    """In plan mode only what changes nothing runs: reads, searches, `todo_write`, MCP tools
+    their server marks read-only, and commands inside a read-only sandbox. Anything else is
+    refused without a question, the model told why."""
+    access = tool.access
+    if access == "write":
+        raise ToolFailed(f"{PLAN_MODE}: files are not changed while planning. {PLAN_NEXT}")
+    if access == "mcp" and not getattr(tool, "read_only", False):
+        raise ToolFailed(f"{PLAN_MODE}: this MCP tool is not marked read-only. {PLAN_NEXT}")
+    if access == "plugin":
+        raise ToolFailed(f"{PLAN_MODE}: plugin tools do not run while planning. {PLAN_NEXT}")
+    sandbox = context.sandbox
+    if access == "execute" and (sandbox is None or not sandbox.whole()):
+        why = "no read-only sandbox confines commands here"
+        raise ToolFailed(f"{PLAN_MODE}: {why}, so commands do not run. {PLAN_NEXT}")
 
 
 def _options(allow: str | None, reject: str | None, exact: bool = False) -> list[dict[str, Any]]:

@@ -92,6 +92,7 @@ class Wiring:
                 preset=lambda: record.approval,
                 grants=session.grants,
                 ask=self._ask(session),
+                mode=lambda: record.mode,
             ),
             price=self._price(session),
             more_tools=_more_tools(session.servers) if session.servers else None,
