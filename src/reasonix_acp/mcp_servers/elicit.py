@@ -128,7 +128,7 @@ class TurnInteractions:
         except (RemoteError, ConnectionClosed, AcpError) as exc:
             log.warning("%s failed (%s); the MCP server gets cancel", method, exc)
             return CANCEL
-        return _answer(reply)
+        return answer_of(reply)
 
     def _vendor(self, server: str, mode: str, params: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -165,7 +165,7 @@ class TurnInteractions:
         return body
 
 
-def _answer(reply: Any) -> dict[str, Any]:
+def answer_of(reply: Any) -> dict[str, Any]:
     data = reply.model_dump(mode="json", by_alias=True) if hasattr(reply, "model_dump") else reply
     if not isinstance(data, dict) or data.get("action") not in ACTIONS:
         return CANCEL

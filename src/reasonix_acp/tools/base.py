@@ -29,6 +29,7 @@ class ToolResult:
     raw_output: Any = None
     plan: list[dict[str, Any]] | None = None  # a plan update to send before the result
     meta: dict[str, Any] | None = None  # `_meta` of the final tool_call_update
+    mode: str | None = None  # the session's mode from now on (plan mode left: tools/ask.py)
 
 
 @dataclass
@@ -51,6 +52,12 @@ class ToolContext:
     # Set per call by the turn runner: rerun(why) → whether the user lets a command the
     # sandbox stopped run again outside it (asked once; tools/shell.py).
     rerun: Any = None
+    # Set per call by the turn runner: ask(tool call shown, options) → the optionId chosen
+    # (session/request_permission through the gate; a cancel cancels the turn).
+    ask: Any = None
+    # Where the client can show a form: elicit(message, requestedSchema) → its answer
+    # ({"action": accept|decline|cancel, "content": ...}; turn/wiring.py).
+    elicit: Any = None
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

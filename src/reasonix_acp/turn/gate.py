@@ -292,6 +292,11 @@ class Gate:
             self.grants.append(("execute", RERUN_SCOPE, False))
         return choice == "allow_once"
 
+    async def question(self, shown: dict[str, Any], options: list[dict[str, Any]]) -> str:
+        """A question a tool puts to the user (tools/ask.py): the optionId chosen; a cancel
+        cancels the turn."""
+        return await self._ask(shown, options)
+
     async def _ask(self, shown: dict[str, Any], options: list[dict[str, Any]]) -> str:
         if self.ask is None:
             return "reject_once"

@@ -86,6 +86,7 @@ class TurnSettings:
     price: Callable[[UsageReport], float | None] = lambda usage: None
     # MCP tools, asked before every model call; (warn) → tools, `warn` shows a warning chunk
     more_tools: Callable[[Callable[[str], None]], Awaitable[list[Any]]] | None = None
+    switch_mode: Callable[[str], None] | None = None  # a tool changed the session's mode
     steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
     readiness: Obligations | None = None  # what the turn still owes the readiness gate
     # Awaited between streamed events: returns at once unless the client has stopped reading,
@@ -104,6 +105,7 @@ class TurnRunner:
         self.instructions = s.instructions
         self.base_tools = list(s.tools)
         self.more_tools = s.more_tools
+        self.switch_mode = s.switch_mode
         self.steers = s.steers
         self.readiness = s.readiness
         self.tools = {t.name: t for t in s.tools}
@@ -383,6 +385,9 @@ class TurnRunner:
             return
         if self.readiness is not None:
             self.readiness.observe(call.name, "completed", args)
+        if result.mode is not None and self.switch_mode is not None:
+            self.mode = result.mode  # the next request's system message is the new mode's
+            self.switch_mode(result.mode)
         if result.plan is not None:
             self.plan = result.plan
             self.record("plan", {"entries": result.plan})
@@ -405,6 +410,7 @@ class TurnRunner:
                 {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
             )
             self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
+            self.context.ask = self.gate.question
             result: ToolResult = await tool.run(args, self.context)
             return result
         except OSError as exc:

@@ -9,13 +9,13 @@ after (MCP interactions), so nothing reads a runner that does not exist yet.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
+from reasonix_acp.generated.methods import ELICITATION_CREATE, SESSION_REQUEST_PERMISSION
 from reasonix_acp.ids import uuid4
-from reasonix_acp.mcp_servers.elicit import TurnInteractions
+from reasonix_acp.mcp_servers.elicit import TurnInteractions, answer_of
 from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.project.skill_tool import SkillTool
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
@@ -23,6 +23,7 @@ from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.providers.base import UsageReport
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
+from reasonix_acp.tools.ask import AskUser, PresentPlan
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import session_temp
@@ -71,6 +72,8 @@ class Wiring:
             instructions=session.project_prompt(),
             tools=[
                 *self.tools,
+                *([AskUser()] if record.mode != "goal" else []),  # goal mode runs unattended
+                *([PresentPlan()] if record.mode == "plan" else []),
                 *([SkillTool(session.skills)] if session.skills.found else []),
                 *(t for p in session.plugins for t in p.tools),
                 *([goal_tool] if goal_tool else []),
@@ -96,6 +99,7 @@ class Wiring:
             ),
             price=self._price(session),
             more_tools=_more_tools(session.servers) if session.servers else None,
+            switch_mode=lambda mode: self._switch_mode(session, mode),
             steers=lambda final: session.desk.take(session.inbox, final),
             readiness=obligations,
             pace=self.sessions.writable,
@@ -122,7 +126,7 @@ class Wiring:
                 terminal = ClientTerminal(request, session.id)
             if client.fs_read or client.fs_write:
                 files = ClientFiles(request, session.id, client.fs_read, client.fs_write)
-        return ToolContext(
+        context = ToolContext(
             cwd=record.cwd,
             session_id=session.id,
             workspace=session.workspace(),
@@ -132,6 +136,17 @@ class Wiring:
             shell=shell,
             terminal_meta=bool(client and client.terminal_meta),
         )
+        if client is not None and request is not None and client.elicitation_form:
+            context.elicit = _form_asker(request, session.id, lambda: context.call_id)
+        return context
+
+    def _switch_mode(self, session: Session, mode: str) -> None:
+        """A tool changed the session's mode (plan mode left): stored, and told to the client."""
+        record = session.record
+        record.mode = mode
+        self.sessions.store.update_session(session.id, mode=mode, updated_at=record.updated_at)
+        session.status.controls(record.model, record.effort, record.mode)
+        self.sessions.send(session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
 
     def _price(self, session: Session) -> Callable[[UsageReport], float | None]:
         """A call's cost for usage_update and the cost budget: the status's own quote of it,
@@ -185,6 +200,24 @@ class Wiring:
         )
         servers.elicit = interactions
         return interactions
+
+
+def _form_asker(
+    request: Any, session_id: str, call_id: Callable[[], str]
+) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """A form put to the user with `elicitation/create`, scoped to the tool call asking."""
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any]:
+        body = {
+            "sessionId": session_id,
+            "mode": "form",
+            "message": message,
+            "requestedSchema": schema,
+            "toolCallId": call_id(),
+        }
+        return answer_of(await request(ELICITATION_CREATE, body))
+
+    return elicit
 
 
 def detach(session: Session, interactions: TurnInteractions | None) -> None:
