@@ -232,6 +232,11 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
             )
         scenario.vars["HTTP"] = server.url
     scenario.env.update(scenario.substitute(header.get("env", {})))
+    for name, text in header.get("files", {}).items():
+        # a file the scenario's workspace starts with (an absolute path, `${CWD}/...`)
+        path, text = Path(scenario.substitute(name)), scenario.substitute(text)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     if "config" in header:  # config.toml text for the agent's private config dir
         config_dir = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
         config_dir.mkdir(parents=True, exist_ok=True)
