@@ -2,7 +2,8 @@
 
 Tools: `echo` (its text back), `cwd` (the server's working directory; marked read-only), `env` (one variable),
 `add_tool` (registers `late` and sends tools/list_changed), `ask` (an elicitation: a form, or a
-URL with `url=`), and `pid` (the server's process id, for the reaping tests).
+URL with `url=`), and `pid` (the server's process id, for the reaping tests). Prompt, with
+TEST_MCP_PROMPTS set: `review` (`path`, and `focus`, by default "bugs").
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ def echo(text: str) -> str:
 def cwd() -> str:
     """The server's working directory."""
     return os.getcwd()
+
+
+def review(path: str, focus: str = "bugs") -> str:
+    """Review a file."""
+    return f"Review {path} for {focus}."
+
+
+if os.environ.get("TEST_MCP_PROMPTS"):  # the prompt tests only: others see no prompts
+    server.prompt()(review)
 
 
 @server.tool()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.mcp_servers.link import Elicit, Link
+from reasonix_acp.mcp_servers.naming import model_name
 
 if TYPE_CHECKING:
     from reasonix_acp.mcp_servers.tools import McpTool
@@ -46,6 +47,10 @@ class ServerSet:
         for link in self.links.values():
             link.start()
 
+    async def settled(self) -> None:
+        """Until every link has connected or failed (failures are left to `ready` to report)."""
+        await asyncio.gather(*(link.ready() for link in self.links.values()))
+
     async def ready(self) -> list[Link]:
         """Wait for every link to connect or fail; the failures not yet reported."""
         await asyncio.gather(*(link.ready() for link in self.links.values()))
@@ -70,7 +75,7 @@ class ServerSet:
     async def tools(self) -> list[McpTool]:
         """The connected servers' tools, re-read where a server said its list changed."""
         # lazy: start-up (a session's servers are asked for tools by its first prompt)
-        from reasonix_acp.mcp_servers.tools import McpTool, model_name
+        from reasonix_acp.mcp_servers.tools import McpTool
 
         links = [k for k in self.links.values() if k.state == "connected"]
         await asyncio.gather(*(link.refresh() for link in links))

@@ -41,6 +41,7 @@ class Link:
         self.state = "stopped"  # connecting | connected | failed | stopped
         self.error: str | None = None
         self.tools: list[Any] = []  # mcp.types.Tool
+        self.prompts: list[Any] = []  # mcp.types.Prompt, where the server offers prompts
         self.server_info: str = ""
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -135,6 +136,8 @@ class Link:
                 self.server_info = f"{info.name} {info.version}" if info else ""
                 self._session = session
                 self.tools = await self._list_tools()
+                if getattr(getattr(init, "capabilities", None), "prompts", None) is not None:
+                    self.prompts = await self._list_prompts()
                 self.state = "connected"
                 self._ready.set()
                 await self._stop.wait()
@@ -164,6 +167,14 @@ class Link:
             if not cursor:
                 return tools
 
+    async def _list_prompts(self) -> list[Any]:
+        """The server's prompts; none when it fails to list them (its tools still work)."""
+        try:
+            return list((await self._session.list_prompts()).prompts)
+        except Exception as exc:
+            log.warning("MCP server %r: listing its prompts failed: %s", self.name, exc)
+            return []
+
     async def _on_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
         if method == "notifications/tools/list_changed":
@@ -192,6 +203,12 @@ class Link:
             log.warning("MCP server %r: tool list refresh failed: %s", self.name, exc)
             return False
         return True
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        session = self._session
+        if session is None:
+            raise ConnectionError(f"MCP server {self.name} is {self.state}")
+        return await session.get_prompt(name, arguments)
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         session = self._session

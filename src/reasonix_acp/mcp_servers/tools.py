@@ -9,14 +9,11 @@ The result's content becomes ACP content (text, images, embedded resources, reso
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
-NAME_LIMIT = 64
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _KIND_WORDS = (
     ("search", ("search", "grep", "find")),
     ("edit", ("edit", "write", "replace")),
@@ -24,10 +21,6 @@ _KIND_WORDS = (
     ("fetch", ("fetch", "http", "download")),
     ("execute", ("bash", "exec", "shell", "run")),
 )
-
-
-def model_name(server: str, tool: str) -> str:
-    return _UNSAFE.sub("_", f"mcp__{server}__{tool}")[:NAME_LIMIT]
 
 
 def kind_for(tool: str) -> str:

@@ -22,7 +22,7 @@ from reasonix_acp.machines.goal import State as GoalState
 from reasonix_acp.machines.session import State
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.session import commands, controls
+from reasonix_acp.session import controls
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.vendor.goal import Runtime
@@ -238,7 +238,7 @@ class Changes:
         def send() -> None:
             update = {
                 "sessionUpdate": "available_commands_update",
-                "availableCommands": commands.available(session.plugins, session.file_commands),
+                "availableCommands": session.available_commands(),
             }
             self.sessions.send(session, update)
 
@@ -246,3 +246,4 @@ class Changes:
             send()
         else:
             call.after_response(send)
+        self.sessions.commands_when_connected(session)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from reasonix_acp.project.commands import FileCommand, Found
 
 if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.prompts import PromptCommand
     from reasonix_acp.plugins.manifest import Action, Plugin, Template
 
 COMMANDS: list[tuple[str, str]] = [
@@ -27,28 +28,32 @@ COMMANDS: list[tuple[str, str]] = [
 LOCAL = frozenset({"help", "status", "mcp"})
 
 
+def _entry(name: str, description: str, hint: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name, "description": description}
+    if hint:
+        entry["input"] = {"hint": hint}
+    return entry
+
+
 def names() -> list[str]:
     """The agent's own command names: a file command of the same name is left out."""
     return [name for name, _ in COMMANDS]
 
 
-def available(plugins: Sequence[Plugin] = (), files: Found | None = None) -> list[dict[str, Any]]:
-    listed = [{"name": name, "description": description} for name, description in COMMANDS]
-    for command in files.commands if files else ():
-        entry: dict[str, Any] = {"name": command.name, "description": command.description}
-        if command.hint:
-            entry["input"] = {"hint": command.hint}
-        listed.append(entry)
+def available(
+    plugins: Sequence[Plugin] = (),
+    files: Found | None = None,
+    prompts: Sequence[PromptCommand] = (),
+) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = [_entry(name, text, None) for name, text in COMMANDS]
+    listed += [_entry(c.name, c.description, c.hint) for c in (files.commands if files else ())]
+    listed += [_entry(c.name, c.description, c.hint) for c in prompts]
     extra: list[dict[str, Any]] = []
     for plugin in plugins:
         for template in plugin.templates.values():
-            entry = {
-                "name": f"{plugin.id}:{template.name}",
-                "description": template.description,
-            }
-            if template.hint:
-                entry["input"] = {"hint": template.hint}
-            extra.append(entry)
+            extra.append(
+                _entry(f"{plugin.id}:{template.name}", template.description, template.hint)
+            )
         for action in plugin.actions.values():
             extra.append(
                 {
@@ -100,11 +105,14 @@ def file_entry(text: str, files: Found) -> tuple[FileCommand, str] | None:
 
 
 def help_text(
-    plugins: Sequence[Plugin] = (), files: Found | None = None, shadowed: Sequence[str] = ()
+    plugins: Sequence[Plugin] = (),
+    files: Found | None = None,
+    shadowed: Sequence[str] = (),
+    prompts: Sequence[PromptCommand] = (),
 ) -> str:
-    """The command list, and what a name taken first left out (commands, skills)."""
+    """The command list, and what a name taken first left out (commands, skills, prompts)."""
     text = "Commands:\n" + "\n".join(
-        f"/{c['name']} — {c['description']}" for c in available(plugins, files)
+        f"/{c['name']} — {c['description']}" for c in available(plugins, files, prompts)
     )
     left_out = [*(files.shadowed if files else ()), *shadowed]
     if left_out:

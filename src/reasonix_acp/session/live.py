@@ -15,6 +15,8 @@ from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
+from reasonix_acp.mcp_servers.prompts import PromptCommand
+from reasonix_acp.mcp_servers.prompts import offered as offered_prompts
 from reasonix_acp.project.commands import Found as FoundCommands
 from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import Instructions
@@ -23,7 +25,7 @@ from reasonix_acp.project.skills import Skills
 from reasonix_acp.project.skills import load as load_skills
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
-from reasonix_acp.session import controls
+from reasonix_acp.session import commands, controls
 from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store import SessionRecord
@@ -133,6 +135,15 @@ class Session:
         )
         self.file_commands = load_commands(record.cwd, config_dir, controls_names())
         self.skills = load_skills(record.cwd, config_dir)
+
+    def prompt_commands(self) -> tuple[list[PromptCommand], list[str]]:
+        """The connected MCP servers' prompts as commands, and those a taken name left out."""
+        taken = {*controls_names(), *(c.name for c in self.file_commands.commands)}
+        return offered_prompts(self.servers, taken)
+
+    def available_commands(self) -> list[dict[str, Any]]:
+        """What `available_commands_update` offers now."""
+        return commands.available(self.plugins, self.file_commands, self.prompt_commands()[0])
 
     def project_prompt(self) -> str:
         """What the system prompt says of the project: its instructions, then its skills."""

@@ -22,7 +22,7 @@ from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidPar
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.discovery import complete
 from reasonix_acp.redact import remember
-from reasonix_acp.session import commands, controls
+from reasonix_acp.session import controls
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.service import (
@@ -51,7 +51,7 @@ class Opening:
                 session,
                 {
                     "sessionUpdate": "available_commands_update",
-                    "availableCommands": commands.available(session.plugins, session.file_commands),
+                    "availableCommands": session.available_commands(),
                 },
             )
             if session.record.plan and session.record.plan != shown:
@@ -59,6 +59,7 @@ class Opening:
                     session, {"sessionUpdate": "plan", "entries": session.record.plan}
                 )
             self.sessions.warm(session)
+            self.sessions.commands_when_connected(session)
             if session.hooked("session_start"):
                 self.sessions.spawn(self._session_start(session), hook=True)
 

@@ -167,6 +167,24 @@ class Sessions:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         return session
 
+    def commands_when_connected(self, session: Session) -> None:
+        """Once the session's MCP servers have connected, the command list again if they
+        offer prompts (`/mcp__<server>__<prompt>`, mcp_servers/prompts.py)."""
+        servers = session.servers
+        if not servers:
+            return
+
+        async def announce() -> None:
+            await servers.settled()
+            if session.servers is servers and session.prompt_commands()[0]:
+                update = {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": session.available_commands(),
+                }
+                self.send(session, update)
+
+        self.spawn(announce(), hook=True)
+
     def warm(self, session: Session) -> None:
         """After an opening's response: the prompt path starts loading and the provider connects
         to its endpoint, while the user writes the prompt; an endpoint unreachable now is said in

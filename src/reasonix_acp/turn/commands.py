@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
+from reasonix_acp.mcp_servers.prompts import PromptCommand
 from reasonix_acp.session import commands
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
@@ -50,9 +51,9 @@ class Commands:
         """`/help`, `/status`, `/mcp [reconnect [name]]`."""
         record = session.record
         if name == "help":
-            text = commands.help_text(
-                session.plugins, session.file_commands, session.skills.shadowed
-            )
+            prompts, left_out = session.prompt_commands()
+            shadowed = [*session.skills.shadowed, *left_out]
+            text = commands.help_text(session.plugins, session.file_commands, shadowed, prompts)
         elif name == "status":
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
@@ -89,6 +90,17 @@ class Commands:
         if from_file is not None:
             command, rest = from_file
             return ForModel(command.expand(rest), [])
+        if text.strip().startswith("/mcp__") and session.servers:
+            await session.servers.settled()  # its prompts are known once it has connected
+        prompt = _prompt_entry(text, session.prompt_commands()[0])
+        if prompt is not None:
+            found, rest = prompt
+            try:
+                return ForModel(await found.expand(rest), [])
+            except ValueError as exc:
+                return self.reply(session, blocks, f"[warning] {exc}")
+            except Exception as exc:  # the server failed to answer
+                return self.reply(session, blocks, f"[warning] /{found.name}: {exc}")
         entry = commands.plugin_entry(text, session.plugins)
         if entry is None:
             return None
@@ -104,3 +116,13 @@ class Commands:
                 session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
             )
         return ForModel(done.prompt, done.events)
+
+
+def _prompt_entry(text: str, prompts: list[PromptCommand]) -> tuple[PromptCommand, str] | None:
+    """(the MCP prompt command, the rest) when `text` starts with `/mcp__<server>__<prompt>`."""
+    stripped = text.strip()
+    if not stripped.startswith("/mcp__"):
+        return None
+    name, _, rest = stripped[1:].partition(" ")
+    found = next((p for p in prompts if p.name == name), None)
+    return (found, rest.strip()) if found is not None else None
