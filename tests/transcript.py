@@ -309,6 +309,10 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                     or "id" not in transcript[-1]["msg"]
                 ):
                     pass
+            elif "until_update" in entry:  # read until a session update of this kind naming text
+                kind, text = entry["until_update"]["sessionUpdate"], entry["until_update"]["has"]
+                while not _is_update(receive(), kind, text):
+                    pass
             else:
                 for _ in range(entry.get("expect", _default_expect(entry))):
                     receive()
@@ -321,6 +325,11 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     assert not rest, f"frames after end of input: {rest!r}"
     assert code == 0, f"exit code {code}; stderr:\n{agent.stderr.decode(errors='replace')}"
     return transcript, scenario
+
+
+def _is_update(frame: dict[str, Any], kind: str, text: str) -> bool:
+    update = frame.get("params", {}).get("update", {}) if frame.get("method") else {}
+    return bool(update.get("sessionUpdate") == kind and text in json.dumps(update))
 
 
 def normalise(
