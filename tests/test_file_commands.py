@@ -37,7 +37,7 @@ def _agent(tmp: Path) -> tuple[Client, Path, Path]:
     return Client(tmp, "--model", "offline", scenario=scenario), repo, user
 
 
-def _updates(c: Client, kind: str) -> list[dict[str, Any]]:
+def updates(c: Client, kind: str) -> list[dict[str, Any]]:
     return [
         n["params"]["update"]
         for n in c.notes
@@ -45,8 +45,8 @@ def _updates(c: Client, kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def _said(c: Client) -> str:
-    return "".join(u["content"]["text"] for u in _updates(c, "agent_message_chunk"))
+def said(c: Client) -> str:
+    return "".join(u["content"]["text"] for u in updates(c, "agent_message_chunk"))
 
 
 def _prompt(c: Client, sid: str, text: str) -> None:
@@ -58,7 +58,7 @@ def test_file_commands_are_offered_run_and_replayed(tmp_path: Path) -> None:
     c, repo, _ = _agent(tmp_path)
     sid = c.start()
     c.result("session/list", {})  # the commands update follows session/new's answer
-    offered = _updates(c, "available_commands_update")[-1]["availableCommands"]
+    offered = updates(c, "available_commands_update")[-1]["availableCommands"]
     by_name = {entry["name"]: entry for entry in offered}
     assert by_name["review"] == {
         "name": "review",
@@ -69,10 +69,10 @@ def test_file_commands_are_offered_run_and_replayed(tmp_path: Path) -> None:
     assert by_name["help"]["description"] == "List the commands this agent understands"
     assert "bad name" not in by_name
     _prompt(c, sid, "/review src/app.py")
-    assert "Offline reply: Review src/app.py for bugs and say what you found." in _said(c)
+    assert "Offline reply: Review src/app.py for bugs and say what you found." in said(c)
     c.take_notes()
     _prompt(c, sid, "/help")
-    help_text = _said(c)
+    help_text = said(c)
     assert "/review — Review a file for bugs" in help_text
     assert (
         f"/help from {repo}/.reasonix/commands/help.md (the agent's own command wins)" in help_text
@@ -82,7 +82,7 @@ def test_file_commands_are_offered_run_and_replayed(tmp_path: Path) -> None:
     again = Client(tmp_path, "--model", "offline", scenario=c.scenario)
     again.result("initialize", {"protocolVersion": 1})
     again.result("session/load", {"sessionId": sid, "cwd": str(repo), "mcpServers": []})
-    replayed = [u["content"]["text"] for u in _updates(again, "user_message_chunk")]
+    replayed = [u["content"]["text"] for u in updates(again, "user_message_chunk")]
     assert replayed[0] == "Review src/app.py for bugs and say what you found."
     assert again.close() == 0
 
@@ -95,10 +95,10 @@ def test_a_reload_picks_up_a_new_command_file(tmp_path: Path) -> None:
     )
     c.result("_reasonix.io/session/reloadExtensions", {"sessionId": sid})
     c.result("session/list", {})  # the commands update follows the reload's answer
-    offered = _updates(c, "available_commands_update")[-1]["availableCommands"]
+    offered = updates(c, "available_commands_update")[-1]["availableCommands"]
     assert {"name": "ship", "description": "Ship it"} in offered
     _prompt(c, sid, "/ship now")
-    assert "Offline reply: Ship." in _said(c)
+    assert "Offline reply: Ship." in said(c)
     assert c.close() == 0
 
 

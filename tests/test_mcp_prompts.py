@@ -6,41 +6,34 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from tests.client import Client
+from tests.test_file_commands import said
 from tests.test_mcp_servers import TOOLS
 from tests.transcript import Scenario
 
 PROMPTS = [{"name": "TEST_MCP_PROMPTS", "value": "1"}]
 
 
-def _updates(c: Client, kind: str) -> list[dict[str, Any]]:
-    return [
-        n["params"]["update"]
-        for n in c.notes
-        if n.get("method") == "session/update" and n["params"]["update"]["sessionUpdate"] == kind
-    ]
-
-
-def _said(c: Client) -> str:
-    return "".join(u["content"]["text"] for u in _updates(c, "agent_message_chunk"))
+def _open(tmp: Path) -> tuple[Client, str]:
+    """An offline agent whose session has the tools server, offering its prompts, as `docs`."""
+    scenario = Scenario(tmp)
+    c = Client(tmp, "--model", "offline", scenario=scenario)
+    c.result("initialize", {"protocolVersion": 1})
+    server = {"name": "docs", "command": sys.executable, "args": [TOOLS], "env": PROMPTS}
+    params = {"cwd": scenario.vars["CWD"], "mcpServers": [server]}
+    return c, c.result("session/new", params)["sessionId"]
 
 
 def _prompt(c: Client, sid: str, text: str) -> str:
     c.take_notes()
     reply = c.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
     assert reply["result"] == {"stopReason": "end_turn"}, reply
-    return _said(c)
+    return said(c)
 
 
 def test_mcp_prompts_are_commands(tmp_path: Path) -> None:
-    scenario = Scenario(tmp_path)
-    c = Client(tmp_path, "--model", "offline", scenario=scenario)
-    c.result("initialize", {"protocolVersion": 1})
-    server = {"name": "docs", "command": sys.executable, "args": [TOOLS], "env": PROMPTS}
-    params = {"cwd": scenario.vars["CWD"], "mcpServers": [server]}
-    sid = c.result("session/new", params)["sessionId"]
+    c, sid = _open(tmp_path)
     said = _prompt(c, sid, "/mcp__docs__review src/app.py")  # waits for the server, as a turn
     assert "Offline reply: Review src/app.py for bugs." in said
     assert "Offline reply: Review a.py for style." in _prompt(
@@ -56,12 +49,7 @@ def test_mcp_prompts_are_commands(tmp_path: Path) -> None:
 
 
 def test_the_command_list_is_sent_again_once_the_server_offers_prompts(tmp_path: Path) -> None:
-    scenario = Scenario(tmp_path)
-    c = Client(tmp_path, "--model", "offline", scenario=scenario)
-    c.result("initialize", {"protocolVersion": 1})
-    server = {"name": "docs", "command": sys.executable, "args": [TOOLS], "env": PROMPTS}
-    params = {"cwd": scenario.vars["CWD"], "mcpServers": [server]}
-    c.result("session/new", params)
+    c, _ = _open(tmp_path)
     while True:  # the first list comes after the response, the second once connected
         frame = c.agent.receive()
         update = frame.get("params", {}).get("update", {})
