@@ -15,14 +15,6 @@ from reasonix_acp.config import Config
 from reasonix_acp.machines.session import SessionMachine
 from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
-from reasonix_acp.mcp_servers.prompts import PromptCommand
-from reasonix_acp.mcp_servers.prompts import offered as offered_prompts
-from reasonix_acp.project.commands import Found as FoundCommands
-from reasonix_acp.project.commands import load as load_commands
-from reasonix_acp.project.instructions import Instructions
-from reasonix_acp.project.instructions import load as load_instructions
-from reasonix_acp.project.skills import Skills
-from reasonix_acp.project.skills import load as load_skills
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import commands, controls
@@ -38,8 +30,10 @@ from reasonix_acp.vendor.status import StatusTracker
 from reasonix_acp.vendor.steering import SteerDesk
 
 if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.prompts import PromptCommand
     from reasonix_acp.plugins.actions import ActionResult, Events, Request, Where
     from reasonix_acp.plugins.manifest import Action, Plugin
+    from reasonix_acp.project.reading import Project
 
 MakeProvider = Callable[[str], Provider]
 
@@ -91,11 +85,9 @@ class Session:
         self.deleting: asyncio.Future[None] | None = None
         self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
         self.private_dirs: list[str] = []  # the agent's config and data directories (runtime)
-        # AGENTS.md files and prompt command files, read when the session opens and by its
-        # reload (never mid-turn)
-        self.instructions = Instructions()
-        self.file_commands = FoundCommands()
-        self.skills = Skills()
+        # AGENTS.md files, prompt command files and skills: read after the opening's response
+        # and by a reload (never mid-turn)
+        self._project: Project | None = None
         self.sandbox = Sandbox(
             self.workspace,
             # plan mode holds under every preset: its commands run with nothing writable
@@ -126,29 +118,38 @@ class Session:
     def plugins(self) -> list[Plugin]:
         return self.settings.plugins
 
+    @property
+    def project(self) -> Project:
+        """The project's instructions, command files and skills, read on first use."""
+        if self._project is None:
+            # lazy: start-up (read after session/new's response, with the command list)
+            from reasonix_acp.project.reading import read
+
+            record, config_file = self.record, self.config.config_file
+            config_dir = str(config_file.parent) if config_file is not None else None
+            extra = list(record.additional_directories)
+            self._project = read(record.cwd, extra, config_dir, controls_names())
+        return self._project
+
     def read_project(self) -> None:
-        """The project's instruction and command files, read again (at open and reload)."""
-        record, config_file = self.record, self.config.config_file
-        config_dir = str(config_file.parent) if config_file is not None else None
-        self.instructions = load_instructions(
-            record.cwd, list(record.additional_directories), config_dir
-        )
-        self.file_commands = load_commands(record.cwd, config_dir, controls_names())
-        self.skills = load_skills(record.cwd, config_dir)
+        """Read the project's files again (a reload)."""
+        self._project = None
+        _ = self.project
 
     def prompt_commands(self) -> tuple[list[PromptCommand], list[str]]:
         """The connected MCP servers' prompts as commands, and those a taken name left out."""
-        taken = {*controls_names(), *(c.name for c in self.file_commands.commands)}
-        return offered_prompts(self.servers, taken)
+        if not self.servers:
+            return [], []
+        # lazy: start-up (a session with MCP servers, once they have connected)
+        from reasonix_acp.mcp_servers.prompts import offered
+
+        taken = {*controls_names(), *(c.name for c in self.project.commands.commands)}
+        return offered(self.servers, taken)
 
     def available_commands(self) -> list[dict[str, Any]]:
         """What `available_commands_update` offers now."""
-        return commands.available(self.plugins, self.file_commands, self.prompt_commands()[0])
-
-    def project_prompt(self) -> str:
-        """What the system prompt says of the project: its instructions, then its skills."""
-        parts = (self.instructions.text, self.skills.listing())
-        return "\n\n".join(part for part in parts if part)
+        found = self.project.commands
+        return commands.available(self.plugins, found, self.prompt_commands()[0])
 
     def workspace(self) -> Workspace:
         """Where the session's tools may touch files, as the record and config say now."""

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reasonix_acp import digests
-from reasonix_acp.redact import scrub_known_bytes
 
 
 def temp_root() -> str:
@@ -93,6 +92,9 @@ def keep(directory: str, name: str, data: bytes) -> str:
     os.ftruncate(fd, 0)
     with os.fdopen(fd, "wb") as fh:
         os.fchmod(fd, 0o600)
+        # lazy: start-up (a session opens without keeping anything)
+        from reasonix_acp.redact import scrub_known_bytes
+
         fh.write(scrub_known_bytes(data))
     return path
 

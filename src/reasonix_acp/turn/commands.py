@@ -9,13 +9,15 @@ questions and its command like any model turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
-from reasonix_acp.mcp_servers.prompts import PromptCommand
 from reasonix_acp.session import commands
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
+
+if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.prompts import PromptCommand
 
 Events = list[tuple[str, dict[str, Any]]]
 
@@ -52,14 +54,15 @@ class Commands:
         record = session.record
         if name == "help":
             prompts, left_out = session.prompt_commands()
-            shadowed = [*session.skills.shadowed, *left_out]
-            text = commands.help_text(session.plugins, session.file_commands, shadowed, prompts)
+            project = session.project
+            shadowed = [*project.skills.shadowed, *left_out]
+            text = commands.help_text(session.plugins, project.commands, shadowed, prompts)
         elif name == "status":
             text = (
                 f"model {record.model} (effort {record.effort}), mode {record.mode}, "
                 f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
                 f"{session.sandbox.describe()}; {session.goal.describe()}; "
-                f"{session.instructions.describe()}"
+                f"{session.project.instructions.describe()}"
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)
@@ -86,7 +89,7 @@ class Commands:
     ) -> dict[str, Any] | ForModel | None:
         """A `/<plugin>:<name>` or file command prompt: an answer, a prompt for the model, or
         None (not one)."""
-        from_file = commands.file_entry(text, session.file_commands)
+        from_file = commands.file_entry(text, session.project.commands)
         if from_file is not None:
             command, rest = from_file
             return ForModel(command.expand(rest), [])

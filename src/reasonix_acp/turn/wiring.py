@@ -61,6 +61,7 @@ class Wiring:
     def build(self, session: Session, turn: int, emit: Emit, owed: list[str] | None) -> Built:
         config = session.config
         record = session.record
+        project = session.project
         obligations = Obligations(config.require_checks, owed)
         goal_tool = GoalUpdate(session.goal) if record.mode == "goal" else None
         settings = TurnSettings(
@@ -69,12 +70,12 @@ class Wiring:
             model=record.model,
             effort=record.effort,
             mode=record.mode,
-            instructions=session.project_prompt(),
+            instructions=project.prompt(),
             tools=[
                 *self.tools,
                 *([AskUser()] if record.mode != "goal" else []),  # goal mode runs unattended
                 *([PresentPlan()] if record.mode == "plan" else []),
-                *([SkillTool(session.skills)] if session.skills.found else []),
+                *([SkillTool(project.skills)] if project.skills.found else []),
                 *(t for p in session.plugins for t in p.tools),
                 *([goal_tool] if goal_tool else []),
             ],
