@@ -1,6 +1,6 @@
 """What a session knows of its project, read together: instructions (AGENTS.md), prompt
-commands from files, skills. Read after `session/new`'s response (with the command list it
-sends) and again by a reload; never during a turn."""
+commands from files, skills. Read when a session opens (the command list sent right after its
+answer offers the command files) and again by a reload; never during a turn."""
 
 from __future__ import annotations
 

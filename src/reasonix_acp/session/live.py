@@ -85,8 +85,8 @@ class Session:
         self.deleting: asyncio.Future[None] | None = None
         self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
         self.private_dirs: list[str] = []  # the agent's config and data directories (runtime)
-        # AGENTS.md files, prompt command files and skills: read after the opening's response
-        # and by a reload (never mid-turn)
+        # AGENTS.md files, prompt command files and skills: read when the session opens and by
+        # a reload (never mid-turn)
         self._project: Project | None = None
         self.sandbox = Sandbox(
             self.workspace,
@@ -122,7 +122,7 @@ class Session:
     def project(self) -> Project:
         """The project's instructions, command files and skills, read on first use."""
         if self._project is None:
-            # lazy: start-up (read after session/new's response, with the command list)
+            # lazy: start-up (the project's modules load with the first session)
             from reasonix_acp.project.reading import read
 
             record, config_file = self.record, self.config.config_file
@@ -138,9 +138,10 @@ class Session:
 
     def prompt_commands(self) -> tuple[list[PromptCommand], list[str]]:
         """The connected MCP servers' prompts as commands, and those a taken name left out."""
-        if not self.servers:
+        links = self.servers.links.values() if self.servers else ()
+        if not any(link.prompts for link in links if link.state == "connected"):
             return [], []
-        # lazy: start-up (a session with MCP servers, once they have connected)
+        # lazy: start-up (a session whose MCP servers offer prompts, once they have connected)
         from reasonix_acp.mcp_servers.prompts import offered
 
         taken = {*controls_names(), *(c.name for c in self.project.commands.commands)}

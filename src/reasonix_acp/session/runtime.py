@@ -108,6 +108,7 @@ class Runtime:
             str(self.store.path.parent),
             *([str(config_file.parent)] if config_file is not None else []),
         ]
+        session.read_project()  # its command files are in the list sent right after the answer
         status.goal = session.goal.status_object
         kept = next((body for kind, body in reversed(events) if kind == "goal"), None)
         if kept is not None:
