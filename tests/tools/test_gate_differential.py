@@ -1,7 +1,7 @@
 """The gate against the real bash: for every generated line the gate would run without a
 question, bash runs it (as tools/shell.py does) in a throwaway directory, every program it
-starts traced (`strace -f -e trace=execve`) and every command name it finds on PATH a logging
-stand-in. The programs started must be covered by the grants, and no file outside the
+starts traced (`strace -f -e trace=execve`, where ptrace is allowed) and every command name it
+finds on PATH a stand-in that logs itself. The programs started must be covered by the grants, and no file outside the
 workspace may change. Lines come from a grammar holding every construct the gate must see
 through (expansions, substitutions, assignments, arithmetic, aliases, traps, heredocs, nested
 shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace ...).
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -31,7 +32,19 @@ from reasonix_acp.turn.gate import Rules, judge_line
 
 EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "2000"))
 SEED = int(os.environ.get("GATE_SEED", str(random.SystemRandom().randrange(1 << 32))))
-STRACE = shutil.which("strace")
+
+
+def _tracer() -> str | None:
+    """strace, where it can trace here (a container may forbid ptrace); None otherwise."""
+    found = shutil.which("strace")
+    if found is None:
+        return None
+    probe = [found, "-f", "-qq", "-e", "trace=execve", "-o", os.devnull, "true"]
+    done = subprocess.run(probe, capture_output=True, timeout=30, check=False)
+    return found if done.returncode == 0 else None
+
+
+STRACE = _tracer()
 NAMES = ["echo", "ls", "cat", "git", "touch", "rm", "x", "printf", "test", "[", "tee", "env"]
 NAMES += ["xargs", "find", "sh", "bash", "eval", "trap", "alias", "export", "cd", "exit"]
 NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch"]
@@ -145,13 +158,14 @@ def _layout(base: Path) -> Workspace:
     return Workspace(str(ws), temp=str(base / "tmp"))
 
 
-def _shims(directory: Path) -> None:
+def _shims(directory: Path, log: Path) -> None:
+    """A stand-in for every command name, writing its own path to `log` when it runs."""
     directory.mkdir()
     for name in {*NAMES, "touch", "rm", "id", "ls"}:
         if "/" in name or name in ("[",):
             continue
         shim = directory / name
-        shim.write_text("#!/bin/sh\nexit 0\n")
+        shim.write_text(f'#!/bin/sh\necho "$0" >> {shlex.quote(str(log))}\nexit 0\n')
         shim.chmod(0o755)
 
 
@@ -170,31 +184,34 @@ def _state(base: Path) -> dict[str, str]:
 
 
 def _run(line: str, base: Path) -> list[str]:
-    """Run `line` as the bash tool does; → the programs it started (their paths)."""
-    trace = base / "trace.log"
+    """Run `line` as the bash tool does; → the programs it started (their paths): every one
+    strace saw where it can trace, and every stand-in that ran."""
+    trace, ran = base / "trace.log", base / "ran.log"
     argv = command_argv("bash", line)
-    argv = [str(STRACE), "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
+    if STRACE is not None:
+        argv = [STRACE, "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
     env = {"PATH": str(base / "shims"), "HOME": str(base / "home"), "LANG": "C.UTF-8"}
     subprocess.run(
         argv, cwd=base / "ws", env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=10
     )
-    started = []
-    for entry in trace.read_text(errors="replace").splitlines():
-        if "execve(" in entry and "= 0" in entry.rsplit(")", 1)[-1]:
-            started.append(entry.split('execve("', 1)[1].split('"', 1)[0])
-    return started[1:]  # the first is bash itself
+    started = ran.read_text().split() if ran.exists() else []
+    if trace.exists():
+        execs = [
+            entry.split('execve("', 1)[1].split('"', 1)[0]
+            for entry in trace.read_text(errors="replace").splitlines()
+            if "execve(" in entry and "= 0" in entry.rsplit(")", 1)[-1]
+        ]
+        started += execs[1:]  # the first is bash itself
+    return started
 
 
 COUNTS = {"judged": 0, "ran": 0}
-if STRACE is None:
-    if os.environ.get("REASONIX_ACP_REQUIRE_SANDBOX"):  # CI: the check must run
-        raise RuntimeError("strace is not installed: the gate's differential test cannot run")
-    pytestmark = pytest.mark.skip(reason="strace is not installed (apt install strace)")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _announce() -> Iterator[None]:
-    print(f"\ngate differential: GATE_SEED={SEED}, {EXAMPLES} examples")
+    traced = "strace and stand-ins" if STRACE else "stand-ins only (strace cannot trace here)"
+    print(f"\ngate differential: GATE_SEED={SEED}, {EXAMPLES} examples, {traced}")
     yield
     print(f"gate differential: {COUNTS['judged']} lines judged, {COUNTS['ran']} run unasked")
 
@@ -224,7 +241,7 @@ def test_what_runs_unasked_is_what_was_granted(
         shutil.rmtree(base)
         return
     COUNTS["ran"] += 1
-    _shims(base / "shims")
+    _shims(base / "shims", base / "ran.log")
     before = _state(base)
     started = _run(line, base)
     allowed = {n for n in granted if " " not in n} | ({"git"} if line in granted else set())
@@ -232,7 +249,7 @@ def test_what_runs_unasked_is_what_was_granted(
     assert not strays, f"GATE_SEED={SEED}: {line!r} under {granted} started {strays}"
     after = _state(base)
     changed = sorted(p for p in {*before, *after} if before.get(p) != after.get(p))
-    changed = [p for p in changed if not p.startswith(str(base / "trace.log"))]
+    changed = [p for p in changed if p not in (str(base / "trace.log"), str(base / "ran.log"))]
     assert not changed, f"GATE_SEED={SEED}: {line!r} under {granted} changed {changed}"
     shutil.rmtree(base)
 
