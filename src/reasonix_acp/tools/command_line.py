@@ -14,8 +14,9 @@ the list as well, so a grant for `rm` never covers `sudo rm`.
 Invariants:
 - A word is known (a `str`) only when its value does not depend on the run: quotes and
   backslashes are taken off, anything with an expansion is `None`.
-- `readable` is False when the parser found an error, a command name is not known, or a nested
-  string (`sh -c "$X"`) cannot be read: such a line cannot be judged, and the gate asks.
+- `problems` says where the grammar could not read the line (an error, a command name known
+  only when it runs, a nested string such as `sh -c "$X"`); the gate never runs a line on this
+  view alone, only on `proof`.
 - `writes` lists every path the line writes through a redirection (`>`, `>>`, `&>`, `>|`, `<>`)
   or names to `tee`; `None` stands for a target known only at run time.
 """
@@ -49,7 +50,6 @@ def parser() -> Parser:
 
 
 MAX_DEPTH = 8  # nested `sh -c` / `eval` strings
-_DIR_CHANGERS = {"cd", "pushd", "popd"}
 _UNSURE_NAME = re.compile(r"[*?\[{}=~]|^$")
 
 
@@ -67,17 +67,9 @@ class CommandLine:
     unprovable: str = ""  # why there is none
 
     @property
-    def readable(self) -> bool:
-        return not self.problems
-
-    @property
     def names(self) -> list[str]:
         """The distinct known command names, in order."""
         return distinct_names(self.commands)
-
-    @property
-    def changes_dir(self) -> bool:
-        return any(os.path.basename(n) in _DIR_CHANGERS for n in self.names)
 
 
 def parse(text: str) -> CommandLine:

@@ -89,7 +89,6 @@ class Word:
     value: str = ""
     pattern: bool = False  # an unquoted `*?[{`, or `~` after the start: known only when it runs
     quoted: bool = False  # some part was quoted
-    end: int = 0  # offset just past the word
 
 
 @dataclass
@@ -342,7 +341,6 @@ class _Lexer:
                 parts.append(c)
                 self.i += 1
         word.value = "".join(parts)
-        word.end = self.i
         return word
 
     def _double(self) -> str:
