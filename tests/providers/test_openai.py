@@ -8,6 +8,8 @@ import pytest
 
 from reasonix_acp.config import ProviderConfig
 from reasonix_acp.providers.base import (
+    ContextOverflow,
+    Finish,
     ModelRequest,
     ProviderError,
     TextDelta,
@@ -16,7 +18,7 @@ from reasonix_acp.providers.base import (
     UsageReport,
 )
 from reasonix_acp.providers.openai import OpenAIProvider
-from tests.sse_server import Server
+from tests.sse_server import Server, chunk
 
 
 def provider(server: Server, kind: str = "deepseek") -> OpenAIProvider:
@@ -39,7 +41,8 @@ async def test_stream_of_thoughts_text_and_usage() -> None:
         TextDelta("Hello"),
         TextDelta(", world"),
     ]
-    assert events[4] == UsageReport(
+    assert events[4] == Finish("stop")
+    assert events[5] == UsageReport(
         prompt_tokens=40,
         completion_tokens=7,
         reasoning_tokens=3,
@@ -64,7 +67,8 @@ async def test_tool_call_pieces_are_joined() -> None:
             id="call_a",
             name="todo_write",
             arguments='{"todos": [{"content": "ship it", "status": "pending"}]}',
-        )
+        ),
+        Finish("tool_calls"),
     ]
 
 
@@ -118,3 +122,40 @@ async def test_connection_refused_is_a_provider_error() -> None:
     cfg = ProviderConfig("test", "openai", "http://127.0.0.1:9/v1", "")
     with pytest.raises(ProviderError, match="ConnectError"):
         await collect(OpenAIProvider(cfg, "m1", timeout=2))
+
+
+@pytest.mark.parametrize("reason", ["length", "content_filter", "tool_calls"])
+async def test_the_finish_reason_is_passed_on_after_the_calls(reason: str) -> None:
+    stream = [chunk({"content": "partial"}), chunk({}, finish=reason), b"data: [DONE]\n\n"]
+    with Server() as server:
+        server.behaviours.append(stream)
+        events = await collect(provider(server))
+    assert events == [TextDelta("partial"), Finish(reason)]
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "This model's maximum context length is 32768 tokens. However, you requested 40000"),
+        (400, "Prompt is too long"),
+        (400, "the request exceeds the available context size, try increasing it"),
+        (413, "Payload Too Large"),
+    ],
+)
+async def test_a_request_longer_than_the_context_is_an_overflow(status: int, message: str) -> None:
+    answer = json.dumps({"error": {"message": message, "code": "context_length_exceeded"}})
+    with Server() as server:
+        server.behaviours.append((status, answer.encode()))
+        with pytest.raises(ContextOverflow) as raised:
+            await collect(provider(server))
+    assert str(status) in str(raised.value) and "sk-test-secret-value" not in str(raised.value)
+    assert len(server.bodies) == 1  # not retried by the provider: the turn compacts first
+
+
+async def test_other_bad_requests_are_not_overflows() -> None:
+    answer = json.dumps({"error": {"message": "unknown field 'tools'"}}).encode()
+    with Server() as server:
+        server.behaviours.append((400, answer))
+        with pytest.raises(ProviderError) as raised:
+            await collect(provider(server))
+    assert not isinstance(raised.value, ContextOverflow)

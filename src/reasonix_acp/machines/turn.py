@@ -21,7 +21,8 @@
 #   `cancel` from either moves to cancelling (a pending permission request is then answered as
 #   cancelled by the runner). `finish` moves running or cancelling to finishing, where the
 #   outcome is fixed; `conclude` returns to idle.
-#   Outcomes: end_turn, max_turn_requests (step limit), budget_paused and readiness_paused (both
+#   Outcomes: end_turn, max_turn_requests (step limit), max_tokens (a reply cut at the model's
+#   output limit), refusal (the provider's content filter), budget_paused and readiness_paused (both
 #   answered `end_turn` with a warning chunk), cancelled, failed (answered with -32603).
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class State(Enum):
 class Outcome(Enum):
     END_TURN = "end_turn"
     MAX_TURN_REQUESTS = "max_turn_requests"
+    MAX_TOKENS = "max_tokens"  # the model's reply was cut at its output token limit
+    REFUSAL = "refusal"  # the provider's content filter stopped the reply
     BUDGET_PAUSED = "budget_paused"
     READINESS_PAUSED = "readiness_paused"
     CANCELLED = "cancelled"
@@ -52,6 +55,8 @@ class Outcome(Enum):
 STOP_REASON: dict[Outcome, str | None] = {
     Outcome.END_TURN: "end_turn",
     Outcome.MAX_TURN_REQUESTS: "max_turn_requests",
+    Outcome.MAX_TOKENS: "max_tokens",
+    Outcome.REFUSAL: "refusal",
     Outcome.BUDGET_PAUSED: "end_turn",
     Outcome.READINESS_PAUSED: "end_turn",
     Outcome.CANCELLED: "cancelled",

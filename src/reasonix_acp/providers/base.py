@@ -44,7 +44,14 @@ class UsageReport(NamedTuple):
     cache_miss_tokens: int = 0
 
 
-ModelEvent = TextDelta | ThoughtDelta | ToolCallRequest | UsageReport
+class Finish(NamedTuple):
+    """Why the model stopped, as the provider said it (`stop`, `tool_calls`, `length`,
+    `content_filter`, ...); sent once, after the tool calls, when the provider names a reason."""
+
+    reason: str
+
+
+ModelEvent = TextDelta | ThoughtDelta | ToolCallRequest | Finish | UsageReport
 
 
 @dataclass
@@ -59,6 +66,11 @@ class ModelRequest:
 
 class ProviderError(Exception):
     pass
+
+
+class ContextOverflow(ProviderError):
+    """The endpoint refused the request as longer than the model's context (HTTP 413, or 400
+    with a context-length message): the turn compacts the history and tries once more."""
 
 
 class ProviderAuthFailed(ProviderError):

@@ -18,6 +18,9 @@ of steps, `{"steps": [...]}`, where each step is one of:
   {"delay_ms": 20}             a pause (cancellation can land here)
   {"error": "message"}         the provider fails with this message
   {"usage": {"prompt_tokens": 10, "completion_tokens": 5, "cache_hit_tokens": 0, ...}}
+  {"finish": "length"}         the finish reason the call ends with (`length`: cut at the
+                               token limit, `content_filter`: stopped by a filter)
+  {"overflow": "message"}      the call is refused as longer than the model's context
 and optional `"chunk": n` on a step or on the whole line. Lines starting with `#` are comments. When the script runs out, the
 default behaviour applies.
 
@@ -37,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from reasonix_acp.providers.base import (
+    ContextOverflow,
+    Finish,
     ModelEvent,
     ModelRequest,
     ProviderError,
@@ -150,6 +155,10 @@ class OfflineProvider:
                 await asyncio.sleep(float(step["delay_ms"]) / 1000)
             elif "error" in step:
                 raise ProviderError(str(step["error"]))
+            elif "finish" in step:
+                yield Finish(str(step["finish"]))
+            elif "overflow" in step:
+                raise ContextOverflow(f"HTTP 400: {step['overflow']}")
             elif "usage" in step:
                 yield UsageReport(**{k: int(v) for k, v in step["usage"].items()})
             await asyncio.sleep(0)

@@ -9,6 +9,8 @@ OpenRouter ...).
   `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` and OpenAI's `cached_tokens`.
 - 429 and 5xx are retried with backoff, but only before the first delta; after that a failure
   is a `ProviderError` (a retry would repeat text the client has already shown).
+- The finish reason is passed on (`Finish`); a request longer than the model's context (413, or
+  400 saying so) is `ContextOverflow`, which the turn answers by compacting and trying again.
 - A chunk that is not JSON is skipped with a warning; a stream that ends without `[DONE]` or a
   finish reason is an error ("the stream ended early").
 """
@@ -27,6 +29,8 @@ from typing import Any
 from reasonix_acp.config import ProviderConfig
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import (
+    ContextOverflow,
+    Finish,
     ModelEvent,
     ModelRequest,
     ProviderAuthFailed,
@@ -205,6 +209,8 @@ class OpenAIProvider:
                         message = f"{self.config.name}: " + _status_message(
                             response.status_code, text
                         )
+                        if overflowed(response.status_code, text):
+                            raise ContextOverflow(message)
                         if response.status_code in (401, 403):
                             raise ProviderAuthFailed(
                                 f"{message}. Set a valid key: run `acp setup`, or set the "
@@ -230,6 +236,7 @@ class OpenAIProvider:
     async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
         calls = ToolCalls()
         finished = False
+        reason = ""
         usage: UsageReport | None = None
         events = sse_data(response.aiter_lines())
         async for data in events:
@@ -255,10 +262,13 @@ class OpenAIProvider:
                             calls.add(part)
                     if choice.get("finish_reason"):
                         finished = True
+                        reason = str(choice["finish_reason"])
         if not finished:
             raise ProviderError(f"{self.config.name}: the stream ended early (no finish reason)")
         for call in calls.whole():
             yield call
+        if reason:
+            yield Finish(reason)
         if usage is not None:
             yield usage
 
@@ -350,6 +360,29 @@ def _delay(response: Any, attempt: int) -> float:
         return min(float(retry_after), 5.0) if retry_after else BACKOFF_SECONDS[min(attempt - 1, 1)]
     except ValueError:
         return BACKOFF_SECONDS[min(attempt - 1, 1)]
+
+
+# What servers say when a request is longer than the model's context (OpenAI, DeepSeek, vLLM,
+# llama.cpp, Ollama, LM Studio, OpenRouter, Anthropic-compatible gateways), lower-cased.
+OVERFLOW_WORDS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "context size",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the available context",
+    "input is too long",
+    "reduce the length",
+)
+
+
+def overflowed(status: int, text: str) -> bool:
+    """Whether an error answer says the request did not fit the model's context."""
+    if status == 413:
+        return True
+    return status == 400 and any(word in text.lower() for word in OVERFLOW_WORDS)
 
 
 def _status_message(status: int, text: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
+    Finish,
     ModelRequest,
     Provider,
     ProviderAuthFailed,
@@ -53,6 +54,8 @@ Emit = Callable[[dict[str, Any]], None]
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
+# Finish reasons that end the turn whatever the reply asked for: its tool calls may be cut.
+STOPPED = {"length": Outcome.MAX_TOKENS, "content_filter": Outcome.REFUSAL}
 
 
 @dataclass
@@ -127,6 +130,7 @@ class TurnRunner:
         # Goal mode: markers the model may write are cut from what is shown (vendor/goal.py).
         self.markers: Markers | None = Markers() if self.mode == "goal" else None
         self._produced = False
+        self.finish = ""  # the last model call's finish reason, when the provider gave one
         self._pending: list[tuple[str, dict[str, Any]]] = []
         self._started: set[str] = set()
         self._ended: set[str] = set()
@@ -233,6 +237,8 @@ class TurnRunner:
                     # is read by a model call of this turn.
                     self._apply_steers(final=last)
                 calls, usage = await self._model_call(usage)
+                if self.finish in STOPPED:
+                    return TurnReport(STOPPED[self.finish], usage=usage)
                 if not calls and not self._produced and not retried_empty:
                     retried_empty = True  # a truly empty reply is retried once
                     continue
@@ -301,6 +307,7 @@ class TurnRunner:
         text: list[str] = []
         calls: list[ToolCallRequest] = []
         self._produced = False
+        self.finish = ""
         self.requests += 1
         try:
             async for event in self.provider.stream(request):
@@ -315,6 +322,8 @@ class TurnRunner:
                     self.record("agent_thought", {"text": event.text})
                 elif isinstance(event, ToolCallRequest):
                     calls.append(event)
+                elif isinstance(event, Finish):
+                    self.finish = event.reason
                 elif isinstance(event, UsageReport):
                     usage = event
                     self.tokens += event.prompt_tokens + event.completion_tokens

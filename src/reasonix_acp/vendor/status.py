@@ -20,6 +20,8 @@ Rules:
     goal_paused         paused              paused             pause
     cancelled           cancelled           cancelled          completion
     max_turn_requests   paused              paused             pause
+    max_tokens          paused              paused             pause
+    refusal             completed           completed          completion
     budget_paused       paused              paused             pause
     readiness_paused    readiness_paused    paused             pause
     failed              error               error              error
@@ -59,6 +61,8 @@ FINISH: dict[str, tuple[str, str, str]] = {
     "goal_paused": ("paused", "paused", "pause"),
     "cancelled": ("cancelled", "cancelled", "completion"),
     "max_turn_requests": ("paused", "paused", "pause"),
+    "max_tokens": ("paused", "paused", "pause"),
+    "refusal": ("completed", "completed", "completion"),
     "budget_paused": ("paused", "paused", "pause"),
     "readiness_paused": ("readiness_paused", "paused", "pause"),
     "failed": ("error", "error", "error"),
