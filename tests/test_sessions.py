@@ -249,7 +249,8 @@ def test_a_corrupt_transcript_row_is_skipped_with_a_warning(tmp_path: Path, body
     kinds = [u["sessionUpdate"] for u in updates_of(again.take_notes(), sid)]
     assert "user_message_chunk" not in kinds and "agent_message_chunk" in kinds
     assert again.close() == 0
-    assert b"transcript row 1 is corrupt" in again.agent.stderr
+    # row 1 is the history event the turn stored first, row 2 the user_message
+    assert b"transcript row 2 is corrupt" in again.agent.stderr
 
 
 @pytest.mark.parametrize(

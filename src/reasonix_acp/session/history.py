@@ -72,11 +72,21 @@ def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
 
 
 def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The model's chat history rebuilt from a stored transcript."""
+    """The model's chat history rebuilt from a stored transcript: exactly the messages the turns
+    added (`history` events) and the compactions that replaced the oldest of them. A transcript
+    written before `history` events existed has its earlier part read from what it showed."""
     history: list[dict[str, Any]] = []
     answered: dict[str, bool] = {}  # tool call id → its end was stored
+    exact = False  # a `history` event was read: from here on only those build the history
     for kind, body in events:
-        if kind == "user_message":
+        if kind == "history":
+            exact = True
+            history.extend(m for m in body.get("messages", []) if isinstance(m, dict))
+        elif kind == "compaction":
+            history = compacted(history, body)
+        elif exact:
+            continue
+        elif kind == "user_message":
             content = flatten_for_history(body.get("content", []))
             history.append({"role": "user", "content": content})
         elif kind == "goal_continuation":  # a goal's note to the model, never shown
@@ -113,6 +123,26 @@ def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[s
                 }
             )
     return answer_open_calls(history)
+
+
+def compacted(history: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The history after a stored compaction: its summary, then the `kept` newest messages."""
+    kept = body.get("kept")
+    summary = body.get("summary")
+    if type(kept) is not int or not isinstance(summary, str) or not 0 <= kept <= len(history):
+        return history  # a damaged row: the history stays as it was
+    return [summary_message(summary), *history[len(history) - kept :]]
+
+
+SUMMARY_NOTE = (
+    "[The earlier part of this conversation was compacted to save context. "
+    "Summary of it, written then:]\n\n"
+)
+
+
+def summary_message(summary: str) -> dict[str, Any]:
+    """The message that stands for the compacted part of the history."""
+    return {"role": "user", "content": SUMMARY_NOTE + summary}
 
 
 INTERRUPTED = "interrupted: the call did not finish (the turn was cancelled or stopped)"

@@ -12,6 +12,11 @@ from reasonix_acp.turn.frames import FRAME_BUDGET
 # Bytes of tool output text shown in one tool_call_update; leaves room for the frame around it
 # under a 60 KB frame budget.
 DEFAULT_OUTPUT_CAP = 48 * 1024
+# Bytes of one tool result the model reads, at most; a smaller context takes less (`model_cap`).
+DEFAULT_RESULT_CAP = 32 * 1024
+# Of a result cut for the model, the share kept from its start; the rest comes from its end,
+# where a command's errors and summary usually are.
+HEAD_SHARE = 0.6
 
 
 @dataclass
@@ -23,7 +28,14 @@ class Limits:
     tokens: int | None = None
     cost: float | None = None
     output_cap: int = DEFAULT_OUTPUT_CAP  # bytes of tool output text in one update
+    result_cap: int = DEFAULT_RESULT_CAP  # bytes of one tool result in the model's history
     frame_budget: int = FRAME_BUDGET  # bytes of one frame (turn/frames.py)
+
+    def model_cap(self, window: int) -> int:
+        """Bytes of one tool result in the model's history: `result_cap`, and no more than about
+        a seventh of a `window`-token context (half a byte per token of it), so that no single
+        result can fill the context; never under 2 KiB."""
+        return max(2048, min(self.result_cap, window // 2))
 
     def exceeded(self, elapsed: float, tokens: int, cost: float | None) -> str | None:
         """The warning a turn pauses with, once a budget is used up; None while within."""
@@ -54,3 +66,18 @@ def cap_output(
             item = {"type": "content", "content": {"type": "text", "text": text}}
         out.append(item)
     return out
+
+
+def cap_for_model(text: str, cap: int, where: tuple[str, str]) -> str:
+    """`text`, or when longer than `cap` bytes its start and its end around a note naming the
+    file `where` (directory, name) that keeps the whole text (0600)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= cap:
+        return text
+    keep = keep_file(*where, data)
+    head = int(cap * HEAD_SHARE)
+    tail = cap - head
+    first = data[:head].decode("utf-8", "ignore")
+    last = data[len(data) - tail :].decode("utf-8", "ignore")
+    cut = len(data) - head - tail
+    return f"{first}\n[... {cut} bytes cut here; the whole result is in {keep}]\n{last}"

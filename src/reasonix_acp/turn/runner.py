@@ -44,7 +44,7 @@ from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
-from reasonix_acp.turn.limits import Limits, cap_output
+from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
 from reasonix_acp.vendor.goal import Markers
 from reasonix_acp.vendor.readiness import Obligations
 
@@ -114,6 +114,7 @@ class TurnRunner:
         self.tools = {t.name: t for t in s.tools}
         self.tool_schemas = [t.schema for t in s.tools]
         self.history = s.history
+        self._stored = len(s.history)  # the history's messages a `history` event has stored
         self.context = s.context
         self.emit = s.emit
         self.persist = s.persist
@@ -197,8 +198,15 @@ class TurnRunner:
             self._run_kind, self._run_parts = None, []
 
     def flush(self) -> None:
+        """Store what the turn showed since the last flush, after the messages the model's
+        history gained meanwhile (a `history` event, first in the batch: a load rebuilds the
+        history from these, exactly as it was sent, session/history.py)."""
         self._close_run()
         batch, self._pending = self._pending, []
+        fresh = self.history[self._stored :]
+        if fresh:
+            batch.insert(0, ("history", {"messages": fresh}))
+            self._stored = len(self.history)
         if batch:
             self.persist(batch)
 
@@ -390,7 +398,7 @@ class TurnRunner:
             shown = None if exc.meta else _text(text)
             failed = ToolResult(text=text, content=shown, meta=_scrubbed(exc.meta))
             self._finish(call_id, "failed", failed)
-            self.history.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            self._answer(call.id, call_id, text)
             return
         if self.readiness is not None:
             self.readiness.observe(call.name, "completed", args)
@@ -401,7 +409,14 @@ class TurnRunner:
             self.plan = result.plan
             self.record("plan", {"entries": result.plan})
         self._finish(call_id, "completed", result)
-        self.history.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+        self._answer(call.id, call_id, result.text)
+
+    def _answer(self, model_id: str, call_id: str, text: str) -> None:
+        """A tool call's answer in the model's history, cut to what one result may take of the
+        context (the whole text kept in the session's temp, the cut names the file)."""
+        cap = self.limits.model_cap(self.provider.context_window)
+        shown = cap_for_model(text, cap, (self.context.workspace.temp, f"{call_id}-model.txt"))
+        self.history.append({"role": "tool", "tool_call_id": model_id, "content": shown})
 
     async def _checked_run(
         self, tool: Any, args: dict[str, Any], start: dict[str, Any]
@@ -436,7 +451,6 @@ class TurnRunner:
             body["content"] = cap_output(result.content, self.output_cap, keep)
         if result.meta:
             body["_meta"] = result.meta
-        body["x-model-text"] = result.text
         if result.raw_output is not None:
             body["rawOutput"] = result.raw_output
         self.record("tool_call_update", self._fit(body))
