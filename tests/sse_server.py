@@ -80,7 +80,11 @@ class Server:
         self.bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.models: list[str] | None = None  # what GET /models serves; None: 404
+        self.entries: list[dict[str, Any]] | None = None  # whole /models entries, when given
+        self.props: dict[str, Any] | None = None  # what GET /props serves (llama.cpp); None: 404
+        self.show: dict[str, Any] | None = None  # what POST /api/show answers (Ollama)
         self.gets: list[dict[str, str]] = []  # the headers of each GET
+        self.shown: list[bytes] = []  # the bodies of POST /api/show
         self.get_delay = 0.0  # seconds a GET waits before it is answered (a slow endpoint)
         # When given, every GET waits until it is set (for at most GATE_SECONDS).
         self.get_gate: threading.Event | None = None
@@ -103,10 +107,14 @@ class Server:
                 time.sleep(outer.get_delay)
                 if outer.get_gate is not None:
                     outer.get_gate.wait(GATE_SECONDS)
-                if outer.models is None or not self.path.endswith("/models"):
+                if self.path == "/props" and outer.props is not None:
+                    data = json.dumps(outer.props)
+                elif outer.models is None or not self.path.endswith("/models"):
                     self.send_error(404)
                     return
-                data = json.dumps({"object": "list", "data": [{"id": m} for m in outer.models]})
+                else:
+                    entries = outer.entries or [{"id": m} for m in outer.models]
+                    data = json.dumps({"object": "list", "data": entries})
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -116,6 +124,14 @@ class Server:
             def do_POST(self) -> None:
                 outer.log.append(("POST", self.client_address[1]))
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path == "/api/show":
+                    outer.shown.append(body)
+                    data = json.dumps(outer.show).encode()
+                    self.send_response(200 if outer.show is not None else 404)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 outer.bodies.append(body)
                 outer.headers.append(dict(self.headers))
                 behaviour = outer.behaviours.popleft() if outer.behaviours else "ok"

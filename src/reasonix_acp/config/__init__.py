@@ -28,6 +28,7 @@ runtime reload (`strict`) refuses it with a ValueError naming the key.
 MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of an ACP
 `mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
 `headers` otherwise); a server the client sends under the same name replaces it.
+`[context]` says how large models' contexts are and when a session compacts (config/context.py).
 `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
 `[goal] max_turns = 20, max_tokens = 2000000, max_seconds = 3600, no_progress_turns = 3` are
 the limits that pause a goal (goal mode: vendor/goal.py); a value that is not a positive
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reasonix_acp.config.context import ContextSettings, provider_window, window_size
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.dirs import user_dir
@@ -99,6 +101,9 @@ class ProviderConfig:
     currency: str = "USD"
     price: ModelPrice | None = None  # `prices`, parsed; wins over [pricing] for its models
     listed: bool = False  # its endpoint was asked for its models (providers/discovery.py)
+    context_window: int | None = None  # `context_window` in its table: every model's size
+    # Context sizes its endpoint reported, by bare model id (providers/discovery.py)
+    reported: dict[str, int] = field(default_factory=dict)
 
     def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
         """What a call cost, or None when the provider has no prices."""
@@ -145,6 +150,7 @@ class Config:
     deny_paths: list[str] = field(default_factory=list)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     goal: GoalLimits = field(default_factory=GoalLimits)
+    context: ContextSettings = field(default_factory=ContextSettings)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False
     plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
@@ -215,6 +221,13 @@ class Config:
             f"unknown model {model_id}: models are named provider/model, and the configured "
             f"ones are: {known}"
         )
+
+    def window(self, model_id: str) -> tuple[int, str]:
+        """The context size of a model, in tokens, and where it came from (config/context.py)."""
+        provider = self.provider_for(model_id)
+        own = provider.context_window if provider is not None else None
+        reported = provider.reported if provider is not None else {}
+        return window_size(self.context, model_id, own, reported)
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]
@@ -299,6 +312,10 @@ def load(
     _limits(config, data)
     _permissions(config, data)
     _sandbox(config, data, env.get("REASONIX_ACP_SANDBOX"), strict)
+    try:
+        config.context = ContextSettings.parse(data.get("context"))
+    except ValueError as exc:
+        _bad_table(strict, path, "[context]", exc)
     if "mcp_servers" in data:
         try:
             config.mcp_servers = from_config(data["mcp_servers"])
@@ -443,6 +460,11 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
             )
         except ValueError as exc:
             _bad_table(strict, config.config_file, f"[providers.{name}] prices", exc)
+    window = None
+    try:
+        window = provider_window(table, name)
+    except ValueError as exc:
+        _bad_table(strict, config.config_file, f"[providers.{name}] context_window", exc)
     prices: dict[str, float] = {}
     if price is not None:
         r = price.rates
@@ -457,6 +479,7 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
         prices=prices,
         currency=price.currency if price is not None else "USD",
         price=price,
+        context_window=window,
     )
 
 

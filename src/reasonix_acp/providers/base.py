@@ -79,7 +79,11 @@ class ProviderAuthFailed(ProviderError):
 
 
 class Provider(Protocol):
-    context_window: int
+    @property
+    def context_window(self) -> int:
+        """The model's context size in tokens (config/context.py says where it comes from)."""
+        ...
+
     served: list[str] | None  # the models its endpoint listed when it warmed up, if it did
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...

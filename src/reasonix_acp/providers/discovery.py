@@ -42,6 +42,63 @@ def parse_models(body: Any) -> list[str]:
     return list(ids)
 
 
+# Where OpenAI-compatible servers put a model's context size in their /models entries:
+# OpenRouter, vLLM, LM Studio (and OpenRouter's `top_provider` for the provider it routes to).
+WINDOW_FIELDS = ("context_length", "max_model_len", "max_context_length", "context_window")
+
+
+def parse_windows(body: Any) -> dict[str, int]:
+    """Context sizes by model id, from a /models answer's entries that give one."""
+    entries = body.get("data") or body.get("models") or [] if isinstance(body, dict) else body
+    sizes: dict[str, int] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id") or entry.get("name"), str):
+            continue
+        top = entry.get("top_provider")
+        places = [entry, top if isinstance(top, dict) else {}]
+        found = [p.get(f) for p in places for f in WINDOW_FIELDS]
+        size = next((v for v in found if isinstance(v, int) and not isinstance(v, bool)), None)
+        if size is not None and size > 0:
+            sizes[str(entry.get("id") or entry.get("name")).strip()] = size
+    return sizes
+
+
+def local_kind(body: Any) -> str | None:
+    """ "llama.cpp" or "ollama" when a /models answer comes from one of them (their entries'
+    `owned_by`), whose context size is asked for apart (`probe_window`)."""
+    entries = body.get("data") if isinstance(body, dict) else None
+    owners = {e.get("owned_by") for e in entries or [] if isinstance(e, dict)}
+    if "llamacpp" in owners:
+        return "llama.cpp"
+    if owners & {"library", "ollama"}:
+        return "ollama"
+    return None
+
+
+async def probe_window(client: Any, base_url: str, kind: str, model: str) -> int | None:
+    """The context size llama.cpp (`GET /props`: `n_ctx`) or Ollama (`POST /api/show`: the
+    model's `<architecture>.context_length`, or `num_ctx` when its parameters set one) gives
+    for `model`; None when it says nothing readable. Never raises."""
+    root = base_url.rstrip("/").removesuffix("/chat/completions").removesuffix("/v1")
+    try:
+        if kind == "llama.cpp":
+            answer = (await client.get(root + "/props", timeout=TIMEOUT)).json()
+            settings = answer.get("default_generation_settings") or {}
+            size = answer.get("n_ctx") or settings.get("n_ctx")
+        else:
+            shown = await client.post(root + "/api/show", json={"model": model}, timeout=TIMEOUT)
+            answer = shown.json()
+            params = str(answer.get("parameters") or "")
+            numbers = [ln.split()[-1] for ln in params.splitlines() if ln.startswith("num_ctx")]
+            info = answer.get("model_info") or {}
+            lengths = [v for k, v in info.items() if k.endswith(".context_length")]
+            size = int(numbers[0]) if numbers else (lengths[0] if lengths else None)
+    except Exception as exc:  # an answer of another shape, or none: the size stays unknown
+        log.debug("asking %s for its context size failed: %s", kind, exc)
+        return None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+
+
 async def list_models(provider: ProviderConfig, timeout: float = TIMEOUT) -> list[str]:
     # lazy: start-up (a session on the offline model never needs it)
     import httpx

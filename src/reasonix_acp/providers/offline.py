@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.config.context import DEFAULT_WINDOW
 from reasonix_acp.providers.base import (
     ContextOverflow,
     Finish,
@@ -110,12 +111,14 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
 
 
 class OfflineProvider:
-    context_window = 65536
     served: list[str] | None = None  # no endpoint lists models for it
 
-    def __init__(self, script: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, script: list[dict[str, Any]] | None = None, window: int = DEFAULT_WINDOW
+    ) -> None:
         self._script = list(script or [])
         self._calls = 0
+        self.context_window = window  # `[context.windows] "offline/default"` sets it
 
     def prepare(self) -> None:
         pass  # nothing to load

@@ -23,10 +23,11 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from reasonix_acp.config import ProviderConfig
+from reasonix_acp.config.context import DEFAULT_WINDOW
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import (
     ContextOverflow,
@@ -40,7 +41,13 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
-from reasonix_acp.providers.discovery import models_url, parse_models
+from reasonix_acp.providers.discovery import (
+    local_kind,
+    models_url,
+    parse_models,
+    parse_windows,
+    probe_window,
+)
 
 log = logging.getLogger("reasonix_acp.providers.openai")
 
@@ -63,7 +70,6 @@ ANYIO_FIRST_USE = (
     "Semaphore",
     "CancelScope",
 )
-CONTEXT_WINDOWS = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
 
 
 def _endpoint(base_url: str) -> str:
@@ -81,16 +87,26 @@ def _usage(data: dict[str, Any]) -> UsageReport:
 
 
 class OpenAIProvider:
-    def __init__(self, config: ProviderConfig, model: str, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        config: ProviderConfig,
+        model: str,
+        timeout: float = 120.0,
+        window: Callable[[], int] = lambda: DEFAULT_WINDOW,
+    ) -> None:
         self.config = config
         self.model = model
         self.timeout = timeout
-        self.context_window = CONTEXT_WINDOWS.get(model, 65536)
+        self._window = window  # the model's context size, as config.toml and the endpoint say
         self._client: Any = None
         self._building = threading.Lock()
         self._closed = False  # aclose() ran: a warm-up still under way gives up
         self._warming: asyncio.Future[None] | None = None  # done when the warm-up has ended
         self.served: list[str] | None = None  # the models the endpoint listed at the warm-up
+
+    @property
+    def context_window(self) -> int:
+        return self._window()
 
     def prepare(self) -> None:
         """Import httpx and build the connection pool (its TLS set-up alone is 20 to 40 ms of
@@ -142,12 +158,24 @@ class OpenAIProvider:
                 return f"{shown_url(url)}: {type(exc).__name__}: {exc}"
             if response.status_code == 200:
                 with contextlib.suppress(ValueError):
-                    self.served = parse_models(json.loads(response.text))
+                    answer = json.loads(response.text)
+                    self.served = parse_models(answer)
+                    await self._learn_window(answer)
         except Exception as exc:  # never fatal: the first request reports its own failure
             log.debug("warming %s failed: %s", self.config.name, exc)
         finally:
             warming.set_result(None)
         return None
+
+    async def _learn_window(self, answer: Any) -> None:
+        """Keep the context sizes the /models answer gives; a llama.cpp or Ollama server that
+        gives none for this model is asked its own way (`probe_window`)."""
+        self.config.reported.update(parse_windows(answer))
+        kind = local_kind(answer)
+        if self.model not in self.config.reported and kind is not None:
+            size = await probe_window(self._http(), self.config.base_url, kind, self.model)
+            if size is not None:
+                self.config.reported[self.model] = size
 
     async def _connected(self) -> None:
         """A request made while the warm-up is still connecting waits for its connection (a

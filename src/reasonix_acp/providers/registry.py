@@ -30,12 +30,15 @@ def make(config: Config, model_id: str, script: str | None) -> Provider:
         from reasonix_acp.providers.offline import OfflineProvider
 
         # One scripted conversation per process: every session consumes the same script in order.
+        window = config.window(model_id)[0]
         if script:
             if "scripted" not in _shared_offline:
-                _shared_offline["scripted"] = OfflineProvider(_script(script))
+                _shared_offline["scripted"] = OfflineProvider(_script(script), window)
             return _shared_offline["scripted"]  # type: ignore[no-any-return]
-        return OfflineProvider()
+        return OfflineProvider(window=window)
     # lazy: start-up
     from reasonix_acp.providers.openai import OpenAIProvider
 
-    return OpenAIProvider(provider, model_id.partition("/")[2])
+    return OpenAIProvider(
+        provider, model_id.partition("/")[2], window=lambda: config.window(model_id)[0]
+    )

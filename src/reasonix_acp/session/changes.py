@@ -165,7 +165,8 @@ class Changes:
             record = session.record
             model = changes.get("model", record.model)
             effort = changes.get("effort", record.effort if model == record.model else "auto")
-            if model != record.model:
+            switched = model != record.model
+            if switched:
                 self._retire(session.provider)
                 session.provider = session.settings.make_provider(model)
             record.model, record.effort = model, effort
@@ -174,6 +175,8 @@ class Changes:
             )
         finally:
             session.machine.fire("end_rebuild", "session config: session is {state}")
+        if switched:  # the new model's context size
+            self.sessions.send_usage(session)
 
     # -- after a prompt or a rebuild -------------------------------------------------------------
 

@@ -78,6 +78,8 @@ class Session:
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
         self.servers: ServerSet | None = None  # while the session has MCP servers
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
+        # Tokens in the model's context after the last model call (`context` events keep it)
+        self.used = next((b.get("used", 0) for k, b in reversed(transcript) if k == "context"), 0)
         self.recovery: Offer | None = None  # a turn the last process did not finish
         # Close and delete work, shielded from their requests' cancellation (machines/session.py)
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease

@@ -58,6 +58,8 @@ class Opening:
                 self.sessions.send(
                     session, {"sessionUpdate": "plan", "entries": session.record.plan}
                 )
+            if session.record.turn_count:  # a stored session: how full its context is
+                self.sessions.send_usage(session)
             self.sessions.warm(session)
             self.sessions.commands_when_connected(session)
             if session.hooked("session_start"):

@@ -154,6 +154,18 @@ class Sessions:
         the text that follows it."""
         return update.get("sessionUpdate") != SURFACE_UPDATE or self.surfaces_wanted()
 
+    def send_usage(self, session: Session, cost: dict[str, Any] | None = None) -> None:
+        """`usage_update`: the tokens in the context now, of the model's context size."""
+        size = session.provider.context_window
+        update: dict[str, Any] = {
+            "sessionUpdate": "usage_update",
+            "used": session.used,
+            "size": size,
+        }
+        if cost is not None:
+            update["cost"] = cost
+        self.send(session, update)
+
     def show(self, session: Session, events: Events, turn: int) -> None:
         """Send events as a live turn does, and keep them in the transcript."""
         for kind, body in events:
@@ -197,7 +209,10 @@ class Sessions:
 
     async def _warm_provider(self, session: Session) -> None:
         provider, config = session.provider, session.config
+        size = provider.context_window
         problem, listed = await discovery.warm_up(provider, config, session.record.model)
+        if provider.context_window != size and session.provider is provider:
+            self.send_usage(session)  # the endpoint told the model's context size
         if problem is not None and session.provider is provider:  # not replaced meanwhile
             log.info("session %s: the model endpoint is unreachable: %s", session.id, problem)
             session.status.opened_unreachable(problem)

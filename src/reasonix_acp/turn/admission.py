@@ -246,12 +246,15 @@ class Prompts:
         used = report.usage.prompt_tokens + report.usage.completion_tokens
         if used == 0:  # the provider reported no usage: estimate at 4 characters a token
             used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
-        size = getattr(session.provider, "context_window", 0)
-        usage: dict[str, Any] = {"sessionUpdate": "usage_update", "used": used, "size": size}
+        if used != session.used:
+            session.used = used
+            turn = session.record.turn_count
+            self.sessions.store.append_events(session.id, turn, [("context", {"used": used})])
+        priced = None
         if cost is not None:
             currency = session.config.currency_for(session.record.model)
-            usage["cost"] = {"amount": round(cost, 9), "currency": currency}
-        self.sessions.send(session, usage)
+            priced = {"amount": round(cost, 9), "currency": currency}
+        self.sessions.send_usage(session, priced)
         title = self.sessions.touch_title(session, text)
         if title is not None:
             info = {
