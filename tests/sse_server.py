@@ -156,6 +156,10 @@ class Server:
                     self.end_headers()
                     self.wfile.write(data)
                     return
+                if behaviour == "hang":  # answered only once `lingering` is set, then cut
+                    outer.lingering.wait(LINGER_SECONDS)
+                    self.close_connection = True
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 if outer.keep_alive and isinstance(behaviour, str) and behaviour in KEPT:

@@ -2,7 +2,7 @@
 
 Two agents (twins) live through the same session against the same scripted endpoint: prompts, a
 linked file (changed on disk after it was read), a tool call that asks, a steer sent while it
-asks, a compaction. One is SIGKILLed between turns and its session loaded in a new process; the
+asks, a compaction (`/compact`, keeping the newest two prompts). One is SIGKILLed between turns and its session loaded in a new process; the
 other never stops. The next request each sends must be the same bytes (each twin's own paths
 and ids put back to one spelling).
 """
@@ -116,6 +116,10 @@ def live_through(c: Client, sid: str, cwd: Path) -> None:
         c, sid, [{"type": "text", "text": "run it"}], on_request=steer_then_allow(c, sid)
     )
     assert second["result"] == {"stopReason": "end_turn"}, second
+    third = converse(c, sid, [{"type": "text", "text": "one more"}])
+    assert third["result"] == {"stopReason": "end_turn"}, third
+    compact = converse(c, sid, [{"type": "text", "text": "/compact keep the notes"}])
+    assert compact["result"] == {"stopReason": "end_turn"}, compact
 
 
 def behaviours() -> list[Any]:
@@ -123,6 +127,8 @@ def behaviours() -> list[Any]:
         text_stream("I read the notes."),
         bash_stream("call_x", "echo $HOME"),  # an expansion: not provable, so it asks
         text_stream("Done, with tabs."),
+        text_stream("Once more."),
+        text_stream("Notes read; echo run; tabs asked for."),  # the summary of /compact
         OK_STREAM,  # the next request, the one compared
     ]
 
@@ -158,7 +164,7 @@ def test_the_history_after_a_reload_is_the_history_before_it(tmp_path: Path) -> 
     messages = json.loads(kept)["messages"]
     said = json.dumps(messages)
     # What the live session sent, and what used to be lost on a reload:
-    assert "line one" in said and "changed after it was read" not in said  # read once, kept
+    assert "Notes read; echo run; tabs asked for." in messages[1]["content"]  # the compaction
+    assert "line one" not in said  # summarised
     assert any("use tabs" in str(m.get("content")) for m in messages if m["role"] == "user")
-    assert any(m.get("tool_calls") for m in messages)
     assert killed == kept

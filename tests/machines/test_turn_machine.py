@@ -48,4 +48,10 @@ def test_a_turn_ends_once() -> None:
 
 def test_every_outcome_has_a_stop_reason_entry() -> None:
     assert set(STOP_REASON) == set(Outcome)
-    assert {v for v in STOP_REASON.values() if v} <= {"end_turn", "max_turn_requests", "cancelled"}
+    assert {v for v in STOP_REASON.values() if v} <= {
+        "end_turn",
+        "max_turn_requests",
+        "max_tokens",
+        "refusal",
+        "cancelled",
+    }

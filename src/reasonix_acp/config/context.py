@@ -32,6 +32,8 @@ MIN_WINDOW = 1024
 
 @dataclass(frozen=True)
 class ContextSettings:
+    """`[context]`: the compaction threshold and kept turns, sizes by model, the result cap."""
+
     compact_at: float = 0.8
     keep_turns: int = 2
     default_window: int = DEFAULT_WINDOW

@@ -41,6 +41,7 @@ class ClientFeatures:
         "auth_terminal",
         "capabilities",
         "client_info",
+        "compaction",
         "config_boolean",
         "elicitation_form",
         "elicitation_url",
@@ -48,6 +49,7 @@ class ClientFeatures:
         "fs_read",
         "fs_write",
         "mcp_interaction",
+        "notices",
         "protocol_version",
         "terminal",
         "terminal_meta",
@@ -62,6 +64,8 @@ class ClientFeatures:
         self.terminal = False
         self.auth_terminal = False
         self.config_boolean = False
+        self.compaction = False  # `session.compaction`: compaction_update and its chunks
+        self.notices = False  # `session.notices`: notice updates
         self.elicitation_form = False
         self.elicitation_url = False
         self.extension_surface = False
@@ -164,6 +168,8 @@ def decode_initialize(params: dict[str, Any]) -> ClientFeatures:
     session = _obj(caps, "session", "ClientCapabilities")
     config = _obj(session, "configOptions", "ClientSessionCapabilities")
     features.config_boolean = _marker(config, "boolean", "SessionConfigOptionsCapabilities")
+    features.compaction = _marker(session, "compaction", "ClientSessionCapabilities")
+    features.notices = _marker(session, "notices", "ClientSessionCapabilities")
     elicitation = _obj(caps, "elicitation", "ClientCapabilities")
     features.elicitation_form = _marker(elicitation, "form", "ElicitationCapabilities")
     features.elicitation_url = _marker(elicitation, "url", "ElicitationCapabilities")

@@ -196,6 +196,9 @@ class Agent:
         sessions.surfaces_wanted = lambda: bool(
             self.client is not None and self.client.extension_surface
         )
+        sessions.supports = lambda capability: bool(
+            self.client is not None and getattr(self.client, capability, False)
+        )
         sessions.writable = self._writable
         sessions.notify_encoded = self._notify_encoded
         sessions.preload = _session_opened

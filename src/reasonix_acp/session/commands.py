@@ -21,6 +21,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("help", "List the commands this agent understands"),
     ("status", "Show the session's model, mode, permissions and transcript size"),
     ("mcp", "Show the MCP servers this session was given"),
+    ("compact", "Summarise the older part of the conversation to free context"),
     ("continue-checks", "Continue a paused final-readiness check"),
     ("recover-context", "Resume the turn that was interrupted when the agent stopped"),
 ]

@@ -19,6 +19,7 @@ from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.commands import names as controls_names
+from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
@@ -79,7 +80,11 @@ class Session:
         self.servers: ServerSet | None = None  # while the session has MCP servers
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
         # Tokens in the model's context after the last model call (`context` events keep it)
-        self.used = next((b.get("used", 0) for k, b in reversed(transcript) if k == "context"), 0)
+        kept: dict[str, Any] = next((b for k, b in reversed(transcript) if k == "context"), {})
+        self.used = kept.get("used", 0) if type(kept.get("used")) is int else 0
+        # Counts a request's tokens at the rate the provider last reported (session/gauge.py)
+        rate = kept.get("perByte")
+        self.gauge = Gauge(rate) if type(rate) is float else Gauge()
         self.recovery: Offer | None = None  # a turn the last process did not finish
         # Close and delete work, shielded from their requests' cancellation (machines/session.py)
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease

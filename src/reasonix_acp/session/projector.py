@@ -11,6 +11,11 @@ Transcript events (kind, body), as stored:
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
   plan              {"entries": [PlanEntry, ...]}
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
+  compaction        {"compactionId", "summary": str, "compacted": int, "kept": int}
+                    the history's oldest `compacted` messages replaced by the summary
+                    (turn/compaction.py); shown as `compaction_update` to clients that
+                    advertise `session.compaction`, as a short agent message to the others
+Not replayed: `history` (the model's messages), `context`, `status` and other bookkeeping.
 Keys starting with `x-` are kept in the store for the model's history (the tool's name, the text
 the model saw) and never sent. Everything the projector emits is a shape of the pinned schema; golden transcripts validate it.
 """
@@ -27,7 +32,33 @@ REPLAYED = (
     "tool_call_update",
     "plan",
     "extension_surface",
+    "compaction",
 )
+# The capability a gated update needs (`session.compaction`, `session.notices`): the sender
+# drops it for a client without it, and a `Fallback` for that capability for one with it.
+GATED = {
+    "compaction_update": "compaction",
+    "compaction_summary_chunk": "compaction",
+    "notice": "notices",
+}
+
+
+class Fallback(dict[str, Any]):
+    """An update only for clients without the capability `instead_of` (they cannot show the
+    structured update that says the same)."""
+
+    __slots__ = ("instead_of",)
+    instead_of: str
+
+
+def fallback(instead_of: str, text: str) -> Fallback:
+    update = Fallback(sessionUpdate="agent_message_chunk", content={"type": "text", "text": text})
+    update.instead_of = instead_of
+    return update
+
+
+def compacted_text(body: dict[str, Any]) -> str:
+    return f"\n\n[compacted {body.get('compacted', 0)} earlier messages to save context]\n\n"
 
 
 def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,6 +78,15 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         ]
     if kind == "plan":
         return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
+    if kind == "compaction":
+        summary = {"type": "text", "text": body["summary"]}
+        done = {
+            "sessionUpdate": "compaction_update",
+            "compactionId": body["compactionId"],
+            "status": "completed",
+            "summary": [summary],
+        }
+        return [done, fallback("compaction", compacted_text(body))]
     if kind == "extension_surface":
         # lazy: start-up
         from reasonix_acp.plugins import surface as extension_surface
@@ -109,7 +149,16 @@ def _plan(body: dict[str, Any]) -> bool:
     )
 
 
+def _compaction(body: dict[str, Any]) -> bool:
+    return (
+        type(body.get("compactionId")) is str
+        and type(body.get("summary")) is str
+        and type(body.get("kept")) is int
+    )
+
+
 _SHAPES = {
+    "compaction": _compaction,
     "user_message": _blocks,
     "agent_thought": _text,
     "agent_message": _text,

@@ -30,7 +30,7 @@ from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
 from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import Delta, live_updates
+from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
@@ -87,6 +87,9 @@ class Sessions:
         self._hooks: set[asyncio.Future[Any]] = set()  # session_start hooks still running
         # Whether the client opted in to structured extension surfaces; set by the agent.
         self.surfaces_wanted: Callable[[], bool] = lambda: False
+        # Whether the client advertised a session capability ("compaction", "notices"); set by
+        # the agent.
+        self.supports: Callable[[str], bool] = lambda capability: False
         # Returns once the client reads our output again (server/connection.py); set by the agent.
         self.writable: Callable[[], Awaitable[None]] | None = None
         # Sends one or more notifications already encoded (frames, each ending in a newline);
@@ -151,8 +154,15 @@ class Sessions:
 
     def _shown(self, update: dict[str, Any]) -> bool:
         """A structured extension surface goes only to a client that opted in; the others get
-        the text that follows it."""
-        return update.get("sessionUpdate") != SURFACE_UPDATE or self.surfaces_wanted()
+        the text that follows it. Compaction updates and notices go only to clients that
+        advertise them; their fallback text only to the others."""
+        kind = update.get("sessionUpdate")
+        if kind == SURFACE_UPDATE:
+            return self.surfaces_wanted()
+        if type(update) is Fallback:
+            return not self.supports(update.instead_of)
+        gate = GATED.get(kind)  # type: ignore[arg-type]
+        return gate is None or self.supports(gate)
 
     def send_usage(self, session: Session, cost: dict[str, Any] | None = None) -> None:
         """`usage_update`: the tokens in the context now, of the model's context size."""

@@ -125,6 +125,8 @@ class Prompts:
                 return self.commands.reply(session, wanted.blocks, wanted.reply)
             if wanted.command is not None:
                 name, rest = wanted.command
+                if name == "compact":
+                    return await self._compact(session, wanted.blocks, rest)
                 return await self.commands.local(session, name, rest, wanted.blocks)
             entry = await self.commands.plugin(session, wanted.text, wanted.blocks)
             if isinstance(entry, dict):
@@ -142,15 +144,42 @@ class Prompts:
                 current.uncancel()
             return CANCELLED
 
+    def _emitter(self, session: Session) -> Callable[[dict[str, Any]], None]:
+        def emit(update: dict[str, Any]) -> None:
+            if session.open_updates:
+                self.sessions.send(session, update)
+
+        return emit
+
+    async def _compact(
+        self, session: Session, blocks: list[dict[str, Any]], instructions: str
+    ) -> dict[str, Any]:
+        """`/compact [instructions]`: the history's older part summarised now (the runner's
+        compaction, turn/compaction.py); then how full the context is."""
+        number = session.record.turn_count + 1
+        built = self.wiring.build(session, number, self._emitter(session), None)
+        report = await built.runner.compact_now(blocks, instructions)
+        session.record.turn_count = number
+        outcome = session.turn.settle(report.outcome)
+        if outcome is not Outcome.CANCELLED:
+            self._keep_used(session, built.runner.estimate())
+            self.sessions.send_usage(session)
+        return {"stopReason": STOP_REASON[outcome]}
+
+    def _keep_used(self, session: Session, used: int) -> None:
+        """The tokens in the context now, kept with the gauge's rate for the next process."""
+        if used != session.used:
+            session.used = used
+            body = {"used": used, "perByte": session.gauge.per_byte}
+            turn = session.record.turn_count
+            self.sessions.store.append_events(session.id, turn, [("context", body)])
+
     async def _model_turn(
         self, session: Session, blocks: list[dict[str, Any]], text: str, owed: list[str] | None
     ) -> dict[str, Any]:
         record = session.record
         number = record.turn_count + 1
-
-        def emit(update: dict[str, Any]) -> None:
-            if session.open_updates:
-                self.sessions.send(session, update)
+        emit = self._emitter(session)
 
         # lazy: start-up (loaded with `wiring`)
         from reasonix_acp.turn.goal import GoalEnd, GoalLoop
@@ -246,10 +275,7 @@ class Prompts:
         used = report.usage.prompt_tokens + report.usage.completion_tokens
         if used == 0:  # the provider reported no usage: estimate at 4 characters a token
             used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
-        if used != session.used:
-            session.used = used
-            turn = session.record.turn_count
-            self.sessions.store.append_events(session.id, turn, [("context", {"used": used})])
+        self._keep_used(session, used)
         priced = None
         if cost is not None:
             currency = session.config.currency_for(session.record.model)

@@ -84,6 +84,8 @@ def read(
             else recovery.parse_command(command[1] if command else "")
         )
         return _recover(session, wanted, guidance)
+    if name == "compact":  # the model writes the summary, but no turn of the conversation
+        return Intent(blocks, text, command=command, closes_offers=False)
     if command is not None and name in commands.LOCAL:
         # The agent's own commands leave both one-shot offers open.
         return Intent(blocks, text, command=command, closes_offers=False)

@@ -27,6 +27,7 @@ from typing import Any
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
+    ContextOverflow,
     Finish,
     ModelRequest,
     Provider,
@@ -39,8 +40,16 @@ from reasonix_acp.providers.base import (
 )
 from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.session import projector
-from reasonix_acp.session.history import answer_open_calls
+from reasonix_acp.session.gauge import Gauge
+from reasonix_acp.session.history import answer_open_calls, compacted
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from reasonix_acp.turn.compaction import (
+    COMPACTED,
+    OVERFLOW_HELP,
+    CompactionFailed,
+    CompactionSettings,
+    Compactor,
+)
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
@@ -92,6 +101,8 @@ class TurnSettings:
     switch_mode: Callable[[str], None] | None = None  # a tool changed the session's mode
     steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
     readiness: Obligations | None = None  # what the turn still owes the readiness gate
+    gauge: Gauge = field(default_factory=Gauge)  # the session's: counts a request's tokens
+    compaction: CompactionSettings | None = None  # None: the history is never compacted
     # Awaited between streamed events: returns at once unless the client has stopped reading,
     # so a turn streams at the client's pace instead of piling updates up in memory.
     pace: Callable[[], Awaitable[None]] | None = None
@@ -125,6 +136,9 @@ class TurnRunner:
         self.gate = s.gate
         self.price = s.price
         self.pace = s.pace
+        self.gauge = s.gauge
+        self.compaction = s.compaction
+        self._size = 0  # bytes of the request being sent (the gauge's count)
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self.tokens = 0  # model tokens of this turn, every run of it
         self.requests = 0  # model calls of this turn
@@ -244,7 +258,7 @@ class TurnRunner:
                     # Admission closes before the last model call, so every steer admitted
                     # is read by a model call of this turn.
                     self._apply_steers(final=last)
-                calls, usage = await self._model_call(usage)
+                calls, usage = await self._fitting_call(usage)
                 if self.finish in STOPPED:
                     return TurnReport(STOPPED[self.finish], usage=usage)
                 if not calls and not self._produced and not retried_empty:
@@ -299,19 +313,106 @@ class TurnRunner:
         self.flush()
         return bool(taken)
 
-    async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
+    async def _refresh_tools(self) -> None:
         if self.more_tools is not None:
             # Built-in tools first, then the servers' in a stable order, so the request prefix
             # stays the same from call to call unless a server's list really changed.
             every = [*self.base_tools, *await self.more_tools(self.warn)]
             self.tools = {t.name: t for t in every}
             self.tool_schemas = [t.schema for t in every]
-        request = ModelRequest(
+
+    def _request(self) -> ModelRequest:
+        return ModelRequest(
             model=self.model,
             messages=[system_message(self.mode, self.instructions), *self.history],
             tools=self.tool_schemas,
             effort=self.effort,
         )
+
+    async def _fitted(self) -> ModelRequest:
+        """The next request, the history compacted first when it would fill more of the
+        context than `compact_at` (turn/compaction.py)."""
+        await self._refresh_tools()
+        request = self._request()
+        size = self.gauge.size(request.messages, request.tools)
+        limit = self.compaction.limit if self.compaction is not None else None
+        due = limit is not None and self.gauge.tokens(size) > limit
+        if due and await self._compact(request) == COMPACTED:
+            request = self._request()
+            size = self.gauge.size(request.messages, request.tools)
+        self._size = size
+        return request
+
+    async def _fitting_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
+        """A model call; one the provider refuses as too long is tried again once after a
+        compaction, and then fails saying what to do."""
+        try:
+            return await self._model_call(usage)
+        except ContextOverflow as exc:
+            if self.compaction is None or await self._compact(self._request()) != COMPACTED:
+                raise ProviderError(f"{exc}. {OVERFLOW_HELP}") from None
+        try:
+            return await self._model_call(usage)
+        except ContextOverflow as exc:
+            raise ProviderError(f"{exc}. {OVERFLOW_HELP}") from None
+
+    async def compact_now(self, blocks: list[dict[str, Any]], instructions: str) -> TurnReport:
+        """`/compact [instructions]`: the user's words are kept in the transcript (not in the
+        model's history), then the history is compacted."""
+        try:
+            self.record("user_message", {"content": blocks})
+            await self._refresh_tools()
+            if self.compaction is None:
+                self.record("agent_message", {"text": "Compaction is not available here."})
+            else:
+                result = await self._compact(self._request(), instructions)
+                if result != COMPACTED:
+                    self.record("agent_message", {"text": result})
+            return TurnReport(Outcome.END_TURN)
+        except asyncio.CancelledError:
+            return TurnReport(Outcome.CANCELLED)
+        finally:
+            self.flush()
+
+    async def _compact(self, request: ModelRequest, instructions: str = "") -> str:
+        """Compact the history (turn/compaction.py). → COMPACTED, or why it did not."""
+        assert self.compaction is not None
+        self.flush()  # what the history has so far is stored before the compaction event
+        compactor = Compactor(self.compaction, self.gauge, self.emit, self._count)
+        try:
+            done = await compactor.summarise(self.provider, request, self.history, instructions)
+        except CompactionFailed as exc:
+            text = f"\n\n[warning] compaction failed, the history is unchanged: {exc}\n\n"
+            self.emit(projector.fallback("compaction", text))
+            return f"Compaction failed: {exc}"
+        if done is None:
+            return "Nothing to compact yet: the conversation is only its newest turns."
+        body = {
+            "compactionId": done.compaction_id,
+            "summary": done.summary,
+            "compacted": done.compacted,
+            "kept": done.kept,
+        }
+        self.record("compaction", body)
+        self.history[:] = compacted(self.history, body)
+        self._stored = len(self.history)
+        self.flush()
+        return COMPACTED
+
+    def estimate(self) -> int:
+        """The tokens the next request would take (the gauge's count)."""
+        request = self._request()
+        return self.gauge.tokens(self.gauge.size(request.messages, request.tools))
+
+    def _count(self, event: UsageReport) -> None:
+        """A model call's tokens and cost, for the turn's budgets and the status."""
+        self.tokens += event.prompt_tokens + event.completion_tokens
+        cost = self.price(event)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+
+    async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
+        request = await self._fitted()
         text: list[str] = []
         calls: list[ToolCallRequest] = []
         self._produced = False
@@ -334,10 +435,8 @@ class TurnRunner:
                     self.finish = event.reason
                 elif isinstance(event, UsageReport):
                     usage = event
-                    self.tokens += event.prompt_tokens + event.completion_tokens
-                    cost = self.price(event)
-                    if cost is not None:
-                        self.cost = (self.cost or 0.0) + cost
+                    self.gauge.observe(self._size, event.prompt_tokens)
+                    self._count(event)
                 if self.pace is not None:
                     await self.pace()
         finally:

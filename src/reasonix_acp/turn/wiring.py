@@ -27,6 +27,7 @@ from reasonix_acp.tools.ask import AskUser, PresentPlan
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import session_temp
+from reasonix_acp.turn.compaction import CompactionSettings
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.goal import GoalUpdate
@@ -83,7 +84,14 @@ class Wiring:
             context=self._context(session),
             emit=emit,
             persist=lambda batch: self._persist(session, turn, batch),
+            gauge=session.gauge,
+            compaction=CompactionSettings(
+                session.provider.context_window,
+                config.context.compact_at,
+                config.context.keep_turns,
+            ),
             limits=Limits(
+                result_cap=config.context.result_cap,
                 max_steps=config.max_steps,
                 seconds=config.budget_seconds,
                 tokens=config.budget_tokens,
