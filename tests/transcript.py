@@ -155,6 +155,7 @@ class Scenario:
         self.sessions: list[str] = []
         self.items: list[str] = []
         self.runs: list[str] = []
+        self.compactions: list[str] = []
         self.recoveries: list[str] = []
 
     def substitute(self, node: Any) -> Any:
@@ -169,6 +170,11 @@ class Scenario:
         return node
 
     def learn(self, frame: dict[str, Any], methods: dict[Any, str]) -> None:
+        params = frame.get("params")
+        update = params.get("update") if isinstance(params, dict) else None
+        compaction = update.get("compactionId") if isinstance(update, dict) else None
+        if isinstance(compaction, str) and compaction not in self.compactions:
+            self.compactions.append(compaction)  # random: named by order, `<compaction-1>` ...
         result = frame.get("result")
         if (
             methods.get(frame.get("id")) == "session/new"
@@ -201,6 +207,8 @@ class Scenario:
                 node = node.replace(rid, f"<recovery-{i}>")
             for i, run in enumerate(self.runs, 1):
                 node = node.replace(run, f"<run-{i}>")
+            for i, compaction in enumerate(self.compactions, 1):
+                node = node.replace(compaction, f"<compaction-{i}>")
             # The agent's interpreter, however its launcher names it (python, python3, python3.11)
             node = INTERPRETER.sub("<python>", node)
             for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):

@@ -198,6 +198,10 @@ class Changes:
                 self._warn(session, exc.message)
 
     def _warn(self, session: Session, text: str) -> None:
+        if self.sessions.supports("notices"):
+            notice = {"severity": "warning", "title": "Session change failed", "description": text}
+            self.sessions.send(session, {"sessionUpdate": "notice", **notice})
+            return
         chunk = {"type": "text", "text": f"\n\n[warning] {text}"}
         self.sessions.send(session, {"sessionUpdate": "agent_message_chunk", "content": chunk})
 

@@ -238,7 +238,8 @@ class Gate:
     ) -> bool:
         sandbox = context.sandbox
         if sandbox is not None and context.warn is not None and (notice := sandbox.notice()):
-            context.warn(notice)  # before the question it explains, once per session
+            # before the question it explains, once per session
+            context.warn(notice, "Commands run without a sandbox")
         line = parse(args["command"])
         if not reads_as_bash(context.shell):
             line.proof, line.unprovable = None, f"commands run in {ran_by(context.shell)}, not bash"

@@ -204,7 +204,7 @@ class GoalLoop:
         goal.fire("pause")
         runtime.stop_cause = cause or "the model stopped without reporting the goal complete"
         warning = f"goal paused: {runtime.stop_cause}; send a prompt to continue it"
-        self.runner.warn(warning)
+        self.runner.warn(warning, "Goal paused")
         self.runner.flush()
         outcome = Outcome.MAX_TURN_REQUESTS if cause.startswith("turn limit") else Outcome.END_TURN
         paused = TurnReport(outcome, warning=warning, usage=report.usage)

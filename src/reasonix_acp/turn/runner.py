@@ -63,6 +63,12 @@ Emit = Callable[[dict[str, Any]], None]
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
+# The notice titles of the turn's pauses (their descriptions say why and what to do).
+PAUSED = {
+    Outcome.READINESS_PAUSED: "Paused: a check is owed",
+    Outcome.BUDGET_PAUSED: "Paused: the task's budget is used up",
+    Outcome.MAX_TURN_REQUESTS: "Paused: the step limit",
+}
 # Finish reasons that end the turn whatever the reply asked for: its tool calls may be cut.
 STOPPED = {"length": Outcome.MAX_TOKENS, "content_filter": Outcome.REFUSAL}
 
@@ -101,6 +107,7 @@ class TurnSettings:
     switch_mode: Callable[[str], None] | None = None  # a tool changed the session's mode
     steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
     readiness: Obligations | None = None  # what the turn still owes the readiness gate
+    notices: bool = False  # the client shows `notice` updates (`session.notices`)
     gauge: Gauge = field(default_factory=Gauge)  # the session's: counts a request's tokens
     compaction: CompactionSettings | None = None  # None: the history is never compacted
     # Awaited between streamed events: returns at once unless the client has stopped reading,
@@ -137,6 +144,7 @@ class TurnRunner:
         self.price = s.price
         self.pace = s.pace
         self.gauge = s.gauge
+        self.notices = s.notices
         self.compaction = s.compaction
         self._size = 0  # bytes of the request being sent (the gauge's count)
         self.cost: float | None = None  # what this turn's model calls cost, when priced
@@ -169,8 +177,26 @@ class TurnRunner:
         self.record("mcp_interaction", decision)
         self.flush()
 
-    def warn(self, text: str) -> None:
-        self.record("agent_message", {"text": f"\n\n[warning] {text}\n\n"})
+    def warn(self, text: str, title: str | None = None, end: str = "\n\n") -> None:
+        """A warning the agent raises: a `notice` to a client that shows notices (live only:
+        notices are not history, a load does not show them again), else a `[warning]` agent
+        message, kept in the transcript."""
+        if self.notices:
+            shown = title or _title(text)
+            self.emit(
+                {
+                    "sessionUpdate": "notice",
+                    "severity": "warning",
+                    "title": shown,
+                    "description": text,
+                }
+            )
+        else:
+            self.record("agent_message", {"text": f"\n\n[warning] {text}{end}"})
+
+    def _paused(self, outcome: Outcome, warning: str, usage: UsageReport) -> TurnReport:
+        self.warn(warning, PAUSED[outcome], end="")
+        return TurnReport(outcome, warning=warning, usage=usage)
 
     # -- transcript ---------------------------------------------------------------------------
 
@@ -266,27 +292,21 @@ class TurnRunner:
                     continue
                 if not calls and not last and self._apply_steers(final=True):
                     continue  # steered while finishing: one more step reads it
-                if not calls and self.readiness is not None and self.readiness.unmet():
-                    warning = self.readiness.unmet()
-                    self.record("agent_message", {"text": f"\n\n[warning] {warning}"})
-                    return TurnReport(Outcome.READINESS_PAUSED, warning=warning, usage=usage)
+                owed = None if calls or self.readiness is None else self.readiness.unmet()
+                if not calls and owed:
+                    return self._paused(Outcome.READINESS_PAUSED, owed, usage)
                 if not calls:
                     if not self._produced:
-                        self.record(
-                            "agent_message",
-                            {"text": "\n\n[warning] the model returned an empty reply twice"},
-                        )
+                        self.warn("the model returned an empty reply twice", "Empty reply", end="")
                     return TurnReport(Outcome.END_TURN, usage=usage)
                 for call in calls:
                     await self._tool_call(call)
                     self.flush()
                 paused = self.limits.exceeded(time.monotonic() - started, self.tokens, self.cost)
                 if paused:
-                    self.record("agent_message", {"text": f"\n\n[warning] {paused}"})
-                    return TurnReport(Outcome.BUDGET_PAUSED, warning=paused, usage=usage)
+                    return self._paused(Outcome.BUDGET_PAUSED, paused, usage)
             warning = f"paused after {self.max_steps} tool-call rounds (the step limit); send a prompt to continue"
-            self.record("agent_message", {"text": f"\n\n[warning] {warning}"})
-            return TurnReport(Outcome.MAX_TURN_REQUESTS, warning=warning, usage=usage)
+            return self._paused(Outcome.MAX_TURN_REQUESTS, warning, usage)
         except asyncio.CancelledError:
             return TurnReport(Outcome.CANCELLED, usage=usage)
         except ProviderError as exc:
@@ -383,7 +403,7 @@ class TurnRunner:
             done = await compactor.summarise(self.provider, request, self.history, instructions)
         except CompactionFailed as exc:
             text = f"\n\n[warning] compaction failed, the history is unchanged: {exc}\n\n"
-            self.emit(projector.fallback("compaction", text))
+            self.emit(projector.fallback("compaction", text))  # the others see it failed
             return f"Compaction failed: {exc}"
         if done is None:
             return "Nothing to compact yet: the conversation is only its newest turns."
@@ -566,6 +586,13 @@ class TurnRunner:
                 "failed",
                 ToolResult(text="interrupted", content=_text("interrupted before it finished")),
             )
+
+
+def _title(text: str) -> str:
+    """A notice's title for a warning that has none: its first clause, at most 80 characters."""
+    head = text.split(";", 1)[0].split(". ", 1)[0].split(" (", 1)[0].strip() or "Warning"
+    head = head[0].upper() + head[1:]
+    return head if len(head) <= 80 else head[:79] + "…"
 
 
 def _scrubbed(value: Any) -> Any:
