@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ("startup.py", "ready.py", "sessions.py", "streaming.py", "inbox.py")
+SCRIPTS = ("startup.py", "ready.py", "sessions.py", "streaming.py", "inbox.py", "long_session.py")
 
 
 def main() -> int:

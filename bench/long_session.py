@@ -1,0 +1,276 @@
+"""A session left running: 300 turns of tool calls with large outputs against an
+OpenAI-compatible server on 127.0.0.1 that reports usage (a token per 4 bytes of the request)
+and refuses, as real servers do, a request longer than its 32,768-token context.
+
+Each turn: the prompt, three `read` calls of a 24 KB file (each result cut to what one result
+may take of the context), a reply. The session compacts as it goes; the figures:
+
+1. turns that failed (target 0), compactions, and the server's refusals (target 0: the agent
+   compacts before it is refused);
+2. the common prefix of consecutive requests, as a share of the previous request's bytes
+   (without its closing brackets), outside compaction points: median and lowest (target: the
+   lowest ≥ 0.95; only a compaction changes the prefix);
+3. the agent's own time per model request (from the prompt, or the previous answer's last
+   byte, to the request's first byte), median over turns 5-15 and over turns 290-300, and their
+   ratio (target ≤ 1.5: a turn costs what it adds, not what the session holds);
+4. the time a compaction adds apart from the model's own time (from the summary's last byte to
+   the next request), median;
+5. `session/load` of the session in a fresh process (its transcript: every compaction and every
+   event of the 300 turns), median of 5 (target ≤ 100 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from ready import Agent, environment
+
+WINDOW = 32768
+RESULT = 24 * 1024
+READS = 3
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    body = {"id": "c", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+def _stream(delta: dict[str, Any], finish: str, prompt_tokens: int) -> bytes:
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 20}
+    return b"".join(
+        [
+            _chunk({"role": "assistant", **delta}),
+            _chunk({}, finish=finish),
+            b"data: " + json.dumps({"id": "c", "choices": [], "usage": usage}).encode() + b"\n\n",
+            b"data: [DONE]\n\n",
+        ]
+    )
+
+
+class Model(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[tuple[float, bytes, str]] = []  # (arrived, body, kind)
+        self.answered: list[float] = []
+        self.refused = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: Model
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._send(200, "application/json", json.dumps({"data": [{"id": "bench-model"}]}).encode())
+
+    def do_POST(self) -> None:
+        arrived = time.perf_counter()
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        request = json.loads(body)
+        tokens = len(body) // 4
+        if tokens > WINDOW:
+            self.server.refused += 1
+            message = f"This model's maximum context length is {WINDOW} tokens"
+            self._send(
+                400, "application/json", json.dumps({"error": {"message": message}}).encode()
+            )
+            return
+        last = request["messages"][-1]
+        kind, answer = _answer(request["messages"], last, tokens)
+        with self.server.lock:
+            self.server.requests.append((arrived, body, kind))
+        self._send(200, "text/event-stream", answer)
+        with self.server.lock:
+            self.server.answered.append(time.perf_counter())
+
+    def _send(self, status: int, kind: str, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+def _answer(messages: list[dict[str, Any]], last: dict[str, Any], tokens: int) -> tuple[str, bytes]:
+    content = str(last.get("content") or "")
+    if last["role"] == "user" and content.startswith("[Compaction]"):
+        summary = "Summary: the user asked for the big file to be read, turn after turn. " * 12
+        return "summary", _stream({"content": summary}, "stop", tokens)
+    reads = 0
+    for message in reversed(messages):
+        if message["role"] == "user":
+            break
+        reads += message["role"] == "tool"
+    if reads < READS:
+        call = {
+            "index": 0,
+            "id": f"call_{time.perf_counter_ns()}",
+            "type": "function",
+            "function": {"name": "read", "arguments": json.dumps({"path": "big.txt"})},
+        }
+        return "tool", _stream({"tool_calls": [call]}, "tool_calls", tokens)
+    return "reply", _stream({"content": "Read it three times; nothing changed."}, "stop", tokens)
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # the longest equal prefix, by halving (the bodies are long)
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def run(tmp: Path, turns: int) -> dict[str, Any]:
+    model = Model()
+    cwd = tmp / "ws"
+    cwd.mkdir()
+    (cwd / "big.txt").write_text(("0123456789abcdef" * 4 + "\n") * (RESULT // 65), "utf-8")
+    env = environment(tmp, model)
+    env["REASONIX_ACP_SANDBOX"] = "off"
+    config = Path(env["HOME"]) / ".config" / "reasonix-acp"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        f'[context.windows]\n"openai/bench-model" = {WINDOW}\n', "utf-8"
+    )
+    agent = Agent(env)
+    agent.until(agent.send("initialize", {"protocolVersion": 1}))
+    sid = agent.until(agent.send("session/new", {"cwd": str(cwd), "mcpServers": []}))[0][
+        "sessionId"
+    ]
+    failed, own = 0, []  # own: per turn, the agent's time per model request (ms)
+    for n in range(turns):
+        first = len(model.requests)
+        sent = time.perf_counter()
+        prompt = [{"type": "text", "text": f"read big.txt three times ({n})"}]
+        frame_id = agent.send("session/prompt", {"sessionId": sid, "prompt": prompt})
+        try:
+            result, done = agent.until(frame_id)
+        except AssertionError:
+            failed += 1
+            continue
+        failed += result.get("stopReason") != "end_turn"
+        with model.lock:
+            mine = model.requests[first:]
+            answers = model.answered[first:]
+        starts = [sent, *answers[:-1]]
+        waits = [
+            (arrived - start) * 1000
+            for (arrived, _, kind), start, before in zip(
+                mine, starts, [None, *mine[:-1]], strict=True
+            )
+            if kind != "summary" and (before is None or before[2] != "summary")
+        ]
+        own.append(statistics.median(waits) if waits else 0.0)
+        del done
+    agent.close()
+    return {"model": model, "own": own, "failed": failed, "sid": sid, "env": env, "cwd": cwd}
+
+
+def figures(done: dict[str, Any]) -> dict[str, Any]:
+    model: Model = done["model"]
+    requests = model.requests
+    ratios, added = [], []
+    for i in range(1, len(requests)):
+        (_, prev, prev_kind), (arrived, cur, kind) = requests[i - 1], requests[i]
+        if prev_kind == "summary":
+            added.append((arrived - model.answered[i - 1]) * 1000)
+            continue
+        if kind == "summary" or (i >= 2 and requests[i - 2][2] == "summary"):
+            continue  # the summary request ends with its own ask
+        ratios.append(common_prefix(prev, cur) / (len(prev) - 2))
+    own = done["own"]
+    return {
+        "compactions": sum(kind == "summary" for _, _, kind in requests),
+        "requests": len(requests),
+        "refused": model.refused,
+        "prefix_median": statistics.median(ratios),
+        "prefix_lowest": min(ratios),
+        "own_early": statistics.median(own[5:15]),
+        "own_late": statistics.median(own[-10:]),
+        "compaction_added": statistics.median(added) if added else 0.0,
+    }
+
+
+def load_time(done: dict[str, Any], runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        agent = Agent(done["env"])
+        agent.until(agent.send("initialize", {"protocolVersion": 1}))
+        sent = time.perf_counter()
+        params = {"sessionId": done["sid"], "cwd": str(done["cwd"]), "mcpServers": []}
+        _, answered = agent.until(agent.send("session/load", params))
+        times.append((answered - sent) * 1000)
+        agent.close()
+    return statistics.median(times)
+
+
+def events(done: dict[str, Any]) -> int:
+    import sqlite3
+
+    data = Path(done["env"]["HOME"]) / ".local" / "share" / "reasonix-acp"
+    db = next(data.rglob("*.sqlite*"), None) or next(data.rglob("*.db"))
+    with sqlite3.connect(db) as conn:
+        (count,) = conn.execute("SELECT count(*) FROM events").fetchone()
+    return int(count)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=300)
+    args = parser.parse_args()
+    turns = max(args.turns, 30)
+    done = run(Path(tempfile.mkdtemp()), turns)
+    f = figures(done)
+    load = load_time(done)
+    stored = events(done)
+    ratio = f["own_late"] / f["own_early"] if f["own_early"] else float("inf")
+    print(f"long session ({turns} turns, {f['requests']} model requests, window {WINDOW} tokens)")
+    print(f"  failed turns            {done['failed']}   (target 0)")
+    print(f"  compactions             {f['compactions']}   refused by the server: {f['refused']}")
+    print(
+        f"  common prefix           median {f['prefix_median']:.4f}, lowest {f['prefix_lowest']:.4f}"
+        "   (target: lowest ≥ 0.95 outside compactions)"
+    )
+    print(
+        f"  agent time per request  turns 5-15 {f['own_early']:.2f} ms, last 10 turns "
+        f"{f['own_late']:.2f} ms, ratio {ratio:.2f}   (target ≤ 1.5)"
+    )
+    print(f"  a compaction adds       {f['compaction_added']:.2f} ms apart from the model")
+    print(f"  session/load            {load:.1f} ms for {stored} events   (target ≤ 100 ms)")
+    over = (
+        done["failed"] > 0
+        or f["refused"] > 0
+        or f["prefix_lowest"] < 0.95
+        or ratio > 1.5
+        or load > 100
+    )
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    os.chdir(Path(__file__).parent)
+    raise SystemExit(main())
