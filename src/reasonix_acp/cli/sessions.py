@@ -65,6 +65,11 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
                 if c.get("type") == "content"
             ]
             out.write(f"  - {event.body.get('status')}: {' '.join(texts)}\n")
+        elif event.kind == "compaction":
+            current = None
+            compacted = event.body.get("compacted", 0)
+            out.write(f"\n\n## Compacted ({compacted} earlier messages)\n\n")
+            out.write(str(event.body.get("summary", "")) + "\n")
     out.write("\n")
 
 

@@ -12,9 +12,12 @@ saying it was interrupted, so OpenAI-compatible APIs accept the history.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from typing import Any
 from urllib.parse import unquote, urlparse
+
+log = logging.getLogger("reasonix_acp.session.history")
 
 MAX_LINKED_FILE = 256 * 1024
 
@@ -81,7 +84,7 @@ def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[s
     for kind, body in events:
         if kind == "history":
             exact = True
-            history.extend(m for m in body.get("messages", []) if isinstance(m, dict))
+            history.extend(_messages(body))
         elif kind == "compaction":
             history = compacted(history, body)
         elif exact:
@@ -123,6 +126,17 @@ def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[s
                 }
             )
     return answer_open_calls(history)
+
+
+def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A `history` event's messages; its body may still be the stored text (session/store.py
+    defers it), and a damaged one is skipped with a warning."""
+    decoded = body.decoded() if hasattr(body, "decoded") else body
+    messages = decoded.get("messages") if decoded is not None else None
+    if not isinstance(messages, list):
+        log.warning("a stored history event is damaged; its messages are skipped")
+        return []
+    return [m for m in messages if isinstance(m, dict)]
 
 
 def compacted(history: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -124,6 +124,29 @@ EVENTS = "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY
 TRANSCRIPT = "SELECT kind, body FROM events WHERE session_id = ? ORDER BY seq"
 
 
+# Kinds a load does not need to decode: the model's messages (`history`), the largest rows,
+# are read when the history is rebuilt (the session's first turn), if ever.
+DEFERRED = frozenset({"history"})
+
+
+class Deferred(dict[str, Any]):
+    """A stored body not decoded yet: empty as a dict; `decoded()` reads its text (a damaged
+    one reads as None)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def decoded(self) -> dict[str, Any] | None:
+        try:
+            body = json.loads(self.text)
+        except ValueError:
+            return None
+        return body if type(body) is dict else None
+
+
 def _objects(kinds: list[str], texts: list[Any]) -> list[dict[str, Any]] | None:
     """Every row's body decoded in one pass, as a replay reads thousands; None when they do not
     read as one JSON object per row, each of its kind's shape (projector.well_formed; the caller
@@ -408,10 +431,17 @@ class Store:
             cursor = db.cursor()
             cursor.row_factory = None
             rows = cursor.execute(TRANSCRIPT, (session_id,)).fetchall()
-        bodies = _objects([kind for kind, _ in rows], [text for _, text in rows])
+        shown = [
+            (kind, text) for kind, text in rows if kind not in DEFERRED or type(text) is not str
+        ]
+        bodies = _objects([kind for kind, _ in shown], [text for _, text in shown])
         if bodies is None:  # damaged rows: read again row by row, each bad one named
             return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
-        return [(kind, body) for (kind, _), body in zip(rows, bodies, strict=True)]
+        decoded = iter(bodies)
+        return [
+            (kind, Deferred(text) if kind in DEFERRED and type(text) is str else next(decoded))
+            for kind, text in rows
+        ]
 
     def _decoded(self, session_id: str) -> list[tuple[int, int, str, dict[str, Any]]]:
         with self._read() as db:

@@ -6,8 +6,8 @@ Rules:
   too long (once, then the same request again), and on `/compact [instructions]`.
 - What stays word for word: the system message, the tool schemas and their order (the summary
   request sends the same ones, so it reads the cached prefix), and the newest `keep_turns`
-  prompts with everything after them; when those alone would take more than half of what may be
-  sent, the kept part starts later, at a message the model wrote (a tool call stays with its
+  prompts with everything after them; when those alone would take more than 30 % of what may
+  be sent, the kept part starts later, at a message the model wrote (a tool call stays with its
   results). The rest becomes one user message, the summary (session/history.py).
 - It is one `compaction` event in the transcript, stored only when the summary is whole: a
   process that dies before has not compacted, and a load rebuilds the same history after it.
@@ -49,7 +49,7 @@ OVERFLOW_HELP = (
     "The conversation no longer fits the model's context even after a compaction: run "
     "/compact with what to keep, start a new session, or switch to a model with a larger context"
 )
-KEPT_SHARE = 0.5  # of what may be sent, the most the kept newest messages may take
+KEPT_SHARE = 0.3  # of what may be sent, the most the kept newest messages may take
 
 
 @dataclass(frozen=True)
