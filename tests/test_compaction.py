@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.client import Client
-from tests.sse_server import Server
+from tests.sse_server import Server, chunk
 from tests.test_history_exact import converse, text_stream
 from tests.test_sessions import updates_of
 from tests.test_sessions_cli import acp as acp_sessions
@@ -332,3 +334,82 @@ def test_the_export_shows_the_compaction_where_it_happened(tmp_path: Path) -> No
     ndjson = acp_sessions(tmp_path, "export", sid, "--format", "ndjson").stdout
     kinds = [json.loads(line)["sessionUpdate"] for line in ndjson.splitlines()]
     assert kinds.count("compaction_update") == 1 and "history" not in ndjson
+
+
+def test_one_huge_tool_result_cannot_fill_the_context(tmp_path: Path) -> None:
+    """A 5 MB `cat`: the model reads its start and end around a note naming the 0600 file that
+    keeps it whole; the session goes on."""
+    call = {
+        "index": 0,
+        "id": "call_cat",
+        "type": "function",
+        "function": {"name": "bash", "arguments": json.dumps({"command": "cat huge.txt"})},
+    }
+    cat = [
+        chunk({"role": "assistant", "tool_calls": [call]}),
+        chunk({}, finish="tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+    with Server() as server:
+        server.behaviours.extend([cat, text_stream("It is long."), text_stream("Next.")])
+        c = client(tmp_path, server, '[context.windows]\n"openai/m1" = 32768\n')
+        huge = Path(c.scenario.vars["CWD"]) / "huge.txt"
+        lines = [f"line {i:07d} of the huge file\n" for i in range(170_000)]
+        huge.write_text("".join(lines), encoding="utf-8")
+        sid = start(c)
+        allow = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+        for text in ("show huge.txt", "and then?"):
+            answer = converse(c, sid, [{"type": "text", "text": text}], lambda _: allow)
+            assert answer["result"] == {"stopReason": "end_turn"}, answer
+        assert c.close() == 0
+    sent = bodies(server)
+    result = sent[1]["messages"][-1]
+    # 32,768 tokens: a result takes at most 16 KiB (half a byte per token), plus the note
+    assert result["role"] == "tool" and len(result["content"].encode()) < 16_384 + 300
+    assert result["content"].startswith("line 0000000 of the huge file")
+    # The files the cuts name (the command's own cut, then the model's) are 0600, and one of
+    # them holds the output whole.
+    named = [Path(p) for p in re.findall(r"is in (\S+?)\]", result["content"])]
+    assert named and all(p.stat().st_mode & 0o777 == 0o600 for p in named)
+    assert huge.read_text(encoding="utf-8") in [p.read_text(encoding="utf-8") for p in named]
+    assert len(sent[2]["messages"]) == len(sent[1]["messages"]) + 2  # no compaction needed
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [CAPABLE, {"session": {"notices": {}}}, {}],
+    ids=["compaction", "notices", "neither"],
+)
+def test_a_failed_compaction_is_said_once_and_changes_nothing(
+    tmp_path: Path, capabilities: dict[str, Any]
+) -> None:
+    refused = json.dumps({"error": {"message": "the summary model is down"}}).encode()
+    with Server() as server:
+        server.behaviours.extend(
+            [text_stream("one"), text_stream("two"), (400, refused), text_stream("three")]
+        )
+        c = client(tmp_path, server, "[context]\nkeep_turns = 1\n")
+        sid = start(c, capabilities)
+        converse(c, sid, [{"type": "text", "text": "first"}])
+        converse(c, sid, [{"type": "text", "text": "second"}])
+        answer = converse(c, sid, [{"type": "text", "text": "/compact"}])
+        assert answer["result"] == {"stopReason": "end_turn"}
+        converse(c, sid, [{"type": "text", "text": "third"}])
+        assert c.close() == 0
+    stream = updates_of(c.notes, sid)
+    failed = [u for u in stream if u.get("status") == "failed"]
+    notices = [u for u in stream if u["sessionUpdate"] == "notice"]
+    warned = [u for u in stream if "[warning] compaction failed" in json.dumps(u)]
+    if capabilities is CAPABLE:
+        assert len(failed) == 1 and "the summary model is down" in failed[0]["error"]
+        assert not notices and not warned
+    elif "notices" in capabilities.get("session", {}):
+        assert not failed and not warned
+        assert [n["title"] for n in notices] == ["Compaction failed"]
+    else:
+        assert not failed and not notices and len(warned) == 1
+    said = [u["content"]["text"] for u in stream if u["sessionUpdate"] == "agent_message_chunk"]
+    assert any(t.startswith("Compaction failed: ") for t in said)  # the answer to /compact
+    # The history is as it was: the next request holds every message.
+    last = bodies(server)[-1]["messages"]
+    assert [m["content"] for m in last[1:]] == ["first", "one", "second", "two", "third"]

@@ -30,6 +30,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
     return {
         "auth_terminal": bool(caps and caps.auth and caps.auth.terminal),
         "client_info": info.model_dump(exclude_none=True, exclude={"field_meta"}) if info else None,
+        "compaction": bool(session and session.compaction is not None),
         "config_boolean": bool(config and config.boolean is not None),
         "elicitation_form": bool(elicitation and elicitation.form is not None),
         "elicitation_url": bool(elicitation and elicitation.url is not None),
@@ -40,6 +41,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
         and mcp.get("supported") is True
         and type(mcp.get("schemaVersion")) is int
         and mcp.get("schemaVersion") == 1,
+        "notices": bool(session and session.notices is not None),
         "protocol_version": model.protocol_version,
         "terminal": bool(caps and caps.terminal),
         "terminal_meta": isinstance(meta, dict) and meta.get("terminal_output") is True,
@@ -53,7 +55,7 @@ def corpus() -> list[dict[str, Any]]:
             "fs": {"readTextFile": True, "writeTextFile": True},
             "terminal": True,
             "auth": {"terminal": True},
-            "session": {"configOptions": {"boolean": {}}},
+            "session": {"configOptions": {"boolean": {}}, "compaction": {}, "notices": {}},
             "elicitation": {"form": {}, "url": {}},
             "_meta": {
                 "reasonix.io": {
@@ -76,6 +78,8 @@ def corpus() -> list[dict[str, Any]]:
         ("clientCapabilities", "session"),
         ("clientCapabilities", "session", "configOptions"),
         ("clientCapabilities", "session", "configOptions", "boolean"),
+        ("clientCapabilities", "session", "compaction"),
+        ("clientCapabilities", "session", "notices"),
         ("clientCapabilities", "elicitation", "form"),
         ("clientCapabilities", "elicitation", "url"),
         ("clientCapabilities", "_meta"),

@@ -107,7 +107,8 @@ class TurnSettings:
     switch_mode: Callable[[str], None] | None = None  # a tool changed the session's mode
     steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
     readiness: Obligations | None = None  # what the turn still owes the readiness gate
-    notices: bool = False  # the client shows `notice` updates (`session.notices`)
+    # Whether the client advertised a session capability ("notices", "compaction")
+    supports: Callable[[str], bool] = lambda capability: False
     gauge: Gauge = field(default_factory=Gauge)  # the session's: counts a request's tokens
     compaction: CompactionSettings | None = None  # None: the history is never compacted
     # Awaited between streamed events: returns at once unless the client has stopped reading,
@@ -144,7 +145,7 @@ class TurnRunner:
         self.price = s.price
         self.pace = s.pace
         self.gauge = s.gauge
-        self.notices = s.notices
+        self.supports = s.supports
         self.compaction = s.compaction
         self._size = 0  # bytes of the request being sent (the gauge's count)
         self.cost: float | None = None  # what this turn's model calls cost, when priced
@@ -181,7 +182,7 @@ class TurnRunner:
         """A warning the agent raises: a `notice` to a client that shows notices (live only:
         notices are not history, a load does not show them again), else a `[warning]` agent
         message, kept in the transcript."""
-        if self.notices:
+        if self.supports("notices"):
             shown = title or _title(text)
             self.emit(
                 {
@@ -402,8 +403,10 @@ class TurnRunner:
         try:
             done = await compactor.summarise(self.provider, request, self.history, instructions)
         except CompactionFailed as exc:
-            text = f"\n\n[warning] compaction failed, the history is unchanged: {exc}\n\n"
-            self.emit(projector.fallback("compaction", text))  # the others see it failed
+            if not self.supports("compaction"):  # the others saw it fail in compaction_update
+                self.warn(
+                    f"compaction failed, the history is unchanged: {exc}", "Compaction failed"
+                )
             return f"Compaction failed: {exc}"
         if done is None:
             return "Nothing to compact yet: the conversation is only its newest turns."

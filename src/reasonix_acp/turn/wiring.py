@@ -84,7 +84,7 @@ class Wiring:
             context=self._context(session),
             emit=emit,
             persist=lambda batch: self._persist(session, turn, batch),
-            notices=self.sessions.supports("notices"),
+            supports=self.sessions.supports,
             gauge=session.gauge,
             compaction=CompactionSettings(
                 session.provider.context_window,
