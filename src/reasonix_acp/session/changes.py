@@ -56,7 +56,7 @@ class Changes:
         if approval:
             record.approval = approval
         self.sessions.store.update_session(
-            session.id, mode=mode, approval=record.approval, updated_at=record.updated_at
+            session.id, mode=mode, approval=record.approval, touch=False
         )
 
         def after() -> None:
@@ -141,9 +141,7 @@ class Changes:
         """An admitted change: now, or queued while a prompt runs (applied when it ends)."""
         if axis == "tool_approval":
             session.record.approval = value
-            self.sessions.store.update_session(
-                session.id, approval=value, updated_at=session.record.updated_at
-            )
+            self.sessions.store.update_session(session.id, approval=value, touch=False)
             return
         if session.machine.state is State.PROMPTING:  # admitted by `configure` as queued
             session.queued[axis] = value
@@ -170,9 +168,7 @@ class Changes:
                 self._retire(session.provider)
                 session.provider = session.settings.make_provider(model)
             record.model, record.effort = model, effort
-            self.sessions.store.update_session(
-                session.id, model=model, effort=effort, updated_at=record.updated_at
-            )
+            self.sessions.store.update_session(session.id, model=model, effort=effort, touch=False)
         finally:
             session.machine.fire("end_rebuild", "session config: session is {state}")
         if switched:  # the new model's context size

@@ -128,7 +128,7 @@ def config_options(config: Config, model: str, effort: str, approval: str) -> li
         _select(
             "tool_approval",
             "Permissions",
-            "tool_approval",
+            "_tool_approval",  # no spec category fits; names without `_` are the spec's
             approval,
             [{"value": v, "name": n, "description": d} for v, n, d in APPROVALS],
         )

@@ -149,9 +149,7 @@ class Opening:
             raise
         if servers is not None and servers != record.mcp_servers:
             record.mcp_servers = servers
-            self.sessions.store.update_session(
-                session_id, mcp_servers=servers, updated_at=record.updated_at
-            )
+            self.sessions.store.update_session(session_id, mcp_servers=servers, touch=False)
         self.sessions.live[session_id] = session
         shown = None
         try:
@@ -182,9 +180,7 @@ class Opening:
             if servers is not None and servers != session.record.mcp_servers:
                 # The client's list for this opening is the session's set from now on.
                 session.record.mcp_servers = servers
-                self.sessions.store.update_session(
-                    session.id, mcp_servers=servers, updated_at=session.record.updated_at
-                )
+                self.sessions.store.update_session(session.id, mcp_servers=servers, touch=False)
                 await session.stop_servers()
                 self.sessions.runtime.start_servers(session)
             shown = self._replay(session, events) if replay else None
@@ -209,9 +205,7 @@ class Opening:
                 config.default_model,
             )
             record.model = config.default_model
-            self.sessions.store.update_session(
-                session_id, model=record.model, updated_at=record.updated_at
-            )
+            self.sessions.store.update_session(session_id, model=record.model, touch=False)
         unfinished = recovery.unfinished_calls(events)
         if unfinished:  # ended as the lost turn's sweep would have ended them
             closing = recovery.closing_updates(unfinished)

@@ -7,7 +7,8 @@ Transcript events (kind, body), as stored:
   user_message      {"content": [ContentBlock, ...]}
   agent_thought     {"text": str}            a run of thought deltas (live: one event per delta)
   agent_message     {"text": str}            a run of reply deltas
-  tool_call         {"toolCallId", "title", "kind", "status": "pending", "locations"?, "rawInput"?}
+  tool_call         {"toolCallId", "title", "name", "kind", "status": "pending", "locations"?,
+                     "rawInput"?}
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
   plan              {"entries": [PlanEntry, ...]}
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
@@ -73,9 +74,13 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             return [chunk(kind, text)]
         return [{"sessionUpdate": RUN_UPDATES[kind], "content": {"type": "text", "text": text}}]
     if kind in ("tool_call", "tool_call_update"):
-        return [
-            {"sessionUpdate": kind, **{k: v for k, v in body.items() if not k.startswith("x-")}}
-        ]
+        update = {
+            "sessionUpdate": kind,
+            **{k: v for k, v in body.items() if not k.startswith("x-")},
+        }
+        if kind == "tool_call" and "name" not in body and type(body.get("x-tool")) is str:
+            update["name"] = body["x-tool"]  # stored before calls carried their name
+        return [update]
     if kind == "plan":
         return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
     if kind == "compaction":

@@ -336,8 +336,12 @@ class Store:
             row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return _record(row) if row else None
 
-    def update_session(self, session_id: str, **changes: Any) -> None:
-        changes.setdefault("updated_at", now())
+    def update_session(self, session_id: str, touch: bool = True, **changes: Any) -> None:
+        """Change stored fields. The store owns `updated_at`: a change that is activity
+        (`touch`) sets it to now, like every transcript append; any other change (a control,
+        the MCP server list) leaves it as the store has it, never an older copy."""
+        if touch:
+            changes.setdefault("updated_at", now())
         sets = ", ".join(f"{k} = ?" for k in changes)
         values = [_column(k, v) for k, v in changes.items()]
         with self._write() as db:

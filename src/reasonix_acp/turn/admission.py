@@ -226,7 +226,7 @@ class Prompts:
         if record.mode != "goal" or session.goal.steers_mode:
             return
         record.mode = "normal"
-        self.sessions.store.update_session(session.id, mode="normal", updated_at=record.updated_at)
+        self.sessions.store.update_session(session.id, mode="normal", touch=False)
         session.status.controls(record.model, record.effort, record.mode)
         self.sessions.send(
             session, {"sessionUpdate": "current_mode_update", "currentModeId": "normal"}

@@ -493,6 +493,7 @@ class TurnRunner:
             "title": tool.title(args, self.context)
             if tool and isinstance(args, dict)
             else call.name,
+            "name": call.name,  # the tool's own name, as the model called it
             "kind": tool.kind if tool else "other",
             "status": "pending",
             "x-tool": call.name,

@@ -154,7 +154,7 @@ class Wiring:
         """A tool changed the session's mode (plan mode left): stored, and told to the client."""
         record = session.record
         record.mode = mode
-        self.sessions.store.update_session(session.id, mode=mode, updated_at=record.updated_at)
+        self.sessions.store.update_session(session.id, mode=mode, touch=False)
         session.status.controls(record.model, record.effort, record.mode)
         self.sessions.send(session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
 
