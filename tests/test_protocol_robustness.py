@@ -158,7 +158,8 @@ NOT_UTF8_JSON = [
     pytest.param(LIST.replace(b"{}}", b'{"n":NaN}}'), id="NaN"),
     pytest.param(LIST.replace(b"{}}", b'{"n":Infinity}}'), id="Infinity"),
     pytest.param(LIST.replace(b"{}}", b'{"n":-Infinity}}'), id="-Infinity"),
-    pytest.param(LIST.replace(b"{}}", b'{"n":1e400}}'), id="overflowing-number"),
+    pytest.param(LIST.replace(b"7,", b"1e999,"), id="overflowing-id"),
+    pytest.param(LIST.replace(b'"params"', b'"n":1e400,"params"'), id="overflowing-outside-params"),
     pytest.param(b"\xef\xbb\xbf" + LIST, id="utf8-bom"),
     pytest.param(LIST.decode().encode("utf-16-le"), id="utf-16-le"),
     pytest.param(LIST.decode().encode("utf-16"), id="utf-16-bom"),
@@ -179,6 +180,30 @@ def test_frames_that_are_not_utf8_json_are_parse_errors_and_never_run(
     reply = next_answer(client)
     assert reply == {"jsonrpc": "2.0", "id": None, "error": reply.get("error")}, reply
     assert reply["error"]["code"] == -32700
+    assert len(client.result("session/list", {})["sessions"]) == 1
+    assert client.close() == 0
+
+
+@pytest.mark.parametrize(
+    ("params", "path"),
+    [
+        (b'{"_meta":1e999}', "_meta"),
+        (b'{"cwd":"/x","_meta":{"deep":[1,-1e400]}}', "_meta.deep[1]"),
+    ],
+)
+def test_a_number_out_of_range_in_params_is_invalid_params_with_the_request_id(
+    tmp_path: Path, params: bytes, path: str
+) -> None:
+    """The frame is JSON and its id can be read: the client waiting on id 7 gets its answer."""
+    client = Client(tmp_path, "--model", "offline")
+    client.start()
+    raw(client, LIST.replace(b"{}}", params + b"}") + b"\n")
+    reply = next_answer(client)
+    assert reply["id"] == 7 and reply["error"]["code"] == -32602, reply
+    assert reply["error"]["message"] == (
+        f"session/list: invalid params at {path}: the number "
+        f"{'1e999' if path == '_meta' else '-1e400'} is out of range"
+    )
     assert len(client.result("session/list", {})["sessions"]) == 1
     assert client.close() == 0
 

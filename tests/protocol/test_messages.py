@@ -96,7 +96,8 @@ def test_a_response_with_a_null_id_is_ignored_not_answered(obj: dict[str, Any]) 
         (b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":NaN}}', "NaN is not a JSON value"),
         (b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":Infinity}}', "Infinity"),
         (b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":-Infinity}}', "-Infinity"),
-        (b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":-1e999}}', "out of range"),
+        (b'{"jsonrpc":"2.0","id":-1e999,"method":"m","params":{}}', "out of range"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"m","n":1e999}', "out of range"),
         (b'\xef\xbb\xbf{"jsonrpc":"2.0","id":1,"method":"m"}', "byte order mark"),
         ('{"jsonrpc":"2.0","id":1,"method":"m"}'.encode("utf-16"), "not UTF-8"),
         ('{"jsonrpc":"2.0","id":1,"method":"m"}'.encode("utf-16-be"), "NUL"),
@@ -110,6 +111,39 @@ def test_frames_that_are_not_strict_utf8_json_are_parse_errors(line: bytes, text
     frame = decode(line)
     assert isinstance(frame, Invalid) and isinstance(frame.error, ParseError), frame
     assert frame.id is None and text in frame.error.message
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            b'{"jsonrpc":"2.0","id":5,"method":"m","params":{"_meta":1e999}}',
+            Invalid(
+                InvalidParams("m: invalid params at _meta: the number 1e999 is out of range"), 5
+            ),
+        ),
+        (
+            b'{"jsonrpc":"2.0","method":"m","params":{"a":[{"b":-1e400}]}}',
+            Ignored(
+                "notification dropped: m: invalid params at a[0].b: the number -1e400 is out of range",
+                warn=True,
+            ),
+        ),
+    ],
+)
+def test_a_number_out_of_range_where_the_id_is_readable(line: bytes, expected: Any) -> None:
+    frame = decode(line)
+    if isinstance(expected, Invalid):
+        assert isinstance(frame, Invalid) and isinstance(frame.error, InvalidParams)
+        assert (frame.id, frame.error.message) == (expected.id, expected.error.message)
+    else:
+        assert frame == expected
+
+
+def test_a_number_out_of_range_in_a_response_fails_its_request() -> None:
+    frame = decode(b'{"jsonrpc":"2.0","id":3,"result":{"n":1e999}}')
+    message = "invalid result at result.n: the number 1e999 is out of range"
+    assert frame == Response(3, None, {"code": -32602, "message": message})
 
 
 def test_plain_malformed_json_keeps_the_plain_message() -> None:

@@ -79,6 +79,10 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+class _Huge(str):
+    """A number too large for a double, kept as its text while the frame is read again."""
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -106,6 +110,8 @@ def decode(line: bytes) -> Frame:
     try:
         obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        if isinstance(exc, ValueError) and str(exc).endswith("out of range"):
+            return _out_of_range(line, exc)
         return Invalid(_parse_error(line, exc))
     frame = classify(obj)
     if _SURROGATE_ESCAPE.search(line):  # lone surrogates only come in as \u escapes
@@ -217,3 +223,43 @@ def _without_lone_surrogates(frame: Frame) -> Frame:
             message = f"invalid result at {where[0]}: {_lone(where[1])}"
             return Response(frame.id, None, {"code": InvalidParams.CODE, "message": message})
     return frame
+
+
+def _out_of_range(line: bytes, exc: ValueError) -> Frame:
+    """A frame that is JSON but for a number too large for a double (`1e999`). Where its id
+    can be read, the frame is answered or handled as one with a bad field: a request gets
+    -32602 naming the field, with its id; a notification is dropped with a warning; a
+    response fails its request. Elsewhere (in the id, the method, outside params) it stays a
+    parse error, answered with `id: null`."""
+    obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant, parse_float=_Huge)
+    frame = classify(obj) if isinstance(obj, dict) and _huge_at(obj.get("id"), "") is None else None
+    if isinstance(frame, Request | Notification):
+        where = _huge_at(frame.params, "")
+        if where is not None and _huge_at({**obj, "params": None}, "") is None:
+            text = f"{frame.method}: invalid params at {where[0] or 'params'}: the number {where[1][:40]} is out of range"
+            if isinstance(frame, Request):
+                return Invalid(InvalidParams(text), frame.id)
+            return Ignored(f"notification dropped: {text}", warn=True)
+    if isinstance(frame, Response):
+        root, path = (frame.error, "error") if frame.error is not None else (frame.result, "result")
+        where = _huge_at(root, path)
+        if where is not None:
+            message = f"invalid result at {where[0]}: the number {where[1][:40]} is out of range"
+            return Response(frame.id, None, {"code": InvalidParams.CODE, "message": message})
+    return Invalid(_parse_error(line, exc))
+
+
+def _huge_at(root: Any, root_path: str) -> tuple[str, str] | None:
+    """(field path, the number's text) of the first number out of range under `root`."""
+    stack: list[tuple[Any, str]] = [(root, root_path)]
+    while stack:
+        node, path = stack.pop()
+        if type(node) is _Huge:
+            return path, str(node)
+        if isinstance(node, dict):
+            stack.extend(
+                (value, f"{path}.{key}" if path else key) for key, value in reversed(node.items())
+            )
+        elif isinstance(node, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node))))
+    return None
