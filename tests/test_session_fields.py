@@ -69,3 +69,34 @@ def test_config_option_categories_are_the_spec_or_own(tmp_path: Path) -> None:
         "tool_approval": "_tool_approval",
     }
     assert c.close() == 0
+
+
+def test_a_load_or_resume_sends_the_current_plan_empty_to_clear(tmp_path: Path) -> None:
+    c = Client(tmp_path, "--model", "offline")
+    sid = c.start()
+    planned = c.result("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})
+    prompt(c, sid, "no plan here")
+    prompt(c, planned["sessionId"], "Plan:\n- one\n- two")
+    assert c.close() == 0
+    again = Client(tmp_path, "--model", "offline", scenario=c.scenario)
+    again.result("initialize", {"protocolVersion": 1})
+    cwd = c.scenario.vars["CWD"]
+    plans: dict[str, list[Any]] = {}
+    for method in ("session/resume", "session/load"):
+        for each in (sid, planned["sessionId"]):
+            again.take_notes()
+            again.result(method, {"sessionId": each, "cwd": cwd, "mcpServers": []})
+            again.result("session/list", {})
+            sent = [u for u in updates_of(again.notes, each) if u["sessionUpdate"] == "plan"]
+            plans[f"{method} {each == sid}"] = [u["entries"] for u in sent]
+    assert again.close() == 0
+    entries = [
+        {"content": "one", "priority": "medium", "status": "pending"},
+        {"content": "two", "priority": "medium", "status": "pending"},
+    ]
+    assert plans == {
+        "session/resume True": [[]],  # no plan: the editor's is cleared
+        "session/resume False": [entries],
+        "session/load True": [[]],
+        "session/load False": [entries],  # the replay shows it; it is not sent twice
+    }

@@ -42,9 +42,12 @@ class Opening:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    def _opened(self, call: Call, session: Session, shown: list[Any] | None = None) -> None:
-        """After the response: commands, the plan unless the replay just `shown` it (or the
-        session never had one), session_start hooks."""
+    def _opened(
+        self, call: Call, session: Session, shown: list[Any] | None = None, stored: bool = False
+    ) -> None:
+        """After the response: commands; for a `stored` session (load, resume) its current
+        plan, empty to clear the editor's, unless the replay just `shown` the same; its usage;
+        session_start hooks."""
 
         def after() -> None:
             self.sessions.send(
@@ -54,11 +57,10 @@ class Opening:
                     "availableCommands": session.available_commands(),
                 },
             )
-            if session.record.plan and session.record.plan != shown:
-                self.sessions.send(
-                    session, {"sessionUpdate": "plan", "entries": session.record.plan}
-                )
-            if session.record.turn_count:  # a stored session: how full its context is
+            plan = session.record.plan or []
+            if stored and plan != shown:
+                self.sessions.send(session, {"sessionUpdate": "plan", "entries": plan})
+            if stored and session.record.turn_count:  # how full its context is
                 self.sessions.send_usage(session)
             self.sessions.warm(session)
             self.sessions.commands_when_connected(session)
@@ -158,7 +160,7 @@ class Opening:
                 shown = self._replay(session, events)
         finally:
             session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session, shown)
+        self._opened(call, session, shown, stored=True)
         return session.opening_result()
 
     async def _reopen(
@@ -186,7 +188,7 @@ class Opening:
             shown = self._replay(session, events) if replay else None
         finally:
             session.machine.fire("opened", f"{method}: session is {{state}}")
-        self._opened(call, session, shown)
+        self._opened(call, session, shown, stored=True)
         return session.opening_result()
 
     def _restore(self, method: str, record: SessionRecord) -> tuple[Session, Events]:
