@@ -10,6 +10,9 @@ from typing import Any
 
 from tests.transcript import AgentProcess, Scenario
 
+# The vendor opt-in to `_reasonix.io/session/status_update` notifications.
+STATUS_OPT_IN = {"_meta": {"reasonix.io": {"statusUpdates": {"supported": True}}}}
+
 
 class Client:
     def __init__(self, tmp: Path, *args: str, scenario: Scenario | None = None) -> None:
@@ -45,7 +48,8 @@ class Client:
         return notes
 
     def start(self, cwd: str | None = None) -> str:
-        self.result("initialize", {"protocolVersion": 1})
+        """initialize (opted in to status update notifications) and session/new."""
+        self.result("initialize", {"protocolVersion": 1, "clientCapabilities": STATUS_OPT_IN})
         sid: str = self.result(
             "session/new", {"cwd": cwd or self.scenario.vars["CWD"], "mcpServers": []}
         )["sessionId"]

@@ -27,7 +27,7 @@ from reasonix_acp.server import capabilities
 from reasonix_acp.vendor.status import StatusTracker
 from reasonix_acp.vendor.status import clip as status_clip
 from tests import wire
-from tests.client import Client
+from tests.client import STATUS_OPT_IN, Client
 
 
 @dataclass
@@ -308,3 +308,26 @@ def test_a_clipped_text_never_keeps_part_of_a_secret(text: str) -> None:
 
 def status_clip_slow(text: str, limit: int) -> str:
     return scrub(text).strip().encode()[:limit].decode("utf-8", "ignore")
+
+
+def test_status_updates_go_only_to_clients_that_opt_in(tmp_path: Path) -> None:
+    """agent-shell and others print every unknown notification: the status stream is pushed
+    only to a client that asks for it in initialize; `_reasonix.io/session/status` answers all."""
+    seen = {}
+    for name, caps in (("plain", {}), ("opted", STATUS_OPT_IN)):
+        client = Client(tmp_path / name, "--model", "offline")
+        client.result("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        cwd = client.scenario.vars["CWD"]
+        sid = client.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"]
+        client.result(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+        status = client.result("_reasonix.io/session/status", {"sessionId": sid})
+        assert status["state"] == "idle" and status["turnOutcome"]["kind"] == "completed"
+        assert client.close() == 0
+        seen[name] = [
+            n["params"]["event"]
+            for n in client.notes
+            if n.get("method") == "_reasonix.io/session/status_update"
+        ]
+    assert seen == {"plain": [], "opted": ["phase", "usage", "completion"]}

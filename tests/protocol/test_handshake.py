@@ -25,6 +25,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
     meta = (caps.field_meta or {}) if caps else {}
     vendor = meta.get("reasonix.io") if isinstance(meta, dict) else None
     surface = vendor.get("extensionSurface") if isinstance(vendor, dict) else None
+    status = vendor.get("statusUpdates") if isinstance(vendor, dict) else None
     mcp = vendor.get("mcpInteraction") if isinstance(vendor, dict) else None
     info = model.client_info
     return {
@@ -43,6 +44,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
         and mcp.get("schemaVersion") == 1,
         "notices": bool(session and session.notices is not None),
         "protocol_version": model.protocol_version,
+        "status_updates": isinstance(status, dict) and status.get("supported") is True,
         "terminal": bool(caps and caps.terminal),
         "terminal_meta": isinstance(meta, dict) and meta.get("terminal_output") is True,
     }
@@ -60,6 +62,7 @@ def corpus() -> list[dict[str, Any]]:
             "_meta": {
                 "reasonix.io": {
                     "extensionSurface": {"supported": True},
+                    "statusUpdates": {"supported": True},
                     "mcpInteraction": {"supported": True, "schemaVersion": 1},
                 }
             },
@@ -87,6 +90,8 @@ def corpus() -> list[dict[str, Any]]:
         ("clientCapabilities", "_meta", "terminal_output"),
         ("clientCapabilities", "_meta", "reasonix.io", "extensionSurface"),
         ("clientCapabilities", "_meta", "reasonix.io", "extensionSurface", "supported"),
+        ("clientCapabilities", "_meta", "reasonix.io", "statusUpdates"),
+        ("clientCapabilities", "_meta", "reasonix.io", "statusUpdates", "supported"),
         ("clientCapabilities", "_meta", "reasonix.io", "mcpInteraction"),
         ("clientCapabilities", "_meta", "reasonix.io", "mcpInteraction", "schemaVersion"),
         ("clientInfo",),

@@ -178,7 +178,14 @@ def run_demo() -> int:
         (root / "workspace").mkdir()
         demo = Demo(root / "data", root / "workspace")
         init = demo.send(
-            "initialize", {"protocolVersion": 1, "clientInfo": {"name": "acp-demo", "version": "1"}}
+            "initialize",
+            {
+                "protocolVersion": 1,
+                "clientInfo": {"name": "acp-demo", "version": "1"},
+                "clientCapabilities": {
+                    "_meta": {"reasonix.io": {"statusUpdates": {"supported": True}}}
+                },
+            },
         )
         demo.until(init)
         new = demo.send("session/new", {"cwd": str(root / "workspace"), "mcpServers": []})

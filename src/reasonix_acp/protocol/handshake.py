@@ -18,6 +18,9 @@ clients) is read as version 0 instead of failing; the agent then answers with it
 
 Vendor opt-ins under `clientCapabilities._meta["reasonix.io"]`:
 - `extensionSurface.supported` must be the JSON boolean true;
+- `statusUpdates.supported` must be the JSON boolean true: the session status is then pushed as
+  `_reasonix.io/session/status_update` notifications (`_reasonix.io/session/status` answers
+  every client);
 - `mcpInteraction` must be `{"supported": true, "schemaVersion": 1}`; any other shape is "off".
 """
 
@@ -51,6 +54,7 @@ class ClientFeatures:
         "mcp_interaction",
         "notices",
         "protocol_version",
+        "status_updates",
         "terminal",
         "terminal_meta",
     )
@@ -70,6 +74,7 @@ class ClientFeatures:
         self.elicitation_url = False
         self.extension_surface = False
         self.mcp_interaction = False
+        self.status_updates = False  # `_reasonix.io/session/status_update` notifications wanted
         self.terminal_meta = False  # Zed's display-only `_meta.terminal_*` convention
 
     def facts(self) -> dict[str, Any]:
@@ -142,6 +147,8 @@ def _vendor_opt_ins(features: ClientFeatures, caps: dict[str, Any]) -> None:
         return
     surface = vendor.get("extensionSurface")
     features.extension_surface = isinstance(surface, dict) and surface.get("supported") is True
+    status = vendor.get("statusUpdates")
+    features.status_updates = isinstance(status, dict) and status.get("supported") is True
     mcp = vendor.get("mcpInteraction")
     version = mcp.get("schemaVersion") if isinstance(mcp, dict) else None
     features.mcp_interaction = (

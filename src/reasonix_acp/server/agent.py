@@ -192,6 +192,7 @@ class Agent:
         runtime = Runtime(
             store, config, self._provider_factory(config), self._notify, self._reload_config
         )
+        runtime.status_wanted = lambda: bool(self.client is not None and self.client.status_updates)
         sessions = Sessions(store, runtime, self._notify, self._request)
         sessions.surfaces_wanted = lambda: bool(
             self.client is not None and self.client.extension_surface

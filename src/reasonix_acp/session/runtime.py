@@ -51,6 +51,8 @@ class Runtime:
         self._defaults: Settings | None = None
         self._config, self._make_provider = config, make_provider
         self._inboxes: InboxStore | None = None
+        # Whether the client opted in to status update notifications; set by the agent.
+        self.status_wanted: Callable[[], bool] = lambda: False
 
     @property
     def config(self) -> Config:
@@ -78,6 +80,12 @@ class Runtime:
         """ValueError (a model no provider serves) is the caller's to report."""
         return settings.make_provider(model)
 
+    def _publish_status(self, params: dict[str, Any]) -> None:
+        """A status change, pushed to a client that opted in to status updates only (the
+        others ask `_reasonix.io/session/status` when they want it)."""
+        if self.status_wanted():
+            self.notify(REASONIX_SESSION_STATUS_UPDATE, params)
+
     def build(self, record: SessionRecord, events: Events) -> Session:
         """A live session for `record`: its inbox (recovered) and status (restored from its
         last saved form). Raises ValueError when its model has no provider."""
@@ -88,7 +96,7 @@ class Runtime:
         provider = self.provider(settings, record.model)
         status = StatusTracker(
             record.id,
-            lambda params: self.notify(REASONIX_SESSION_STATUS_UPDATE, params),
+            self._publish_status,
             model=record.model,
             effort=record.effort,
             mode=record.mode,
