@@ -64,6 +64,7 @@ def test_config_option_categories_are_the_spec_or_own(tmp_path: Path) -> None:
     result = c.result("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})
     categories = {o["id"]: o.get("category") for o in result["configOptions"]}
     assert categories == {
+        "mode": "mode",
         "model": "model",
         "effort": "thought_level",
         "tool_approval": "_tool_approval",
@@ -100,3 +101,36 @@ def test_a_load_or_resume_sends_the_current_plan_empty_to_clear(tmp_path: Path) 
         "session/load True": [[]],
         "session/load False": [entries],  # the replay shows it; it is not sent twice
     }
+
+
+def mode_of(options: list[dict[str, Any]]) -> str:
+    value: str = next(o["currentValue"] for o in options if o["id"] == "mode")
+    return value
+
+
+def test_the_mode_config_option_and_modes_change_together(tmp_path: Path) -> None:
+    c = Client(tmp_path, "--model", "offline")
+    c.result("initialize", {"protocolVersion": 1})
+    opened = c.result("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})
+    sid = opened["sessionId"]
+    assert opened["modes"]["currentModeId"] == mode_of(opened["configOptions"]) == "normal"
+    assert [o["value"] for o in opened["configOptions"][0]["options"]] == ["normal", "plan", "goal"]
+    set_plan = {"sessionId": sid, "configId": "mode", "value": "plan"}
+    assert mode_of(c.result("session/set_config_option", set_plan)["configOptions"]) == "plan"
+    c.result("session/set_mode", {"sessionId": sid, "modeId": "goal"})
+    c.result("session/list", {})
+    seen = [
+        (u["sessionUpdate"], u.get("currentModeId") or mode_of(u["configOptions"]))
+        for u in updates_of(c.notes, sid)
+        if u["sessionUpdate"] in ("current_mode_update", "config_option_update")
+    ]
+    assert seen == [
+        ("current_mode_update", "plan"),
+        ("config_option_update", "plan"),
+        ("current_mode_update", "goal"),
+        ("config_option_update", "goal"),
+    ]
+    refused = c.call("session/set_config_option", {**set_plan, "value": "fast"})
+    assert refused["error"]["code"] == -32602
+    assert "one of: normal, plan, goal" in refused["error"]["message"]
+    assert c.close() == 0

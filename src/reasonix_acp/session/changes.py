@@ -46,6 +46,13 @@ class Changes:
         approval = controls.LEGACY_MODES.get(mode_id)
         if approval is None and mode_id not in controls.MODE_IDS:
             raise InvalidParams(f"{method}: unknown modeId {params.mode_id}")
+        self._set_mode(call, session, mode_id, method)
+        return {}
+
+    def _set_mode(self, call: Call, session: Session, mode_id: str, method: str) -> None:
+        """The mode changed by `session/set_mode` or the `mode` config option: stored, then
+        both updates (`current_mode_update`, `config_option_update`) after the response."""
+        approval = controls.LEGACY_MODES.get(mode_id)
         session.machine.fire("configure", f"{method}: session is {{state}}")
         record = session.record
         mode = "normal" if approval else mode_id
@@ -61,14 +68,11 @@ class Changes:
 
         def after() -> None:
             if changed_mode:
-                self.sessions.send(
-                    session, {"sessionUpdate": "current_mode_update", "currentModeId": mode}
-                )
-            if changed_approval:
+                self.sessions.send_all(session, session.mode_updates())
+            elif changed_approval or method != "session/set_mode":
                 self.sessions.send(session, session.config_update())
 
         call.after_response(after)
-        return {}
 
     def _goal_for(self, session: Session, mode: str, method: str) -> None:
         """Goal mode arms a draft (a goal that is not finished is kept); every other mode
@@ -118,6 +122,9 @@ class Changes:
             raise InvalidParams(
                 f"{method}: invalid value {value} for {config_id}; one of: {', '.join(allowed)}"
             )
+        if config_id == "mode":
+            self._set_mode(call, session, value, method)
+            return {"configOptions": session.options()}
         if config_id in ("model", "effort"):
             session.goal.fire("switch_config", GOAL_SWITCH)
         session.machine.fire("configure", f"{method}: session is {{state}}")

@@ -100,8 +100,19 @@ def _select(
     }
 
 
-def config_options(config: Config, model: str, effort: str, approval: str) -> list[dict[str, Any]]:
+def config_options(
+    config: Config, model: str, effort: str, approval: str, mode: str = "normal"
+) -> list[dict[str, Any]]:
+    """The session's config options. The first is the mode, the same axis as `modes` (a client
+    that reads config options may ignore `modes`): both change together."""
     options = [
+        _select(
+            "mode",
+            "Mode",
+            "mode",
+            mode,
+            [{"value": i, "name": n, "description": d} for i, n, d in MODES],
+        ),
         _select(
             "model",
             "Model",
@@ -111,7 +122,7 @@ def config_options(config: Config, model: str, effort: str, approval: str) -> li
                 {"value": m, "name": m, "description": m.partition("/")[0]}
                 for m in model_options(config, model)
             ],
-        )
+        ),
     ]
     efforts = config.efforts_for(model)
     if efforts:

@@ -210,11 +210,18 @@ class Session:
     def options(self) -> list[dict[str, Any]]:
         model = self.queued.get("model", self.record.model)
         effort = self.queued.get("effort", self.record.effort)
-        return controls.config_options(self.config, model, effort, self.record.approval)
+        record = self.record
+        return controls.config_options(self.config, model, effort, record.approval, record.mode)
 
     def config_update(self) -> dict[str, Any]:
         """The `session/update` that tells the client the session's config options now."""
         return {"sessionUpdate": "config_option_update", "configOptions": self.options()}
+
+    def mode_updates(self) -> list[dict[str, Any]]:
+        """What tells the client the mode changed: `current_mode_update` for `modes`, and the
+        config options, whose first is the mode."""
+        mode = {"sessionUpdate": "current_mode_update", "currentModeId": self.record.mode}
+        return [mode, self.config_update()]
 
     def opening_result(self) -> dict[str, Any]:
         return {

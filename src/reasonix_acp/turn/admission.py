@@ -228,9 +228,7 @@ class Prompts:
         record.mode = "normal"
         self.sessions.store.update_session(session.id, mode="normal", touch=False)
         session.status.controls(record.model, record.effort, record.mode)
-        self.sessions.send(
-            session, {"sessionUpdate": "current_mode_update", "currentModeId": "normal"}
-        )
+        self.sessions.send_all(session, session.mode_updates())
 
     def _conclude(self, session: Session, built: Built, end: GoalEnd, outcome: Outcome) -> None:
         """The turn's outcome kept: readiness checkpoint, status, plan."""

@@ -156,7 +156,7 @@ class Wiring:
         record.mode = mode
         self.sessions.store.update_session(session.id, mode=mode, touch=False)
         session.status.controls(record.model, record.effort, record.mode)
-        self.sessions.send(session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+        self.sessions.send_all(session, session.mode_updates())
 
     def _price(self, session: Session) -> Callable[[UsageReport], float | None]:
         """A call's cost for usage_update and the cost budget: the status's own quote of it,
