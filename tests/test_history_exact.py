@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.session.store import SessionRecord, Store
 from tests.client import Client
 from tests.sse_server import OK_STREAM, Server, chunk
 from tests.transcript import Scenario
@@ -167,4 +168,49 @@ def test_the_history_after_a_reload_is_the_history_before_it(tmp_path: Path) -> 
     assert "Notes read; echo run; tabs asked for." in messages[1]["content"]  # the compaction
     assert "line one" not in said  # summarised
     assert any("use tabs" in str(m.get("content")) for m in messages if m["role"] == "user")
+    assert killed == kept
+
+
+def test_a_transcript_from_before_history_events_compacts_and_reloads_the_same(
+    tmp_path: Path,
+) -> None:
+    """A session stored before the model's messages were kept (`history` events): its history
+    is read from what it showed; `/compact` and a reload must still agree."""
+    bodies = []
+    for name, kill in (("kept", False), ("killed", True)):
+        with Server() as server:
+            server.behaviours.extend([text_stream("Summary of the old part."), OK_STREAM])
+            c = twin(tmp_path / name, server, {})
+            (tmp_path / name / "config").mkdir(exist_ok=True)
+            (tmp_path / name / "config" / "config.toml").write_text(
+                "[context]\nkeep_turns = 1\n", encoding="utf-8"
+            )
+            store = Store(Path(c.scenario.vars["DATA"]))
+            sid = f"legacy-{name}"
+            record = SessionRecord(id=sid, cwd=c.scenario.vars["CWD"], model="openai/m1")
+            store.create_session(record)
+            for turn, (asked, said) in enumerate((("first", "one"), ("second", "two")), 1):
+                events = [
+                    ("user_message", {"content": [{"type": "text", "text": asked}]}),
+                    ("agent_message", {"text": said}),
+                ]
+                store.append_events(sid, turn, events)
+            store.close()
+            c.result("initialize", {"protocolVersion": 1})
+            cwd = c.scenario.vars["CWD"]
+            c.result("session/resume", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+            compact = converse(c, sid, [{"type": "text", "text": "/compact"}])
+            assert compact["result"] == {"stopReason": "end_turn"}, compact
+            if kill:
+                c.kill()
+                c = Client(tmp_path / name, "--model", "openai/m1", scenario=c.scenario)
+                c.result("initialize", {"protocolVersion": 1})
+                c.result("session/resume", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+            last = converse(c, sid, [{"type": "text", "text": "and now?"}])
+            assert last["result"] == {"stopReason": "end_turn"}, last
+            assert c.close() == 0
+            messages = json.loads(server.bodies[-1])["messages"]
+            bodies.append([m["content"] for m in messages[1:]])
+    kept, killed = bodies
+    assert kept[1:] == ["second", "two", "and now?"]
     assert killed == kept

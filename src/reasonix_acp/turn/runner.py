@@ -381,6 +381,9 @@ class TurnRunner:
         """`/compact [instructions]`: the user's words are kept in the transcript (not in the
         model's history), then the history is compacted."""
         try:
+            # The words are not the model's: an empty `history` event first, so a transcript
+            # still read from what it showed (one from before `history` events) stops there.
+            self._pending.append(("history", {"messages": []}))
             self.record("user_message", {"content": blocks})
             await self._refresh_tools()
             if self.compaction is None:
