@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from reasonix_acp.protocol.errors import InvalidParams, InvalidRequest, ParseError, PeerError
@@ -180,26 +181,30 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _surrogate_at(root: Any, root_path: str) -> tuple[str, str] | None:
-    """(field path, the code point) of the first lone surrogate in a string or a key under
-    `root`, or None. Iterative: frames nest as deep as the JSON parser allows."""
+def _nodes(root: Any, root_path: str) -> Iterator[tuple[Any, str]]:
+    """Every value under `root` with its field path, depth first in document order. Iterative:
+    frames nest as deep as the JSON parser allows."""
     stack: list[tuple[Any, str]] = [(root, root_path)]
     while stack:
         node, path = stack.pop()
-        if isinstance(node, str):
-            found = _SURROGATE.search(node)
-            if found:
-                return path, found.group()
-        elif isinstance(node, dict):
-            for key in node:
-                found = _SURROGATE.search(key)
-                if found:
-                    return (path or "params"), found.group()
+        yield node, path
+        if isinstance(node, dict):
             stack.extend(
                 (value, f"{path}.{key}" if path else key) for key, value in reversed(node.items())
             )
         elif isinstance(node, list):
             stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node))))
+
+
+def _surrogate_at(root: Any, root_path: str) -> tuple[str, str] | None:
+    """(field path, the code point) of the first lone surrogate in a string or a key under
+    `root`, or None."""
+    for node, path in _nodes(root, root_path):
+        texts = [node] if isinstance(node, str) else list(node) if isinstance(node, dict) else []
+        for text in texts:
+            found = _SURROGATE.search(text)
+            if found:
+                return (path if text is node else path or "params"), found.group()
     return None
 
 
@@ -251,15 +256,4 @@ def _out_of_range(line: bytes, exc: ValueError) -> Frame:
 
 def _huge_at(root: Any, root_path: str) -> tuple[str, str] | None:
     """(field path, the number's text) of the first number out of range under `root`."""
-    stack: list[tuple[Any, str]] = [(root, root_path)]
-    while stack:
-        node, path = stack.pop()
-        if type(node) is _Huge:
-            return path, str(node)
-        if isinstance(node, dict):
-            stack.extend(
-                (value, f"{path}.{key}" if path else key) for key, value in reversed(node.items())
-            )
-        elif isinstance(node, list):
-            stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node))))
-    return None
+    return next(((path, str(n)) for n, path in _nodes(root, root_path) if type(n) is _Huge), None)
