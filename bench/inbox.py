@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reasonix_acp.vendor.inbox import InboxStore
+from reasonix_acp.reasonix_io.inbox import InboxStore
 
 ACP = shutil.which("acp") or str(Path(sys.executable).with_name("acp"))
 ROUNDS = 500

@@ -9,7 +9,7 @@ import pytest
 
 from reasonix_acp.config import GoalLimits
 from reasonix_acp.machines.goal import State
-from reasonix_acp.vendor.goal import Goal, Markers, Runtime
+from reasonix_acp.reasonix_io.goal import Goal, Markers, Runtime
 
 TEXT = "Done the first part. [goal:continue] Next [GOAL:Complete] up. A [link] and [go on]."
 

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"server"},
     {"turn"},
     {"session"},
-    {"vendor", "plugins", "mcp_servers", "providers", "tools", "project"},
+    {"reasonix_io", "plugins", "mcp_servers", "providers", "tools", "project"},
     {"machines", "config", "redact", "sqlite", "ids", "digests", "dirs"},
     {"protocol", "generated", "__init__"},
 ]

@@ -23,7 +23,7 @@ from reasonix_acp.config.pricing import (
     unpriced,
 )
 from reasonix_acp.config.pricing_table import parse_pricing
-from reasonix_acp.vendor.status import StatusTracker
+from reasonix_acp.reasonix_io.status import StatusTracker
 from tests import wire
 from tests.test_status import NOON_UTC, Usage
 

@@ -4,8 +4,8 @@ its refusals and its one use) is the golden scenario `protocol_recovery`."""
 
 from __future__ import annotations
 
+from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.session.history import history_from_events
-from reasonix_acp.vendor import recovery
 
 
 def _call(call_id: str, name: str = "bash") -> tuple[str, dict[str, object]]:

@@ -22,10 +22,10 @@ from reasonix_acp.config.pricing import (
     unpriced,
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
+from reasonix_acp.reasonix_io.status import StatusTracker
+from reasonix_acp.reasonix_io.status import clip as status_clip
 from reasonix_acp.redact import remember, scrub
 from reasonix_acp.server import capabilities
-from reasonix_acp.vendor.status import StatusTracker
-from reasonix_acp.vendor.status import clip as status_clip
 from tests import wire
 from tests.client import STATUS_OPT_IN, Client
 

@@ -10,7 +10,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from reasonix_acp.vendor.inbox import SessionInbox
+from reasonix_acp.reasonix_io.inbox import SessionInbox
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[2] / "schema" / "vendor" / "inbox.json").read_text()

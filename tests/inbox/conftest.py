@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_acp.vendor.inbox import InboxStore, SessionInbox
+from reasonix_acp.reasonix_io.inbox import InboxStore, SessionInbox
 from tests.inbox import Clock
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.vendor.inbox import InboxError, SessionInbox
+from reasonix_acp.reasonix_io.inbox import InboxError, SessionInbox
 from tests.inbox import Clock, add
 
 SEEDS = [int(os.environ["INBOX_SEED"])] if "INBOX_SEED" in os.environ else list(range(12))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_acp.vendor import inbox_store
-from reasonix_acp.vendor.inbox import InboxStore, SessionInbox
-from reasonix_acp.vendor.inbox_store import InboxClosed, InboxReadOnly
+from reasonix_acp.reasonix_io import inbox_store
+from reasonix_acp.reasonix_io.inbox import InboxStore, SessionInbox
+from reasonix_acp.reasonix_io.inbox_store import InboxClosed, InboxReadOnly
 from tests.inbox import Clock, add, snapshot
 
 # -- recovery, read-only, closing, dropping ----------------------------------------------------

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_acp.vendor import inbox as inbox_mod
-from reasonix_acp.vendor import inbox_store
-from reasonix_acp.vendor.inbox import InboxStore, SessionInbox
-from reasonix_acp.vendor.inbox_store import (
+from reasonix_acp.reasonix_io import inbox as inbox_mod
+from reasonix_acp.reasonix_io import inbox_store
+from reasonix_acp.reasonix_io.inbox import InboxStore, SessionInbox
+from reasonix_acp.reasonix_io.inbox_store import (
     InboxBodyEmpty,
     InboxByteLimit,
     InboxEmptyText,

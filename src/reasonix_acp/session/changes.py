@@ -22,10 +22,10 @@ from reasonix_acp.machines.goal import State as GoalState
 from reasonix_acp.machines.session import State
 from reasonix_acp.protocol.errors import InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.reasonix_io.goal import Runtime
 from reasonix_acp.session import controls
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
-from reasonix_acp.vendor.goal import Runtime
 
 log = logging.getLogger("reasonix_acp.session.changes")
 

@@ -17,6 +17,11 @@ from reasonix_acp.machines.turn import TurnMachine
 from reasonix_acp.mcp_servers.hub import ServerSet
 from reasonix_acp.protocol.framing import Template
 from reasonix_acp.providers.base import Provider
+from reasonix_acp.reasonix_io.goal import Goal
+from reasonix_acp.reasonix_io.inbox import SessionInbox
+from reasonix_acp.reasonix_io.recovery import Offer
+from reasonix_acp.reasonix_io.status import StatusTracker
+from reasonix_acp.reasonix_io.steering import SteerDesk
 from reasonix_acp.session import commands, controls
 from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.gauge import Gauge
@@ -24,11 +29,6 @@ from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
-from reasonix_acp.vendor.goal import Goal
-from reasonix_acp.vendor.inbox import SessionInbox
-from reasonix_acp.vendor.recovery import Offer
-from reasonix_acp.vendor.status import StatusTracker
-from reasonix_acp.vendor.steering import SteerDesk
 
 if TYPE_CHECKING:
     from reasonix_acp.mcp_servers.prompts import PromptCommand
@@ -90,7 +90,7 @@ class Session:
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease
         self.closing: asyncio.Future[None] | None = None
         self.deleting: asyncio.Future[None] | None = None
-        self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (vendor/goal.py)
+        self.goal = Goal(limits=settings.config.goal)  # goal mode's objective (reasonix_io/goal.py)
         self.private_dirs: list[str] = []  # the agent's config and data directories (runtime)
         # AGENTS.md files, prompt command files and skills: read when the session opens and by
         # a reload (never mid-turn)

@@ -21,6 +21,8 @@ from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers.discovery import complete
+from reasonix_acp.reasonix_io import recovery
+from reasonix_acp.reasonix_io.readiness import checkpoint_from
 from reasonix_acp.redact import remember
 from reasonix_acp.session import controls
 from reasonix_acp.session.live import Session
@@ -34,8 +36,6 @@ from reasonix_acp.session.service import (
     log,
 )
 from reasonix_acp.session.store import SessionRecord
-from reasonix_acp.vendor import recovery
-from reasonix_acp.vendor.readiness import checkpoint_from
 
 
 class Opening:

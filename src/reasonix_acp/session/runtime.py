@@ -21,11 +21,11 @@ from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
 from reasonix_acp.mcp_servers.hub import ServerSet, merged
 from reasonix_acp.providers.base import Provider
+from reasonix_acp.reasonix_io.inbox import InboxStore
+from reasonix_acp.reasonix_io.status import StatusTracker
 from reasonix_acp.session.live import MakeProvider, Session, Settings
 from reasonix_acp.session.store import SessionRecord, Store
 from reasonix_acp.tools.sandbox import refusal
-from reasonix_acp.vendor.inbox import InboxStore
-from reasonix_acp.vendor.status import StatusTracker
 
 if TYPE_CHECKING:
     from reasonix_acp.plugins.manifest import Plugin

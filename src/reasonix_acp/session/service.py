@@ -28,6 +28,7 @@ from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRe
 from reasonix_acp.protocol.framing import Template, encode, notification
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
+from reasonix_acp.reasonix_io.inbox import InboxError
 from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates
@@ -35,7 +36,6 @@ from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
-from reasonix_acp.vendor.inbox import InboxError
 
 log = logging.getLogger("reasonix_acp.session.service")
 

@@ -28,10 +28,10 @@ from reasonix_acp.machines.steer import Refusal, SteerMachine
 from reasonix_acp.machines.turn import State as TurnState
 from reasonix_acp.protocol.errors import InvalidParams, InvalidRequest
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.reasonix_io.inbox import InboxEmptyText, InboxError, SessionInbox
+from reasonix_acp.reasonix_io.steering import texts
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
-from reasonix_acp.vendor.inbox import InboxEmptyText, InboxError, SessionInbox
-from reasonix_acp.vendor.steering import texts
 
 InboxCall = Callable[[SessionInbox, Any], Any]
 

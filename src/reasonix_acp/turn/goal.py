@@ -31,12 +31,12 @@ from typing import Any
 from reasonix_acp.machines.goal import State
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.protocol.errors import InternalError
+from reasonix_acp.reasonix_io.goal import REASON_LIMIT, Goal, Runtime
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 from reasonix_acp.turn.instructions import CONTINUE_NOTE
 from reasonix_acp.turn.runner import TurnReport, TurnRunner
-from reasonix_acp.vendor.goal import REASON_LIMIT, Goal, Runtime
 
 METHOD = "session/prompt"
 GOAL_TOOL = "goal_update"
@@ -93,7 +93,7 @@ class GoalEnd:
     """How a goal's run ended: the last turn's report, the status row to show, and why."""
 
     report: TurnReport
-    status_key: str | None = None  # the status row (vendor/status.py FINISH); None: the outcome's
+    status_key: str | None = None  # the status row (reasonix_io/status.py FINISH); None: the outcome's
     reason: str | None = None
 
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
+from reasonix_acp.reasonix_io import recovery
+from reasonix_acp.reasonix_io.readiness import DEFAULT_GUIDANCE
 from reasonix_acp.session import commands
 from reasonix_acp.session.history import flatten
 from reasonix_acp.session.live import Session
-from reasonix_acp.vendor import recovery
-from reasonix_acp.vendor.readiness import DEFAULT_GUIDANCE
 
 METHOD = "session/prompt"
 ACTIONS = (None, "final_readiness_recovery", "protocol_recovery")

@@ -38,6 +38,8 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.reasonix_io.goal import Markers
+from reasonix_acp.reasonix_io.readiness import Obligations
 from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.session import projector
 from reasonix_acp.session.gauge import Gauge
@@ -54,8 +56,6 @@ from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
 from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
-from reasonix_acp.vendor.goal import Markers
-from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.runner")
 
@@ -151,7 +151,7 @@ class TurnRunner:
         self.cost: float | None = None  # what this turn's model calls cost, when priced
         self.tokens = 0  # model tokens of this turn, every run of it
         self.requests = 0  # model calls of this turn
-        # Goal mode: markers the model may write are cut from what is shown (vendor/goal.py).
+        # Goal mode: markers the model may write are cut from what is shown (reasonix_io/goal.py).
         self.markers: Markers | None = Markers() if self.mode == "goal" else None
         self._produced = False
         self.finish = ""  # the last model call's finish reason, when the provider gave one

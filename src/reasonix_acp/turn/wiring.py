@@ -21,6 +21,7 @@ from reasonix_acp.project.skill_tool import SkillTool
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.providers.base import UsageReport
+from reasonix_acp.reasonix_io.readiness import Obligations
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.ask import AskUser, PresentPlan
@@ -33,7 +34,6 @@ from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.goal import GoalUpdate
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.runner import TurnRunner, TurnSettings
-from reasonix_acp.vendor.readiness import Obligations
 
 log = logging.getLogger("reasonix_acp.turn.wiring")
 

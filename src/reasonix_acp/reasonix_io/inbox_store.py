@@ -1,5 +1,5 @@
 """The inbox sidecar file: errors, schema, durable transactions and the primitives one inbox
-mutation is made of (`Tx`). `reasonix_acp.vendor.inbox` builds the inbox and its rules on top.
+mutation is made of (`Tx`). `reasonix_acp.reasonix_io.inbox` builds the inbox and its rules on top.
 
 Invariants:
 - `inbox.sqlite3` is a file of its own, versioned apart from the session store with its own
@@ -31,7 +31,7 @@ from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
 from reasonix_acp.protocol.errors import PeerError
 from reasonix_acp.sqlite import connect, private_dir
 
-log = logging.getLogger("reasonix_acp.vendor.inbox")
+log = logging.getLogger("reasonix_acp.reasonix_io.inbox")
 
 DB_NAME = "inbox.sqlite3"
 # The schemaVersion an InboxSnapshot reports (the wire's, not the file's user_version).

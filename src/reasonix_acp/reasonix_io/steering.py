@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_acp.machines.steer import UNAPPLIED_REASON
-from reasonix_acp.vendor.inbox import SessionInbox
+from reasonix_acp.reasonix_io.inbox import SessionInbox
 
 
 class SteerDesk:

@@ -42,7 +42,7 @@ from reasonix_acp.machines.inbox import ItemMachine, State
 
 # The two errors a caller maps (InboxEmptyText to -32602, every other InboxError to -32600);
 # the specific sentinels live in inbox_store.
-from reasonix_acp.vendor.inbox_store import (
+from reasonix_acp.reasonix_io.inbox_store import (
     ITEM_COLUMNS,
     SNAPSHOT_SCHEMA_VERSION,
     InboxBodyEmpty,
@@ -58,8 +58,8 @@ from reasonix_acp.vendor.inbox_store import (
     compact,
     meta,
 )
-from reasonix_acp.vendor.inbox_store import InboxEmptyText as InboxEmptyText
-from reasonix_acp.vendor.inbox_store import InboxError as InboxError
+from reasonix_acp.reasonix_io.inbox_store import InboxEmptyText as InboxEmptyText
+from reasonix_acp.reasonix_io.inbox_store import InboxError as InboxError
 
 MAX_ITEMS = 64
 MAX_ITEM_BYTES = 4 * 1024 * 1024

@@ -155,7 +155,7 @@ class StatusTracker:
         self.save = save  # keeps the status across restarts: at each turn's start and end
         # What confines commands now (tools/sandbox.Sandbox.status); None: nothing does.
         self.sandbox: Callable[[], dict[str, Any]] | None = None
-        self.goal: Callable[[], dict[str, Any]] | None = None  # vendor/goal.Goal.status_object
+        self.goal: Callable[[], dict[str, Any]] | None = None  # reasonix_io/goal.Goal.status_object
         self.sequence = 0
         self.state = "idle"
         self.phase = "idle"
