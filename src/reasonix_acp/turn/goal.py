@@ -93,7 +93,9 @@ class GoalEnd:
     """How a goal's run ended: the last turn's report, the status row to show, and why."""
 
     report: TurnReport
-    status_key: str | None = None  # the status row (reasonix_io/status.py FINISH); None: the outcome's
+    status_key: str | None = (
+        None  # the status row (reasonix_io/status.py FINISH); None: the outcome's
+    )
     reason: str | None = None
 
 
