@@ -156,6 +156,7 @@ class Scenario:
         self.items: list[str] = []
         self.runs: list[str] = []
         self.compactions: list[str] = []
+        self.messages: list[str] = []
         self.recoveries: list[str] = []
 
     def substitute(self, node: Any) -> Any:
@@ -175,6 +176,13 @@ class Scenario:
         compaction = update.get("compactionId") if isinstance(update, dict) else None
         if isinstance(compaction, str) and compaction not in self.compactions:
             self.compactions.append(compaction)  # random: named by order, `<compaction-1>` ...
+        message = update.get("messageId") if isinstance(update, dict) else None
+        if (
+            isinstance(message, str)
+            and message not in self.messages
+            and message not in self.compactions
+        ):
+            self.messages.append(message)  # random: named by order, `<message-1>` ...
         result = frame.get("result")
         if (
             methods.get(frame.get("id")) == "session/new"
@@ -209,6 +217,8 @@ class Scenario:
                 node = node.replace(run, f"<run-{i}>")
             for i, compaction in enumerate(self.compactions, 1):
                 node = node.replace(compaction, f"<compaction-{i}>")
+            for i, message in enumerate(self.messages, 1):
+                node = node.replace(message, f"<message-{i}>")
             # The agent's interpreter, however its launcher names it (python, python3, python3.11)
             node = INTERPRETER.sub("<python>", node)
             for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):

@@ -75,7 +75,8 @@ class Session:
         self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
         self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
-        self.templates: dict[str, Template] = {}  # text-delta kind → its frame (service.send)
+        # text-delta kind → (its message's id, the frame for its chunks) (service.send)
+        self.templates: dict[str, tuple[str | None, Template]] = {}
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
         self.servers: ServerSet | None = None  # while the session has MCP servers
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)

@@ -4,9 +4,12 @@ user's own words (`user_message`) are replayed but never echoed live, since the 
 shows what its user typed (`live_updates`).
 
 Transcript events (kind, body), as stored:
-  user_message      {"content": [ContentBlock, ...]}
-  agent_thought     {"text": str}            a run of thought deltas (live: one event per delta)
-  agent_message     {"text": str}            a run of reply deltas
+  user_message      {"content": [ContentBlock, ...], "messageId"?}
+  agent_thought     {"text": str, "messageId"?}   a run of thought deltas (live: one per delta)
+  agent_message     {"text": str, "messageId"?}   a run of reply deltas
+                    `messageId` names the message its chunks belong to, live and replayed alike;
+                    one message's run may be stored as consecutive events with the same id.
+                    Events stored before ids were kept replay without one.
   tool_call         {"toolCallId", "title", "name", "kind", "status": "pending", "locations"?,
                      "rawInput"?}
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
@@ -24,6 +27,8 @@ the model saw) and never sent. Everything the projector emits is a shape of the 
 from __future__ import annotations
 
 from typing import Any
+
+from reasonix_acp.ids import uuid4
 
 REPLAYED = (
     "user_message",
@@ -52,8 +57,12 @@ class Fallback(dict[str, Any]):
     instead_of: str
 
 
-def fallback(instead_of: str, text: str) -> Fallback:
-    update = Fallback(sessionUpdate="agent_message_chunk", content={"type": "text", "text": text})
+def fallback(instead_of: str, text: str, message_id: str) -> Fallback:
+    update = Fallback(
+        sessionUpdate="agent_message_chunk",
+        content={"type": "text", "text": text},
+        messageId=message_id,
+    )
     update.instead_of = instead_of
     return update
 
@@ -62,17 +71,26 @@ def compacted_text(body: dict[str, Any]) -> str:
     return f"\n\n[compacted {body.get('compacted', 0)} earlier messages to save context]\n\n"
 
 
+MESSAGES = ("user_message", "agent_thought", "agent_message")
+
+
+def named(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A message event with its `messageId`: a new one when it has none yet."""
+    if kind in MESSAGES and "messageId" not in body:
+        return {**body, "messageId": uuid4()}
+    return body
+
+
 def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    message_id = body.get("messageId")
     if kind == "user_message":
+        named = {"messageId": message_id} if type(message_id) is str else {}
         return [
-            {"sessionUpdate": "user_message_chunk", "content": block}
+            {"sessionUpdate": "user_message_chunk", "content": block, **named}
             for block in body.get("content", [])
         ]
     if kind in RUN_UPDATES:
-        text = body["text"]
-        if isinstance(text, str):
-            return [chunk(kind, text)]
-        return [{"sessionUpdate": RUN_UPDATES[kind], "content": {"type": "text", "text": text}}]
+        return [chunk(kind, body["text"], message_id if type(message_id) is str else None)]
     if kind in ("tool_call", "tool_call_update"):
         update = {
             "sessionUpdate": kind,
@@ -91,7 +109,9 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             "status": "completed",
             "summary": [summary],
         }
-        return [done, fallback("compaction", compacted_text(body))]
+        # The fallback text is a message of its own, named after the compaction (the same id
+        # live and replayed).
+        return [done, fallback("compaction", compacted_text(body), body["compactionId"])]
     if kind == "extension_surface":
         # lazy: start-up
         from reasonix_acp.plugins import surface as extension_surface
@@ -109,16 +129,20 @@ def well_formed(kind: str, body: dict[str, Any]) -> bool:
 
 
 def _text(body: dict[str, Any]) -> bool:
-    return type(body.get("text")) is str
+    return type(body.get("text")) is str and _optional(body, "messageId", str)
 
 
 def _blocks(body: dict[str, Any]) -> bool:
     content = body.get("content")
-    return type(content) is list and all(
-        type(block) is dict
-        and type(block.get("type")) is str
-        and (block["type"] != "text" or type(block.get("text")) is str)
-        for block in content
+    return (
+        type(content) is list
+        and _optional(body, "messageId", str)
+        and all(
+            type(block) is dict
+            and type(block.get("type")) is str
+            and (block["type"] != "text" or type(block.get("text")) is str)
+            for block in content
+        )
     )
 
 
@@ -187,12 +211,16 @@ class Delta(dict[str, Any]):
     """A text delta's update: a plain dict to everything that reads it, and a type the sender
     recognises at once to write it from a template (service.Sessions.send)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("message_id", "text")
     text: str
+    message_id: str | None
 
 
-def chunk(kind: str, text: str) -> Delta:
+def chunk(kind: str, text: str, message_id: str | None) -> Delta:
     """The update for one delta (the streaming hot path calls this directly)."""
     update = Delta(sessionUpdate=RUN_UPDATES[kind], content={"type": "text", "text": text})
+    if message_id is not None:
+        update["messageId"] = message_id
     update.text = text
+    update.message_id = message_id
     return update

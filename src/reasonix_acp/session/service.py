@@ -31,7 +31,7 @@ from reasonix_acp.providers import discovery
 from reasonix_acp.reasonix_io.inbox import InboxError
 from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates
+from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates, named
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
@@ -141,13 +141,13 @@ class Sessions:
         if type(update) is Delta:
             # The streaming hot path: the same bytes, from the session's template for this kind.
             kind = update["sessionUpdate"]
-            template = session.templates.get(kind)
-            if template is None:
-                slot = {"sessionUpdate": kind, "content": {"type": "text", "text": Template.SLOT}}
+            known = session.templates.get(kind)
+            if known is None or known[0] != update.message_id:  # once per message
+                slot = dict(update, content={"type": "text", "text": Template.SLOT})
                 params = {"sessionId": session.id, "update": slot}
-                template = Template(notification(SESSION_UPDATE, params))
-                session.templates[kind] = template
-            return template.fill(update.text)
+                known = (update.message_id, Template(notification(SESSION_UPDATE, params)))
+                session.templates[kind] = known
+            return known[1].fill(update.text)
         if not self._shown(update):
             return None
         return encode(notification(SESSION_UPDATE, {"sessionId": session.id, "update": update}))
@@ -178,6 +178,7 @@ class Sessions:
 
     def show(self, session: Session, events: Events, turn: int) -> None:
         """Send events as a live turn does, and keep them in the transcript."""
+        events = [(kind, named(kind, body)) for kind, body in events]
         for kind, body in events:
             for update in live_updates(kind, body):
                 self.send(session, update)

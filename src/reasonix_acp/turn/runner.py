@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
@@ -160,6 +161,7 @@ class TurnRunner:
         self._ended: set[str] = set()
         self._run_kind: str | None = None
         self._run_parts: list[str] = []
+        self._message: tuple[str, str] | None = None  # the streamed message: (kind, messageId)
         self._open_calls: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.plan: list[dict[str, Any]] | None = None
@@ -193,7 +195,9 @@ class TurnRunner:
                 }
             )
         else:
+            self._end_message()  # a message of its own
             self.record("agent_message", {"text": f"\n\n[warning] {text}{end}"})
+            self._end_message()
 
     def _paused(self, outcome: Outcome, warning: str, usage: UsageReport) -> TurnReport:
         self.warn(warning, PAUSED[outcome], end="")
@@ -218,25 +222,33 @@ class TurnRunner:
         if kind == "tool_call":
             self._started.add(body["toolCallId"])
         if kind in projector.RUN_UPDATES:
-            self.emit(projector.chunk(kind, body["text"]))
-        else:
-            for update in projector.live_updates(kind, body):
-                self.emit(update)
-        if kind in projector.RUN_UPDATES:
             # Consecutive deltas of one kind are stored as one event, joined once at the end
             # of the run (joining as they come would copy the text once per delta).
             if kind != self._run_kind:
                 self._close_run()
                 self._run_kind = kind
+            if self._message is None or self._message[0] != kind:
+                self._message = (kind, uuid4())
+            self.emit(projector.chunk(kind, body["text"], self._message[1]))
             self._run_parts.append(body["text"])
             return
-        self._close_run()
+        self._end_message()
+        body = projector.named(kind, body)
+        for update in projector.live_updates(kind, body):
+            self.emit(update)
         self._pending.append((kind, dict(body)))
 
     def _close_run(self) -> None:
-        if self._run_kind is not None:
-            self._pending.append((self._run_kind, {"text": "".join(self._run_parts)}))
+        if self._run_kind is not None and self._message is not None:
+            text = "".join(self._run_parts)
+            self._pending.append((self._run_kind, {"text": text, "messageId": self._message[1]}))
             self._run_kind, self._run_parts = None, []
+
+    def _end_message(self) -> None:
+        """The message being streamed is over: the next delta starts another (a new id). A
+        flush alone does not end it: its next deltas are stored as a new event, same id."""
+        self._close_run()
+        self._message = None
 
     def flush(self) -> None:
         """Store what the turn showed since the last flush, after the messages the model's
@@ -439,6 +451,7 @@ class TurnRunner:
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         request = await self._fitted()
+        self._end_message()  # each reply is a message of its own
         text: list[str] = []
         calls: list[ToolCallRequest] = []
         self._produced = False
