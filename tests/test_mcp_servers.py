@@ -21,6 +21,7 @@ from acp.schema import (
     ClientCapabilities,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
+    ElicitationUrlCapabilities,
     RequestPermissionResponse,
     TextContentBlock,
 )
@@ -82,6 +83,7 @@ class StandIn:
         self.asked: list[Any] = []
         self.elicitations: list[Any] = []
         self.interactions: list[dict[str, Any]] = []
+        self.completed: list[str] = []
         self.elicitation = elicitation or {"action": "cancel"}
 
     def on_connect(self, conn: Any) -> None:
@@ -101,6 +103,9 @@ class StandIn:
     async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
         self.elicitations.append({"message": message, "mode": mode, **kwargs})
         return self.elicitation
+
+    async def complete_elicitation(self, elicitation_id: str, **kwargs: Any) -> None:
+        self.completed.append(elicitation_id)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.interactions.append({"method": method, **params})
@@ -251,6 +256,41 @@ OPT_IN = ClientCapabilities(
     field_meta={"reasonix.io": {"mcpInteraction": {"supported": True, "schemaVersion": 1}}}
 )
 FORMS = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
+URLS = ClientCapabilities(elicitation=ElicitationCapabilities(url=ElicitationUrlCapabilities()))
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "advertised"),
+    [(None, "none"), (FORMS, "form,url"), (URLS, "form,url"), (OPT_IN, "form,url")],
+)
+async def test_servers_hear_the_host_can_elicit_only_when_the_client_can_answer(
+    tmp_path: Path, capabilities: Any, advertised: str
+) -> None:
+    client = await run_prompt(
+        tmp_path, [stdio("s")], [("mcp__s__can_elicit", {})], client=None, capabilities=capabilities
+    )
+    assert client.results() == [("completed", advertised)]
+
+
+async def test_a_url_elicitation_that_completes_is_announced_to_the_client(
+    tmp_path: Path,
+) -> None:
+    client = StandIn({"action": "accept"})
+    calls = [("mcp__s__ask", {"url": "https://example.com/login"})]
+    await run_prompt(tmp_path, [stdio("s")], calls, client, URLS)
+    assert client.results() == [("completed", "url:accept")]
+    (asked,) = client.elicitations
+    assert str(asked["mode"].url) == "https://example.com/login"
+    assert asked["mode"].elicitation_id == "el-1"
+    assert client.completed == ["el-1"]
+
+
+async def test_a_declined_url_elicitation_is_not_announced(tmp_path: Path) -> None:
+    client = StandIn({"action": "decline"})
+    calls = [("mcp__s__ask", {"url": "https://example.com/login"})]
+    await run_prompt(tmp_path, [stdio("s")], calls, client, URLS)
+    assert client.results() == [("completed", "url:decline")]
+    assert client.completed == []
 
 
 @pytest.mark.parametrize(
@@ -261,7 +301,13 @@ FORMS = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationF
         (OPT_IN, {"action": "maybe"}, "cancel", "vendor"),
         (FORMS, {"action": "accept", "content": {"colour": "blue"}}, "accept:blue", "standard"),
         (FORMS, {"action": "decline"}, "decline", "standard"),
-        (None, {"action": "accept", "content": {"colour": "red"}}, "cancel", "none"),
+        # The server was not told the host can elicit: it does not ask (its own SDK refuses).
+        (
+            None,
+            {"action": "accept", "content": {"colour": "red"}},
+            "Elicitation not supported",
+            "none",
+        ),
     ],
 )
 async def test_elicitation_routes(
@@ -269,7 +315,10 @@ async def test_elicitation_routes(
 ) -> None:
     client = StandIn(reply)
     await run_prompt(tmp_path, [stdio("s")], [("mcp__s__ask", {})], client, capabilities)
-    assert client.results() == [("completed", expected)]
+    if route == "none":
+        assert client.results() == [("failed", f"MCP server s: {expected}")]
+    else:
+        assert client.results() == [("completed", expected)]
     if route == "vendor":
         (asked,) = client.interactions
         # The SDK hands extension methods over without their leading underscore.

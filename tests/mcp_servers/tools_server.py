@@ -2,7 +2,8 @@
 
 Tools: `echo` (its text back), `cwd` (the server's working directory; marked read-only), `env` (one variable),
 `add_tool` (registers `late` and sends tools/list_changed), `ask` (an elicitation: a form, or a
-URL with `url=`), and `pid` (the server's process id, for the reaping tests). Prompt, with
+URL with `url=`, whose completion it announces once accepted), `can_elicit` (the elicitation
+modes the host advertised), and `pid` (the server's process id, for the reaping tests). Prompt, with
 TEST_MCP_PROMPTS set: `review` (`path`, and `focus`, by default "bugs").
 """
 
@@ -60,11 +61,23 @@ async def ask(ctx: Context, url: str = "") -> str:
     """Ask the user for a colour (a form), or to visit a URL."""
     if url:
         result = await ctx.elicit_url("Visit this page", url, "el-1")
+        if result.action == "accept":  # the user went through with it, out of band
+            await ctx.session.send_elicit_complete("el-1")
         return f"url:{result.action}"
     answer = await ctx.elicit("Which colour?", Answer)
     if answer.action == "accept":
         return f"accept:{answer.data.colour}"
     return answer.action
+
+
+@server.tool()
+async def can_elicit(ctx: Context) -> str:
+    """The elicitation modes the host said it supports, or `none`."""
+    caps = ctx.session.client_capabilities
+    found = caps.elicitation if caps is not None else None
+    if found is None:
+        return "none"
+    return ",".join(mode for mode in ("form", "url") if getattr(found, mode, None) is not None)
 
 
 @server.tool()

@@ -15,6 +15,10 @@ Rules:
   scheme other than http(s) all resolve as `cancel`. Content is kept only with `accept`.
 - The decision is written to the transcript (an `mcp_interaction` event: server, mode, action,
   and the names of the fields answered, never their values) before the server gets its answer.
+- A URL elicitation put to the client with `elicitation/create` and accepted is followed by
+  `elicitation/complete` when its server says the interaction is done (MCP
+  `notifications/elicitation/complete` with the same id); a completion for an elicitation the
+  client never saw, or saw through the vendor route, is not forwarded.
 - One `TurnInteractions` belongs to one turn. When the turn ends, questions still open are
   answered `cancel` and later replies cannot reach another turn: their request is cancelled,
   and a new turn has its own object.
@@ -28,7 +32,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlparse
 
-from reasonix_acp.generated.methods import ELICITATION_CREATE, REASONIX_MCP_REQUEST_INTERACTION
+from reasonix_acp.generated.methods import (
+    ELICITATION_COMPLETE,
+    ELICITATION_CREATE,
+    REASONIX_MCP_REQUEST_INTERACTION,
+)
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 from reasonix_acp.protocol.handshake import ClientFeatures
 
@@ -38,6 +46,7 @@ CANCEL: dict[str, Any] = {"action": "cancel"}
 ACTIONS = ("accept", "decline", "cancel")
 Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
 Record = Callable[[dict[str, Any]], None]  # writes the decision to the transcript, durably
+Notify = Callable[[str, dict[str, Any]], None]  # a notification to the client
 
 
 def safe_url(url: Any) -> bool:
@@ -62,6 +71,7 @@ class TurnInteractions:
         turn_id: str,
         record: Record,
         call_id: Callable[[], str] = lambda: "",
+        notify: Notify | None = None,
     ) -> None:
         self.request = request
         self.client = client
@@ -70,6 +80,8 @@ class TurnInteractions:
         self.turn_id = turn_id
         self.record = record
         self.call_id = call_id
+        self.notify = notify
+        self._urls: set[tuple[str, str]] = set()  # (server, elicitationId) the client accepted
         self.closed = False
         self._open: set[asyncio.Task[dict[str, Any]]] = set()
 
@@ -128,7 +140,16 @@ class TurnInteractions:
         except (RemoteError, ConnectionClosed, AcpError) as exc:
             log.warning("%s failed (%s); the MCP server gets cancel", method, exc)
             return CANCEL
-        return answer_of(reply)
+        answer = answer_of(reply)
+        if method == ELICITATION_CREATE and mode == "url" and answer["action"] == "accept":
+            self._urls.add((server, body["elicitationId"]))
+        return answer
+
+    def completed(self, server: str, elicitation_id: str) -> None:
+        """The server says a URL elicitation is done: the client hears it once."""
+        if (server, elicitation_id) in self._urls and self.notify is not None:
+            self._urls.discard((server, elicitation_id))
+            self.notify(ELICITATION_COMPLETE, {"elicitationId": elicitation_id})
 
     def _vendor(self, server: str, mode: str, params: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {

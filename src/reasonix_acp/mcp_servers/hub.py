@@ -15,10 +15,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import shown_url
-from reasonix_acp.mcp_servers.link import Elicit, Link
+from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.mcp_servers.naming import model_name
 
 if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.elicit import TurnInteractions
     from reasonix_acp.mcp_servers.tools import McpTool
 
 
@@ -30,15 +31,29 @@ def merged(
 
 
 class ServerSet:
-    def __init__(self, specs: list[dict[str, Any]], cwd: str) -> None:
+    def __init__(self, specs: list[dict[str, Any]], cwd: str, elicits: bool = False) -> None:
+        """`elicits`: the client can answer an elicitation (it advertised `elicitation`, or
+        opted in to the `_reasonix.io` MCP interaction); only then are servers told the host
+        can elicit (the MCP `elicitation` capability)."""
         self.cwd = cwd
-        self.elicit: Elicit | None = None  # set by the running turn; None: elicitations cancel
-        self.links = {s["name"]: Link(s, cwd, self._elicit) for s in specs}
+        # Set by the running turn; None: elicitations cancel, completions go nowhere.
+        self.elicit: TurnInteractions | None = None
+        self.elicits = elicits
+        self.links = {s["name"]: self._link(s) for s in specs}
+
+    def _link(self, spec: dict[str, Any]) -> Link:
+        if not self.elicits:
+            return Link(spec, self.cwd)
+        return Link(spec, self.cwd, self._elicit, self._completed)
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.elicit is None:
             return {"action": "cancel"}
         return await self.elicit(server, params)
+
+    def _completed(self, server: str, elicitation_id: str) -> None:
+        if self.elicit is not None:
+            self.elicit.completed(server, elicitation_id)
 
     def __bool__(self) -> bool:
         return bool(self.links)

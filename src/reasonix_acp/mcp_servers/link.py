@@ -30,14 +30,25 @@ CONNECT_TIMEOUT = 20.0
 STOP_TIMEOUT = 5.0
 # (server name, elicitation params as a dict) → the MCP ElicitResult as a dict
 Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+# (server name, elicitation id): the server said a URL elicitation is complete
+Completed = Callable[[str, str], None]
+ELICITATION_COMPLETE = "notifications/elicitation/complete"
 
 
 class Link:
-    def __init__(self, spec: dict[str, Any], cwd: str, elicit: Elicit | None = None) -> None:
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        cwd: str,
+        elicit: Elicit | None = None,
+        completed: Completed | None = None,
+    ) -> None:
+        """Without `elicit` the server is not told the host can elicit."""
         self.spec = spec
         self.name: str = spec["name"]
         self.cwd = cwd
         self.elicit = elicit
+        self.completed = completed
         self.state = "stopped"  # connecting | connected | failed | stopped
         self.error: str | None = None
         self.tools: list[Any] = []  # mcp.types.Tool
@@ -179,6 +190,10 @@ class Link:
         method = getattr(message, "method", None)
         if method == "notifications/tools/list_changed":
             self._stale = True
+        elif method == ELICITATION_COMPLETE and self.completed is not None:
+            found = getattr(getattr(message, "params", None), "elicitation_id", None)
+            if isinstance(found, str):
+                self.completed(self.name, found)
         elif isinstance(message, Exception):
             log.warning("MCP server %r sent something unreadable: %s", self.name, message)
 

@@ -193,6 +193,14 @@ class Agent:
             store, config, self._provider_factory(config), self._notify, self._reload_config
         )
         runtime.status_wanted = lambda: bool(self.client is not None and self.client.status_updates)
+        runtime.elicits = lambda: bool(
+            self.client is not None
+            and (
+                self.client.elicitation_form
+                or self.client.elicitation_url
+                or self.client.mcp_interaction
+            )
+        )
         sessions = Sessions(store, runtime, self._notify, self._request)
         sessions.surfaces_wanted = lambda: bool(
             self.client is not None and self.client.extension_surface

@@ -53,6 +53,8 @@ class Runtime:
         self._inboxes: InboxStore | None = None
         # Whether the client opted in to status update notifications; set by the agent.
         self.status_wanted: Callable[[], bool] = lambda: False
+        # Whether the client can answer an MCP server's elicitation; set by the agent.
+        self.elicits: Callable[[], bool] = lambda: False
 
     @property
     def config(self) -> Config:
@@ -129,7 +131,8 @@ class Runtime:
         client = session.record.mcp_servers
         if not config_servers and not client:
             return
-        session.servers = ServerSet(merged(config_servers, client), session.record.cwd)
+        specs = merged(config_servers, client)
+        session.servers = ServerSet(specs, session.record.cwd, elicits=self.elicits())
         session.servers.start()
 
     def rebuilt(self, session: Session) -> tuple[Settings, Provider, str]:

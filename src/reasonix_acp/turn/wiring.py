@@ -207,6 +207,7 @@ class Wiring:
             turn_id=str(runner.turn),
             record=runner.record_decision,
             call_id=lambda: runner.context.call_id,
+            notify=self.sessions.notify,
         )
         servers.elicit = interactions
         return interactions
