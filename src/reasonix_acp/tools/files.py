@@ -3,7 +3,8 @@ in tools/search.py.
 
 Each declares the access it needs for the path it touches (`access`), which the turn runner
 checks against the session's preset before running it; the tools themselves only do the work.
-Writes and edits return `diff` content (`oldText: null` for a new file). Reads and writes go
+Writes and edits return `diff` content (`oldText: null` for a new file), and say it before they
+run (`proposed`: the permission question shows it). Reads and writes go
 through the client's file system when it offers one (tools/bridge.py).
 """
 
@@ -193,15 +194,20 @@ class WriteFile:
     def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
         return [{"path": self.target(args, ctx)}]
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def proposed(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """The change it would make, as `diff` content (`oldText: null`: a new file)."""
         real = self.target(args, ctx)
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolFailed("`content` must be a string")
         old = await _load(ctx, real) if os.path.isfile(real) else None
-        await _store(ctx, real, content)
-        diff = {"type": "diff", "path": real, "oldText": old, "newText": content}
-        verb = "created" if old is None else "replaced"
+        return {"type": "diff", "path": real, "oldText": old, "newText": content}
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        diff = await self.proposed(args, ctx)
+        real = diff["path"]
+        await _store(ctx, real, diff["newText"])
+        verb = "created" if diff["oldText"] is None else "replaced"
         return ToolResult(text=f"{verb} {ctx.workspace.display(real)}", content=[diff])
 
 
@@ -235,7 +241,8 @@ class EditFile:
     def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
         return [{"path": self.target(args, ctx)}]
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def proposed(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """The change it would make, as `diff` content; ToolFailed when an edit cannot apply."""
         real = self.target(args, ctx)
         edits = args.get("edits")
         if not isinstance(edits, list) or not edits:
@@ -261,10 +268,15 @@ class EditFile:
             new = new.replace(edit["old_text"], edit["new_text"], 1)
         if crlf:
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
-        await _store(ctx, real, new)
-        diff = {"type": "diff", "path": real, "oldText": old, "newText": new}
+        return {"type": "diff", "path": real, "oldText": old, "newText": new}
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        diff = await self.proposed(args, ctx)
+        real = diff["path"]
+        await _store(ctx, real, diff["newText"])
+        shown = ctx.workspace.display(real)
         return ToolResult(
-            text=f"edited {ctx.workspace.display(real)} ({len(edits)} replacements)", content=[diff]
+            text=f"edited {shown} ({len(args['edits'])} replacements)", content=[diff]
         )
 
 

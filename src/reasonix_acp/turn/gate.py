@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasonix_acp.redact import scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed
 from reasonix_acp.tools.command_line import CommandLine, parse
 from reasonix_acp.tools.provable import FREE, Proof
@@ -228,10 +229,28 @@ class Gate:
             ):
                 return allowed
         what = _what(access, scope)
+        if hasattr(tool, "proposed"):
+            shown = await self._with_change(tool, args, shown, context, real)
         choice = await self._ask(shown, _options(f"Allow {what}", f"Reject {what}"))
         if choice in ("allow_always", "reject_always"):
             self.grants.append((access, scope, choice == "allow_always"))
         return choice in ("allow_once", "allow_always")
+
+    async def _with_change(
+        self,
+        tool: Any,
+        args: dict[str, Any],
+        shown: dict[str, Any],
+        context: ToolContext,
+        real: str,
+    ) -> dict[str, Any]:
+        """The question with the change a write or edit would make (`diff` content), for the
+        editor to preview before the user decides. A change that cannot be made fails here,
+        unasked (ToolFailed). A file the agent may not read unasked is not read to show it."""
+        if needs_permission(self.preset(), "read", context.workspace.inside(real)):
+            return shown
+        diff = scrub_known_in(await tool.proposed(args, context))
+        return {**shown, "content": [diff]}
 
     async def _command_line(
         self, args: dict[str, Any], shown: dict[str, Any], context: ToolContext
