@@ -72,9 +72,8 @@ def test_a_write_and_an_edit_show_their_diff_before_the_user_decides(tmp_path: P
         [{"type": "diff", "path": fresh, "oldText": None, "newText": "first\n"}],
         [{"type": "diff", "path": notes, "oldText": "all new\n", "newText": "edited\n"}],
     ]
-    assert [q["locations"] for q in questions] == [[{"path": notes}], [{"path": fresh}]] + [
-        [{"path": notes}]
-    ]
+    where = [[{"path": notes}], [{"path": fresh}], [{"path": notes}]]
+    assert [q["locations"] for q in questions] == where
     assert (ws / "notes.txt").read_text() == "edited\n"
 
 

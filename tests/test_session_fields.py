@@ -134,3 +134,37 @@ def test_the_mode_config_option_and_modes_change_together(tmp_path: Path) -> Non
     assert refused["error"]["code"] == -32602
     assert "one of: normal, plan, goal" in refused["error"]["message"]
     assert c.close() == 0
+
+
+def test_the_legacy_models_block_matches_the_model_option(tmp_path: Path) -> None:
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'models = ["small", "large"]\n',
+        encoding="utf-8",
+    )
+    c = Client(tmp_path, "--model", "offline")
+    c.result("initialize", {"protocolVersion": 1})
+    cwd = c.scenario.vars["CWD"]
+    opened = c.result("session/new", {"cwd": cwd, "mcpServers": []})
+    sid = opened["sessionId"]
+
+    def agrees(result: dict[str, Any]) -> str:
+        option = next(o for o in result["configOptions"] if o["id"] == "model")
+        models = result["models"]
+        assert [m["modelId"] for m in models["availableModels"]] == [
+            o["value"] for o in option["options"]
+        ]
+        assert models["currentModelId"] == option["currentValue"]
+        current: str = models["currentModelId"]
+        return current
+
+    assert agrees(opened) == "offline/default"
+    assert len(opened["models"]["availableModels"]) == 3
+    c.result("session/set_model", {"sessionId": sid, "modelId": "local/large"})
+    loaded = c.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    assert agrees(loaded) == "local/large"
+    resumed = c.result("session/resume", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    assert agrees(resumed) == "local/large"
+    assert c.close() == 0

@@ -80,6 +80,18 @@ def modes_state(current: str) -> dict[str, Any]:
     }
 
 
+def models_state(config: Config, current: str) -> dict[str, Any]:
+    """The legacy `models` block (vendor schema legacy.json): the `model` option's values, for
+    hosts that read `availableModels` instead of the config option."""
+    return {
+        "currentModelId": current,
+        "availableModels": [
+            {"modelId": m, "name": m, "description": m.partition("/")[0]}
+            for m in model_options(config, current)
+        ],
+    }
+
+
 def model_options(config: Config, current: str) -> list[str]:
     ids = config.model_ids()
     if current not in ids:

@@ -225,7 +225,9 @@ class Session:
         return [mode, self.config_update()]
 
     def opening_result(self) -> dict[str, Any]:
+        model = self.queued.get("model", self.record.model)
         return {
             "modes": controls.modes_state(self.record.mode),
+            "models": controls.models_state(self.config, model),
             "configOptions": self.options(),
         }

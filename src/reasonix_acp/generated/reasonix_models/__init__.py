@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# and schema/vendor/*.json (sha256 199f18cd69898a9041a93517b8392db9e990856dd6df5aaf9a46cfad24fed823) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 """The generated classes, each in the module of the methods that need it (see
@@ -55,11 +55,14 @@ WHERE: dict[str, Any] = {
     "ReasonixInboxSnapshot": "reasonix_inbox_capacity",
     "ReasonixInboxUpdateRequest": "reasonix_inbox_update_request",
     "ReasonixInboxUpdateResponse": "reasonix_inbox_update_response",
+    "ReasonixLoadSessionResponse": "reasonix_load_session_response",
     "ReasonixMcpInteractionAgentCapability": "reasonix_extension_surface_agent_capability",
     "ReasonixMcpInteractionClientCapability": "reasonix_extension_surface_client_capability",
     "ReasonixMcpInteractionRequest": "reasonix_mcp_interaction_request",
     "ReasonixMcpInteractionResponse": "reasonix_mcp_interaction_response",
+    "ReasonixModelInfo": "reasonix_model_info",
     "ReasonixMoney": "reasonix_money",
+    "ReasonixNewSessionResponse": "reasonix_new_session_response",
     "ReasonixPromptEnvelope": "reasonix_prompt_invocation",
     "ReasonixPromptInvocation": "reasonix_prompt_invocation",
     "ReasonixPromptRefSnapshot": "reasonix_prompt_invocation",
@@ -69,10 +72,12 @@ WHERE: dict[str, Any] = {
     "ReasonixRateSnapshot": "reasonix_rate_snapshot",
     "ReasonixReloadExtensionsRequest": "reasonix_reload_extensions_request",
     "ReasonixReloadExtensionsResponse": "reasonix_reload_extensions_response",
+    "ReasonixResumeSessionResponse": "reasonix_resume_session_response",
     "ReasonixSandboxStatus": "reasonix_endpoint_at_open",
     "ReasonixSchemaVersionMarker": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxCapability": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxMethods": "reasonix_extension_surface_agent_capability",
+    "ReasonixSessionModelState": "reasonix_model_info",
     "ReasonixSessionReloadExtensionsCapability": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionStatus": "reasonix_endpoint_at_open",
     "ReasonixSessionStatusRequest": "reasonix_session_status_request",

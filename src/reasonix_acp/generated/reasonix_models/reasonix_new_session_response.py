@@ -1,0 +1,27 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+from reasonix_acp.generated.models.new_session_response import NewSessionResponse
+from reasonix_acp.generated.reasonix_models.reasonix_model_info import (
+    ReasonixSessionModelState,
+)
+
+
+class ReasonixNewSessionResponse(NewSessionResponse):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    models: ReasonixSessionModelState | None = None
+
+
+LENIENT_FIELDS: dict[str, Any] = {}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)
