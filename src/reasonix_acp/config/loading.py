@@ -28,6 +28,8 @@ runtime reload (`strict`) refuses it with a ValueError naming the key.
 MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of an ACP
 `mcpServers` entry (`command`, `args`, `env` for stdio; `type = "http"` or `"sse"`, `url`,
 `headers` otherwise); a server the client sends under the same name replaces it.
+A provider's `vision = true` (or a list of its model ids) says its models take images in prompts
+(`promptCapabilities.image`); an endpoint that lists a model's input modalities is believed too.
 `[context]` says how large models' contexts are and when a session compacts (config/context.py).
 `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
 `[goal] max_turns = 20, max_tokens = 2000000, max_seconds = 3600, no_progress_turns = 3` are
@@ -226,6 +228,11 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
         window = provider_window(table, name)
     except ValueError as exc:
         bad_table(strict, config.config_file, f"[providers.{name}] context_window", exc)
+    vision: bool | list[str] = False
+    try:
+        vision = _vision(table.get("vision", False))
+    except ValueError as exc:
+        bad_table(strict, config.config_file, f"[providers.{name}] vision", exc)
     prices: dict[str, float] = {}
     if price is not None:
         r = price.rates
@@ -241,7 +248,17 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
         currency=price.currency if price is not None else "USD",
         price=price,
         context_window=window,
+        vision=vision,
     )
+
+
+def _vision(value: Any) -> bool | list[str]:
+    """`vision = true` (every model of the provider takes images) or a list of its model ids."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [v.strip() for v in value]
+    raise ValueError("`vision` is true, false or a list of model ids")
 
 
 def _from_environment(config: Config, env: dict[str, str]) -> str | None:

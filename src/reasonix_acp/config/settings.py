@@ -51,6 +51,15 @@ class ProviderConfig:
     context_window: int | None = None  # `context_window` in its table: every model's size
     # Context sizes its endpoint reported, by bare model id (providers/discovery.py)
     reported: dict[str, int] = field(default_factory=dict)
+    vision: bool | list[str] = False  # `vision`: all its models take images, or these
+    sees: set[str] = field(default_factory=set)  # models its endpoint says take images
+
+    def takes_images(self, model: str) -> bool:
+        """Whether `model` (its bare id) takes images in prompts."""
+        if self.kind == "offline":
+            return True  # it describes what it was given
+        listed = self.vision if isinstance(self.vision, list) else []
+        return self.vision is True or model in listed or model in self.sees
 
     def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
         """What a call cost, or None when the provider has no prices."""
@@ -175,6 +184,19 @@ class Config:
         own = provider.context_window if provider is not None else None
         reported = provider.reported if provider is not None else {}
         return window_size(self.context, model_id, own, reported)
+
+    def takes_images(self, model_id: str) -> bool:
+        provider = self.provider_for(model_id)
+        return provider is not None and provider.takes_images(model_id.partition("/")[2])
+
+    def any_takes_images(self) -> bool:
+        """Whether a configured model takes images (`promptCapabilities.image`, said before any
+        session opens): the offline model, or one `vision` names. What an endpoint reports is
+        learnt later, for its sessions' prompts only."""
+        return any(
+            p.kind == "offline" or p.vision is True or bool(p.vision)
+            for p in self.providers.values()
+        )
 
     def model_ids(self) -> list[str]:
         return [f"{p.name}/{m}" for p in self.providers.values() for m in p.models]

@@ -63,6 +63,28 @@ def parse_windows(body: Any) -> dict[str, int]:
     return sizes
 
 
+def parse_vision(body: Any) -> set[str]:
+    """The model ids a /models answer says take images: OpenRouter's
+    `architecture.input_modalities`, `input_modalities` or `modalities` at the entry's top, or
+    `capabilities` naming "vision"."""
+    entries = body.get("data") or body.get("models") or [] if isinstance(body, dict) else body
+    seeing: set[str] = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id") or entry.get("name"), str):
+            continue
+        arch = entry.get("architecture")
+        said = [
+            (arch if isinstance(arch, dict) else {}).get("input_modalities"),
+            entry.get("input_modalities"),
+            entry.get("modalities"),
+        ]
+        listed = [x for x in said if isinstance(x, list)]
+        caps = entry.get("capabilities")
+        if any("image" in x for x in listed) or (isinstance(caps, list) and "vision" in caps):
+            seeing.add(str(entry.get("id") or entry.get("name")).strip())
+    return seeing
+
+
 def local_kind(body: Any) -> str | None:
     """ "llama.cpp" or "ollama" when a /models answer comes from one of them (their entries'
     `owned_by`), whose context size is asked for apart (`probe_window`)."""

@@ -7,6 +7,7 @@ characters of it):
   line, and after its result the reply "Planned N steps.";
 - after any other tool result, the reply "Tool result: <its first line>";
 - otherwise the reply "Offline reply: T", streamed word by word.
+It takes images: a prompt's images are named on T's line ("[1 image: image/png, 70 bytes]").
 Usage is reported as characters / 4 for prompt and completion tokens.
 
 Scripted behaviour (`acp --model offline --script FILE`): FILE is JSON Lines; line k is the
@@ -33,6 +34,7 @@ this fails the call with the same kind of error, so tests catch a history the re
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 from collections.abc import AsyncIterator
@@ -103,11 +105,38 @@ def _pieces(text: str, chunk: int | None) -> list[str]:
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    """The last user message's text; its images, when it has parts, as a note on its first
+    line ("[1 image: image/png, 70 bytes]")."""
     for message in reversed(messages):
         if message.get("role") == "user":
             content = message.get("content")
-            return content if isinstance(content, str) else json.dumps(content)
+            if isinstance(content, str):
+                return content
+            return _parts_text(content) if isinstance(content, list) else json.dumps(content)
     return ""
+
+
+def _parts_text(parts: list[Any]) -> str:
+    texts = [p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+    urls = [
+        str((p.get("image_url") or {}).get("url", ""))
+        for p in parts
+        if isinstance(p, dict) and p.get("type") == "image_url"
+    ]
+    seen = []
+    for url in urls:
+        head, _, data = url.partition(";base64,")
+        try:
+            size = len(base64.b64decode(data))
+        except ValueError:
+            size = 0
+        seen.append(f"{head.removeprefix('data:')}, {size} bytes")
+    text = "\n".join(texts)
+    if not seen:
+        return text
+    note = f"[{len(seen)} image{'s' if len(seen) > 1 else ''}: {'; '.join(seen)}]"
+    first, _, rest = text.partition("\n")
+    return f"{first} {note}".strip() + (f"\n{rest}" if rest else "")
 
 
 class OfflineProvider:

@@ -45,6 +45,7 @@ from reasonix_acp.providers.discovery import (
     local_kind,
     models_url,
     parse_models,
+    parse_vision,
     parse_windows,
     probe_window,
 )
@@ -171,6 +172,7 @@ class OpenAIProvider:
         """Keep the context sizes the /models answer gives; a llama.cpp or Ollama server that
         gives none for this model is asked its own way (`probe_window`)."""
         self.config.reported.update(parse_windows(answer))
+        self.config.sees.update(parse_vision(answer))
         kind = local_kind(answer)
         if self.model not in self.config.reported and kind is not None:
             size = await probe_window(self._http(), self.config.base_url, kind, self.model)

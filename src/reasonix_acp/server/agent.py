@@ -258,7 +258,7 @@ class Agent:
     def initialize(self, call: Call, client: ClientFeatures) -> dict[str, Any]:
         # A repeated initialize replaces what the client said before.
         self.client = client
-        return capabilities.initialize_result(client)
+        return capabilities.initialize_result(client, self.config.any_takes_images())
 
     def authenticate(self, call: Call, params: Any) -> dict[str, Any]:
         """The user ran setup (in the editor's terminal or their own): config.toml is read

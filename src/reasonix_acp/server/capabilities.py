@@ -19,10 +19,11 @@ AGENT_TITLE = "Reasonix"
 SETUP_METHOD_ID = "reasonix-setup"
 
 
-def agent_capabilities() -> dict[str, Any]:
+def agent_capabilities(images: bool = False) -> dict[str, Any]:
+    """`images`: a configured model takes images (config.Config.any_takes_images)."""
     return {
         "loadSession": True,
-        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+        "promptCapabilities": {"image": images, "audio": False, "embeddedContext": True},
         "mcpCapabilities": {"http": True, "sse": True},
         "sessionCapabilities": {
             "list": {},
@@ -96,10 +97,10 @@ def negotiate(requested: int) -> int:
     return requested if requested == PROTOCOL_VERSION else PROTOCOL_VERSION
 
 
-def initialize_result(client: ClientFeatures) -> dict[str, Any]:
+def initialize_result(client: ClientFeatures, images: bool = False) -> dict[str, Any]:
     return {
         "protocolVersion": negotiate(client.protocol_version),
-        "agentCapabilities": agent_capabilities(),
+        "agentCapabilities": agent_capabilities(images),
         "agentInfo": {"name": AGENT_NAME, "title": AGENT_TITLE, "version": __version__},
         "authMethods": auth_methods(client),
     }

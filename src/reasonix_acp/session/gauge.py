@@ -60,5 +60,16 @@ class Gauge:
                 self.per_byte = rate
 
 
+# What an image part counts for: providers bill an image by its pixels (a few hundred to a few
+# thousand tokens), not by its base64 bytes, which would count it a hundred times over.
+IMAGE_BYTES = 4096
+
+
 def _encoded_size(value: Any) -> int:
+    content = value.get("content") if isinstance(value, dict) else None
+    if isinstance(content, list):
+        rest = [p for p in content if not (isinstance(p, dict) and p.get("type") == "image_url")]
+        if len(rest) != len(content):
+            images = len(content) - len(rest)
+            return _encoded_size({**value, "content": rest}) + images * IMAGE_BYTES
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())

@@ -29,7 +29,9 @@ def _inside(path: str, roots: list[str]) -> bool:
     )
 
 
-def flatten(blocks: list[dict[str, Any]], roots: list[str]) -> str:
+def flatten(blocks: list[dict[str, Any]], roots: list[str], images: bool = False) -> str:
+    """The text the model reads of a prompt. `images`: image resource blobs go to the model as
+    images (session/images.py), so they are left out here; else each is a note naming it."""
     parts: list[str] = []
     for block in blocks:
         kind = block.get("type")
@@ -37,6 +39,8 @@ def flatten(blocks: list[dict[str, Any]], roots: list[str]) -> str:
             parts.append(block["text"])
         elif kind == "resource":
             res = block["resource"]
+            if images and "blob" in res and str(res.get("mimeType") or "").startswith("image/"):
+                continue
             if "text" in res:
                 parts.append(f'<resource uri="{res["uri"]}">\n{res["text"]}\n</resource>')
             else:

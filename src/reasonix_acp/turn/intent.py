@@ -3,8 +3,9 @@ reads, or one of the agent's own commands, or a recovery (`/continue-checks`,
 `final_readiness_recovery`; `/recover-context`, `protocol_recovery`).
 
 Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link inside
-the workspace is read, any other is passed to the model as a note naming it). `image` and
-`audio` are not advertised and are refused with -32602 saying so.
+the workspace is read, any other is passed to the model as a note naming it); `image` (and
+image resource blobs) when the session's model takes images (session/images.py). `audio` is
+not advertised and is refused with -32602 saying so.
 
 A prompt that cannot be served is refused here, with nothing published or stored: -32602 for
 bad params, -32600 for a recovery that names no open offer. A queued follow-up is read the
@@ -19,7 +20,7 @@ from typing import Any
 from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import DEFAULT_GUIDANCE
-from reasonix_acp.session import commands
+from reasonix_acp.session import commands, images
 from reasonix_acp.session.history import flatten
 from reasonix_acp.session.live import Session
 
@@ -47,7 +48,7 @@ def blocks_of(params: Any) -> list[dict[str, Any]]:
         for b in params.prompt
     ]
     for i, block in enumerate(blocks):
-        if block["type"] in ("image", "audio"):
+        if block["type"] == "audio":
             raise InvalidParams(
                 f"{METHOD}: prompt[{i}] is {block['type']} content, which this agent does not "
                 f"accept (promptCapabilities.{block['type']} is false)"
@@ -63,8 +64,11 @@ def read(
 ) -> Intent:
     """The prompt's intent, or the AcpError to refuse it with (nothing has changed)."""
     roots = [session.record.cwd, *session.record.additional_directories]
-    text = flatten(blocks, roots)
-    if not text and action != "protocol_recovery":
+    model = session.queued.get("model", session.record.model)
+    fix = _image_fix(session, model)
+    has_images = images.check(blocks, model, session.config.takes_images(model), fix)
+    text = flatten(blocks, roots, images=True)
+    if not text and not has_images and action != "protocol_recovery":
         raise InvalidParams(f"{METHOD}: empty prompt")
     if action == "protocol_recovery" and not recovery_id:
         raise InvalidParams(f"{METHOD}: missing recoveryId")
@@ -90,6 +94,16 @@ def read(
         # The agent's own commands leave both one-shot offers open.
         return Intent(blocks, text, command=command, closes_offers=False)
     return Intent(blocks, text)
+
+
+def _image_fix(session: Session, model: str) -> str:
+    provider = session.config.provider_for(model)
+    if provider is None or provider.kind != "openai":
+        return "switch to a model that does (the model config option)"
+    return (
+        f"set `vision = true` in [providers.{provider.name}] of config.toml if it does, or "
+        "switch to a model that does (the model config option)"
+    )
 
 
 def _continue_checks(session: Session, text: str, command: tuple[str, str] | None) -> Intent:

@@ -45,6 +45,7 @@ from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.session import projector
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import answer_open_calls, compacted
+from reasonix_acp.session.images import user_content
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.turn.compaction import (
     COMPACTED,
@@ -270,7 +271,7 @@ class TurnRunner:
 
         def opening() -> None:
             self.record("user_message", {"content": blocks})
-            self.history.append({"role": "user", "content": user_text})
+            self.history.append({"role": "user", "content": user_content(user_text, blocks)})
 
         return await self._steps(opening)
 
