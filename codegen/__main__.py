@@ -16,16 +16,25 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from codegen import methods, models
-from codegen.pin import GENERATED_DIR, PinError, load_pin, load_upstream, load_vendor
-from codegen.prepare import SchemaShapeError, prepare
+from codegen.pin import (
+    GENERATED_DIR,
+    PinError,
+    load_pin,
+    load_unstable,
+    load_upstream,
+    load_vendor,
+)
+from codegen.prepare import SchemaShapeError, prepare, unstable_defs
 
 REGENERATE = "nox -s codegen"
 
 
-def header(sha256: str, vendor_digest: str, spec: str, path: str) -> str:
+def header(sha256: str, vendor_digest: str, spec: str, path: str, unstable: str = "") -> str:
+    """`unstable`: what is taken from the unstable schema, as a line of its own."""
     return (
         f"# GENERATED FROM {spec} {path} (sha256 {sha256})\n"
-        f"# and schema/vendor/*.json (sha256 {vendor_digest}) by codegen/ -- DO NOT EDIT.\n"
+        + unstable
+        + f"# and schema/vendor/*.json (sha256 {vendor_digest}) by codegen/ -- DO NOT EDIT.\n"
         f"# Regenerate with `{REGENERATE}`; `nox -s codegen_check` fails when this file is stale.\n"
         "# ruff: noqa\n"
     )
@@ -77,8 +86,18 @@ def generate() -> dict[str, str]:
             for name, doc in vendor.items()
         )
     ).hexdigest()
-    head = header(pin.sha256, digest, pin.spec, pin.path)
-    doc = prepare(upstream, vendor)
+    taken, line = None, ""
+    if pin.unstable is not None:
+        unstable = load_unstable(pin)
+        assert unstable is not None
+        Draft202012Validator.check_schema(unstable)
+        taken = unstable_defs(unstable, upstream, pin.unstable.methods, pin.unstable.defs)
+        line = (
+            f"# with {', '.join(pin.unstable.methods + pin.unstable.defs)} from "
+            f"{pin.unstable.path} (sha256 {pin.unstable.sha256})\n"
+        )
+    head = header(pin.sha256, digest, pin.spec, pin.path, line)
+    doc = prepare(upstream, vendor, taken)
     files = models.render(doc, head)
     files["methods.py"] = methods.render(doc, head, pin.path)
     files["__init__.py"] = (

@@ -12,11 +12,12 @@ from pathlib import Path
 from codegen.pin import CACHE_DIR, Pin, PinError, load_pin, sha256_of
 
 
-def fetch(pin: Pin) -> Path:
-    target = pin.cached_file
-    if target.is_file() and sha256_of(target) == pin.sha256:
-        print(f"{target} already matches the pin", file=sys.stderr)
-        return target
+def fetch(pin: Pin) -> list[Path]:
+    """Every pinned file of the package (the stable schema, the unstable one), in the cache."""
+    targets = {path: CACHE_DIR / pin.version / path for path in pin.files}
+    if all(t.is_file() and sha256_of(t) == pin.files[p] for p, t in targets.items()):
+        print(f"{', '.join(map(str, targets.values()))} already match the pin", file=sys.stderr)
+        return list(targets.values())
     npm = shutil.which("npm")
     if npm is None:
         raise PinError("npm is not on PATH; it is needed to fetch the pinned schema")
@@ -30,30 +31,32 @@ def fetch(pin: Pin) -> Path:
         tarballs = [line.strip() for line in out.stdout.splitlines() if line.strip()]
         if not tarballs:
             raise PinError(f"npm pack {pin.spec} produced no tarball")
-        member = f"package/{pin.path}"
         with tarfile.open(Path(tmp) / tarballs[-1]) as tar:
-            fileobj = tar.extractfile(member)
-            if fileobj is None:
-                raise PinError(f"{pin.spec} has no {pin.path}")
-            data = fileobj.read()
-        staged = Path(tmp) / "schema.json"
-        staged.write_bytes(data)
-        actual = sha256_of(staged)
-        if actual != pin.sha256:
-            raise PinError(
-                f"{pin.spec} {pin.path} has sha256 {actual}, the pin says {pin.sha256}; refusing it"
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(staged), target)
+            for path, target in targets.items():
+                _extract(tar, pin, path, target, Path(tmp))
     (CACHE_DIR / ".gitignore").write_text("*\n", encoding="utf-8")
-    print(f"fetched {pin.spec} {pin.path} → {target}", file=sys.stderr)
-    return target
+    return list(targets.values())
 
 
-# The verified schema, where acp-conformance reads it (git-ignored; packaged as an artifact).
-CONFORMANCE_COPY = (
-    Path(__file__).resolve().parents[1] / "src" / "acp_conformance" / "upstream_schema.json"
-)
+def _extract(tar: tarfile.TarFile, pin: Pin, path: str, target: Path, tmp: Path) -> None:
+    fileobj = tar.extractfile(f"package/{path}")
+    if fileobj is None:
+        raise PinError(f"{pin.spec} has no {path}")
+    staged = tmp / "schema.json"
+    staged.write_bytes(fileobj.read())
+    actual = sha256_of(staged)
+    if actual != pin.files[path]:
+        raise PinError(
+            f"{pin.spec} {path} has sha256 {actual}, the pin says {pin.files[path]}; refusing it"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(staged), target)
+    print(f"fetched {pin.spec} {path} → {target}", file=sys.stderr)
+
+
+# The verified schemas, where acp-conformance reads them (git-ignored; packaged as artifacts).
+CONFORMANCE_DIR = Path(__file__).resolve().parents[1] / "src" / "acp_conformance"
+CONFORMANCE_COPIES = ("upstream_schema.json", "upstream_unstable_schema.json")
 
 
 def main() -> int:
@@ -62,7 +65,8 @@ def main() -> int:
     except (PinError, subprocess.CalledProcessError) as exc:
         print(f"update_schema: {exc}", file=sys.stderr)
         return 1
-    CONFORMANCE_COPY.write_bytes(cached.read_bytes())
+    for name, source in zip(CONFORMANCE_COPIES, cached, strict=False):
+        (CONFORMANCE_DIR / name).write_bytes(source.read_bytes())
     return 0
 
 

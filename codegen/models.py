@@ -17,6 +17,7 @@ from typing import Any
 
 from codegen import methods, split
 from codegen.names import unexpected_numbered
+from codegen.prepare import UNSTABLE_MARK
 
 BASE_CLASS = "reasonix_acp.protocol.lenient.LenientModel"
 
@@ -225,8 +226,9 @@ def _module_source(
 
 
 def render(doc: dict[str, Any], header: str) -> dict[str, str]:
-    """{path under generated/: source}: the packages models/ (upstream) and reasonix_models/
-    (vendor), each a lazy `__init__.py` and one module per group of codegen/split.py."""
+    """{path under generated/: source}: the packages models/ (upstream), unstable_models/ (the
+    defs taken from the unstable schema) and reasonix_models/ (vendor), each a lazy
+    `__init__.py` and one module per group of codegen/split.py."""
     source = run_generator(doc)
     numbered = unexpected_numbered(source)
     if numbered:
@@ -241,13 +243,19 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     upstream = [(o, t) for o, t in body if not o.startswith("Reasonix")]
     vendor = [(o, t) for o, t in body if o.startswith("Reasonix")]
     _check_sources(upstream, vendor, doc)
+    unstable_names = {n for n, d in doc["$defs"].items() if d.get(UNSTABLE_MARK)}
+    unstable = [(o, t) for o, t in upstream if o in unstable_names]
+    upstream = [(o, t) for o, t in upstream if o not in unstable_names]
     texts = _texts(body)
     deps = split.dependencies(texts, set(texts))
     roots = {n for e in methods.collect(doc) for n in (e.params, e.result) if n is not None}
     tables = (lenient_rules(doc), reject_tags(doc))
     outputs: dict[str, str] = {}
     home: dict[str, str] = {}
-    for package, part in (("models", upstream), ("reasonix_models", vendor)):
+    packages = [("models", upstream), ("unstable_models", unstable), ("reasonix_models", vendor)]
+    for package, part in packages:
+        if not part:
+            continue
         order = list(dict.fromkeys(owner for owner, _ in part))
         try:
             split.ordered(order, deps)

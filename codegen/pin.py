@@ -21,11 +21,24 @@ class PinError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Unstable:
+    """The package's unstable schema, and what is taken from it: the methods implemented here
+    (their params and result defs, and the new defs those name) and other defs by name. The
+    rest of the file is not generated."""
+
+    path: str
+    sha256: str
+    methods: tuple[str, ...]
+    defs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Pin:
     npm_package: str
     version: str
     path: str
     sha256: str
+    unstable: Unstable | None = None
 
     @property
     def spec(self) -> str:
@@ -35,14 +48,32 @@ class Pin:
     def cached_file(self) -> Path:
         return CACHE_DIR / self.version / self.path
 
+    @property
+    def files(self) -> dict[str, str]:
+        """{path in the package: its pinned sha256}, the stable schema first."""
+        found = {self.path: self.sha256}
+        if self.unstable is not None:
+            found[self.unstable.path] = self.unstable.sha256
+        return found
+
 
 def load_pin(path: Path = PIN_FILE) -> Pin:
     data = tomllib.loads(path.read_text(encoding="utf-8"))["upstream"]
+    table = data.get("unstable")
+    unstable = None
+    if table is not None:
+        unstable = Unstable(
+            path=table["path"],
+            sha256=table["sha256"].lower(),
+            methods=tuple(table.get("methods", ())),
+            defs=tuple(table.get("defs", ())),
+        )
     return Pin(
         npm_package=data["npm_package"],
         version=data["version"],
         path=data["path"],
         sha256=data["sha256"].lower(),
+        unstable=unstable,
     )
 
 
@@ -53,13 +84,26 @@ def sha256_of(path: Path) -> str:
 def load_upstream(pin: Pin | None = None) -> dict[str, Any]:
     """The cached upstream schema, refusing a missing file or a hash mismatch."""
     pin = pin or load_pin()
-    cached = pin.cached_file
+    return _cached(pin, pin.path, pin.sha256)
+
+
+def load_unstable(pin: Pin | None = None) -> dict[str, Any] | None:
+    """The cached unstable schema of the pinned package (None when the pin takes nothing from
+    it), refusing a missing file or a hash mismatch."""
+    pin = pin or load_pin()
+    if pin.unstable is None:
+        return None
+    return _cached(pin, pin.unstable.path, pin.unstable.sha256)
+
+
+def _cached(pin: Pin, path: str, sha256: str) -> dict[str, Any]:
+    cached = CACHE_DIR / pin.version / path
     if not cached.is_file():
         raise PinError(f"{cached} is missing; run `nox -s update_schema` first")
     actual = sha256_of(cached)
-    if actual != pin.sha256:
+    if actual != sha256:
         raise PinError(
-            f"{cached} has sha256 {actual}, the pin in schema/upstream.toml says {pin.sha256}; "
+            f"{cached} has sha256 {actual}, the pin in schema/upstream.toml says {sha256}; "
             "run `nox -s update_schema`"
         )
     result: dict[str, Any] = json.loads(cached.read_text(encoding="utf-8"))

@@ -204,7 +204,45 @@ PASSES: list[tuple[str, Callable[[Schema], Schema]]] = [
 ]
 
 
-def prepare(upstream: Schema, vendor: dict[str, Schema]) -> Schema:
+UNSTABLE_MARK = "x-reasonix-unstable"
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {str(node["$ref"]).rsplit("/", 1)[-1]} if "$ref" in node else set()
+        return found.union(*(_refs(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(x) for x in node))
+    return set()
+
+
+def unstable_defs(
+    unstable: Schema, upstream: Schema, methods: tuple[str, ...], names: tuple[str, ...]
+) -> Schema:
+    """The defs taken from the unstable schema, each marked `x-reasonix-unstable`: those of
+    `methods` (params, result) and the `names` given, with the defs they name that the stable
+    schema has not (a def it has is the stable one)."""
+    defs, stable = unstable["$defs"], upstream["$defs"]
+    roots = [n for n, d in defs.items() if d.get("x-method") in methods] + list(names)
+    missing = sorted(set(methods) - {defs[n].get("x-method") for n in roots if n in defs})
+    unknown = sorted(n for n in names if n not in defs)
+    if missing or unknown:
+        raise SchemaShapeError(f"the unstable schema has no {', '.join(missing + unknown)}")
+    chosen: Schema = {}
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name in chosen or name in stable:
+            continue
+        chosen[name] = {**defs[name], UNSTABLE_MARK: True}
+        stack.extend(sorted(_refs(defs[name])))
+    return chosen
+
+
+def prepare(upstream: Schema, vendor: dict[str, Schema], unstable: Schema | None = None) -> Schema:
+    """The document the generator reads: upstream, the `unstable` defs taken, the vendor's."""
+    if unstable:
+        upstream = {**upstream, "$defs": {**upstream["$defs"], **unstable}}
     doc = merge(upstream, vendor)
     for _name, step in PASSES:
         doc = step(doc)

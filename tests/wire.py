@@ -11,15 +11,20 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from codegen.pin import load_upstream, load_vendor
+from codegen.pin import load_pin, load_unstable, load_upstream, load_vendor
+from codegen.prepare import unstable_defs
 from reasonix_acp.generated.methods import METHODS
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 
 
 @functools.cache
 def document() -> dict[str, Any]:
-    upstream = load_upstream()
+    pin = load_pin()
+    upstream = load_upstream(pin)
     defs = dict(upstream["$defs"])
+    unstable = load_unstable(pin)
+    if unstable is not None and pin.unstable is not None:  # what is taken from it
+        defs.update(unstable_defs(unstable, upstream, pin.unstable.methods, pin.unstable.defs))
     for doc in load_vendor().values():
         defs.update(doc["$defs"])
     return {**upstream, "$defs": defs}

@@ -26,6 +26,17 @@ def document() -> dict[str, Any]:
 
 
 @functools.cache
+def unstable() -> dict[str, Any]:
+    """The `$defs` of the pinned package's unstable schema (`session/fork` and the rest not yet
+    in the spec), shipped beside the stable one; empty when it is not there."""
+    copy = resources.files("acp_conformance").joinpath("upstream_unstable_schema.json")
+    if not copy.is_file():
+        return {}
+    found: dict[str, Any] = json.loads(copy.read_text("utf-8"))["$defs"]
+    return found
+
+
+@functools.cache
 def vendor() -> dict[str, Any]:
     """The `$defs` of every vendor schema, in one namespace: they refer to each other's and
     to the upstream ones (`#/$defs/SessionId`) by name. Shipped in the wheel as
@@ -46,6 +57,8 @@ def _validator(ref: str) -> Draft202012Validator:
     defs = document()["$defs"]
     if ref.startswith("Reasonix"):
         defs = {**defs, **vendor()}
+    elif ref not in defs:  # an unstable method's shapes: the unstable file, whole
+        defs = unstable()
     if ref not in defs:
         raise KeyError(f"no schema has $defs/{ref}")
     return Draft202012Validator({"$ref": f"#/$defs/{ref}", "$defs": defs})

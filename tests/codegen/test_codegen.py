@@ -17,6 +17,7 @@ from codegen.pin import (
     Pin,
     PinError,
     load_pin,
+    load_unstable,
     load_upstream,
     load_vendor,
     sha256_of,
@@ -55,9 +56,11 @@ def test_upstream_schema_is_not_committed() -> None:
 def test_every_generated_file_has_the_header() -> None:
     pin = load_pin()
     for path in sorted(GENERATED_DIR.rglob("*.py")):
-        head = path.read_text(encoding="utf-8").splitlines()[:3]
+        head = path.read_text(encoding="utf-8").splitlines()[:4]
         assert head[0] == f"# GENERATED FROM {pin.spec} {pin.path} (sha256 {pin.sha256})", path
-        assert "nox -s codegen" in head[2]
+        assert pin.unstable is not None
+        assert head[1].endswith(f"{pin.unstable.path} (sha256 {pin.unstable.sha256})")
+        assert "nox -s codegen" in head[3]
 
 
 def test_no_class_is_named_by_position() -> None:
@@ -84,11 +87,19 @@ def test_method_table_is_the_x_method_annotations() -> None:
         annotated.update(
             {d["x-method"]: d["x-side"] for d in doc["$defs"].values() if "x-method" in d}
         )
-    assert {m: s.side for m, s in generated.METHODS.items()} == annotated
+    unstable, pin = load_unstable(), load_pin()
+    assert unstable is not None and pin.unstable is not None
+    taken = {
+        d["x-method"]: d["x-side"]
+        for d in unstable["$defs"].values()
+        if d.get("x-method") in pin.unstable.methods
+    }
+    assert taken == {"session/fork": "agent"}
+    assert {m: s.side for m, s in generated.METHODS.items()} == {**annotated, **taken}
     stable = [
         m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
     ]
-    assert len(stable) == 14  # the 13 stable methods plus the legacy session/set_model
+    assert len(stable) == 15  # the 13 stable methods, the legacy session/set_model, session/fork
     assert generated.METHODS[generated.SESSION_CANCEL].kind == "notification"
     assert generated.METHODS[generated.SESSION_PROMPT].result == "ReasonixPromptResponse"
     assert generated.PROTOCOL_VERSION == 1

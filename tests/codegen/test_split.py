@@ -14,7 +14,7 @@ from codegen import split
 from codegen.pin import GENERATED_DIR
 from reasonix_acp.generated.methods import METHODS
 
-PACKAGES = ("models", "reasonix_models")
+PACKAGES = ("models", "unstable_models", "reasonix_models")
 
 
 def _modules() -> dict[str, tuple[set[str], set[str]]]:

@@ -48,8 +48,13 @@ MAX_ERRORS_NAMED = 3
 
 
 def model_class(name: str) -> type[BaseModel]:
-    module = "reasonix_models" if name.startswith("Reasonix") else "models"
-    cls: type[BaseModel] = getattr(import_module(f"reasonix_acp.generated.{module}"), name)
+    """A generated class by name: the vendor's (`Reasonix…`), the stable schema's, else one
+    taken from the unstable schema."""
+    package = "reasonix_models" if name.startswith("Reasonix") else "models"
+    module = import_module(f"reasonix_acp.generated.{package}")
+    if package == "models" and name not in module.WHERE:
+        module = import_module("reasonix_acp.generated.unstable_models")
+    cls: type[BaseModel] = getattr(module, name)
     return cls
 
 

@@ -1,0 +1,33 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# with session/fork, SessionForkCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+"""The generated classes, each in the module of the methods that need it (see
+codegen/split.py); a class is imported on first use, so a request loads only its own.
+"""
+
+from importlib import import_module
+from typing import Any
+
+WHERE: dict[str, Any] = {
+    "ForkSessionRequest": "system_prompt",
+    "ForkSessionResponse": "fork_session_response",
+    "SessionForkCapabilities": "session_fork_capabilities",
+    "SystemPrompt": "system_prompt",
+}
+
+__all__ = sorted(WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,72 @@
+# GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
+# with session/fork, SessionForkCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
+# Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
+# ruff: noqa
+from typing import Annotated, Any, Literal
+from pydantic import ConfigDict, Field, RootModel
+from reasonix_acp.protocol.lenient import LenientModel
+from reasonix_acp.protocol.lenient import register
+from reasonix_acp.generated.models.blob_resource_contents import (
+    ContentBlockAudio,
+    ContentBlockImage,
+    ContentBlockResource,
+    ContentBlockResourceLink,
+    ContentBlockText,
+)
+from reasonix_acp.generated.models.http_header import (
+    McpServerHttpModel,
+    McpServerSseModel,
+    McpServerStdio,
+)
+
+
+class SystemPrompt(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    content: list[
+        Annotated[
+            ContentBlockText
+            | ContentBlockImage
+            | ContentBlockAudio
+            | ContentBlockResourceLink
+            | ContentBlockResource,
+            Field(discriminator="type"),
+        ]
+    ]
+    mode: Literal["append"] | Literal["override"] | str
+
+
+class ForkSessionRequest(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    additional_directories: Annotated[
+        list[str] | None, Field(alias="additionalDirectories")
+    ] = None
+    cwd: str
+    mcp_servers: Annotated[
+        list[McpServerHttpModel | McpServerSseModel | McpServerStdio] | None,
+        Field(alias="mcpServers"),
+    ] = None
+    session_id: Annotated[str, Field(alias="sessionId")]
+    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
+
+
+LENIENT_FIELDS: dict[str, Any] = {
+    "ForkSessionRequest": {
+        "_meta": "default",
+        "additionalDirectories": "default_on_null",
+        "mcpServers": "default_on_null",
+    },
+    "SystemPrompt": {"_meta": "default"},
+}
+
+REJECT_TAGS: dict[str, Any] = {}
+
+register(__name__, LENIENT_FIELDS, REJECT_TAGS)
