@@ -114,6 +114,7 @@ class Agent:
         r.add(m.SESSION_NEW, lambda c, p: self.services.opening.new(c, p), normalise=mcp)
         r.add(m.SESSION_LOAD, lambda c, p: self._open(c, p, True), normalise=mcp)
         r.add(m.SESSION_RESUME, lambda c, p: self._open(c, p, False), normalise=mcp)
+        r.add(m.SESSION_FORK, lambda c, p: self.services.opening.fork(c, p), normalise=mcp)
         r.add(m.SESSION_LIST, lambda c, p: self.services.sessions.list(c, p))
         r.add(m.SESSION_CLOSE, lambda c, p: self.services.sessions.close(c, p))
         r.add(m.SESSION_DELETE, lambda c, p: self.services.sessions.delete(c, p))

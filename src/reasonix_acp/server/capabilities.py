@@ -31,6 +31,7 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
             "close": {},
             "delete": {},
             "additionalDirectories": {},
+            "fork": {},  # unstable in the schema (SessionForkCapabilities)
         },
         "auth": {"logout": {}},
         "_meta": vendor_meta(),

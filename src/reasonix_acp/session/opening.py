@@ -122,6 +122,64 @@ class Opening:
         self._opened(call, session)
         return {"sessionId": record.id, **session.opening_result()}
 
+    # -- session/fork (unstable) -----------------------------------------------------------
+
+    async def fork(self, call: Call, params: Any) -> dict[str, Any]:
+        """A new session whose transcript is a copy of the source's as stored now, with its own
+        id, lease, inbox, temp and MCP servers, opened as a resume would open it (its model
+        reads the same history); the source is only read, whatever it is doing."""
+        method = "session/fork"
+        source_id = check_session_id(method, params.session_id)
+        cwd = check_absolute(method, "cwd", params.cwd)
+        dirs = [
+            check_absolute(method, f"additionalDirectories[{i}]", d)
+            for i, d in enumerate(params.additional_directories or [])
+        ]
+        source = self.sessions.store_call(
+            method, lambda: self.sessions.store.get_session(source_id)
+        )
+        if source is None:
+            raise InvalidParams(f"{method}: unknown session {source_id}")
+        servers = [
+            s.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            for s in params.mcp_servers or []
+        ]
+        remember(*secret_values(servers))
+        record = SessionRecord(
+            id=uuid4(),
+            cwd=cwd,
+            model=source.model,
+            additional_directories=dirs,
+            mcp_servers=servers,
+            title=source.title,
+            effort=source.effort,
+            mode=source.mode,
+            approval=source.approval,
+            plan=source.plan,
+        )
+        forked = self.sessions.store_call(
+            method, lambda: self.sessions.store.fork_session(source_id, record)
+        )
+        if not forked:  # deleted meanwhile
+            raise InvalidParams(f"{method}: unknown session {source_id}")
+        try:
+            session, _ = self._restore(method, record)
+        except BaseException:
+            self.sessions.store.release_lease(record.id)
+            raise
+        self.sessions.live[record.id] = session
+        try:
+            self.sessions.runtime.start_servers(session)
+        finally:
+            session.machine.fire("opened", f"{method}: session is {{state}}")
+        self._opened(call, session, stored=True)
+        opened = session.opening_result()  # ForkSessionResponse has no legacy `models`
+        return {
+            "sessionId": record.id,
+            "modes": opened["modes"],
+            "configOptions": opened["configOptions"],
+        }
+
     # -- session/load and session/resume ------------------------------------------------------
 
     async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:

@@ -331,6 +331,30 @@ class Store:
             if leased:
                 self._lease(db, rec.id)
 
+    def fork_session(self, source_id: str, rec: SessionRecord) -> bool:
+        """Store `rec` as a new session, leased by this process, whose transcript is a copy of
+        `source_id`'s as stored now, in one commit; the source is only read. False: no such
+        source."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT event_count, turn_count FROM sessions WHERE id = ?", (source_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            rec.event_count, rec.turn_count = row
+            values = [_column(c, getattr(rec, c)) for c in _COLUMNS]
+            db.execute(
+                f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                values,
+            )
+            db.execute(
+                "INSERT INTO events (session_id, seq, turn, kind, body) "
+                "SELECT ?, seq, turn, kind, body FROM events WHERE session_id = ?",
+                (rec.id, source_id),
+            )
+            self._lease(db, rec.id)
+        return True
+
     def get_session(self, session_id: str) -> SessionRecord | None:
         with self._read() as db:
             row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
