@@ -97,11 +97,16 @@ async def test_deltas_are_stored_as_one_event_per_run() -> None:
         "history",
         {"messages": [{"role": "assistant", "content": "hello world"}]},
     )
-    assert stored[3:] == [
-        ("agent_thought", {"text": "abcdef"}),
-        ("agent_message", {"text": "hello world"}),
-        ("agent_thought", {"text": "zz"}),
+    assert [(kind, body["text"]) for kind, body in stored[3:]] == [
+        ("agent_thought", "abcdef"),
+        ("agent_message", "hello world"),
+        ("agent_thought", "zz"),
     ]
+    # Each run is a message of its own, with the id its chunks carried live.
+    ids = [body["messageId"] for _, body in stored[3:]]
+    assert len(set(ids)) == 3
+    live = [u["messageId"] for u in emitted if u["sessionUpdate"].endswith("_chunk")]
+    assert sorted(set(live)) == sorted(ids)
 
 
 class Loud:
@@ -211,7 +216,7 @@ async def test_a_steer_is_appended_and_leaves_the_request_prefix_alone() -> None
         "content": STEER_NOTE + "use email instead of username",
     }
     users = [b for k, b in stored if k == "user_message"]
-    assert users[-1] == {"content": [{"type": "text", "text": "use email instead of username"}]}
+    assert users[-1]["content"] == [{"type": "text", "text": "use email instead of username"}]
 
 
 async def test_a_steer_admitted_while_finishing_gets_one_more_step() -> None:
@@ -273,7 +278,9 @@ def test_streamed_deltas_are_the_encoders_bytes_without_debug(tmp_path: Path) ->
     for line in deltas:
         assert encode(json.loads(line)) == line, line
     shown = "".join(
-        json.loads(r)["params"]["update"]["content"]["text"] for r in deltas if b"message" in r
+        json.loads(r)["params"]["update"]["content"]["text"]
+        for r in deltas
+        if b"agent_message_chunk" in r
     )
     assert shown == "".join(texts)
     c.close()
