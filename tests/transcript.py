@@ -20,7 +20,7 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
   with these arguments when given;
 - `{"sleep_ms": n}`: wait before the next entry.
 Strings in `args` and `msg` may use `${CWD}`, `${CWD2}` (workspaces), `${DATA}`, `${GOLDEN}` and
-`${SESSIONn}` (the id the n-th `session/new` returned), `${RECOVERYn}` (the n-th
+`${SESSIONn}` (the id the n-th `session/new` or `session/fork` returned), `${RECOVERYn}` (the n-th
 `protocolRecovery.id` a status answer showed); the snapshot shows them normalised.
 
 After the last entry stdin is closed; the agent must exit 0 and may not write anything more.
@@ -185,7 +185,7 @@ class Scenario:
             self.messages.append(message)  # random: named by order, `<message-1>` ...
         result = frame.get("result")
         if (
-            methods.get(frame.get("id")) == "session/new"
+            methods.get(frame.get("id")) in ("session/new", "session/fork")
             and isinstance(result, dict)
             and "sessionId" in result
         ):
