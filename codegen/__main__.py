@@ -17,7 +17,9 @@ from jsonschema import Draft202012Validator
 
 from codegen import methods, models
 from codegen.pin import (
+    CACHE_DIR,
     GENERATED_DIR,
+    PIN_FILE,
     PinError,
     load_pin,
     load_unstable,
@@ -75,9 +77,9 @@ def _no_inline_objects(where: str, node: object, top: bool = False) -> None:
             _no_inline_objects(where, item)
 
 
-def generate() -> dict[str, str]:
-    pin = load_pin()
-    upstream = load_upstream(pin)
+def generate(pin_file: Path = PIN_FILE, cache: Path = CACHE_DIR) -> dict[str, str]:
+    pin = load_pin(pin_file)
+    upstream = load_upstream(pin, cache)
     vendor = load_vendor()
     validate_inputs(upstream, vendor)
     digest = hashlib.sha256(
@@ -88,7 +90,7 @@ def generate() -> dict[str, str]:
     ).hexdigest()
     taken, line = None, ""
     if pin.unstable is not None:
-        unstable = load_unstable(pin)
+        unstable = load_unstable(pin, cache)
         assert unstable is not None
         Draft202012Validator.check_schema(unstable)
         taken = unstable_defs(unstable, upstream, pin.unstable.methods, pin.unstable.defs)
@@ -110,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen")
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument("--out", type=Path, default=GENERATED_DIR)
+    parser.add_argument("--pin", type=Path, default=PIN_FILE, help="another pin file")
+    parser.add_argument("--cache", type=Path, default=CACHE_DIR, help="where its files are")
     args = parser.parse_args(argv)
     try:
-        files = generate()
+        files = generate(args.pin, args.cache)
     except (PinError, SchemaShapeError, models.GenerationError, methods.MethodTableError) as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1

@@ -81,23 +81,23 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_upstream(pin: Pin | None = None) -> dict[str, Any]:
+def load_upstream(pin: Pin | None = None, cache: Path = CACHE_DIR) -> dict[str, Any]:
     """The cached upstream schema, refusing a missing file or a hash mismatch."""
     pin = pin or load_pin()
-    return _cached(pin, pin.path, pin.sha256)
+    return _cached(pin, pin.path, pin.sha256, cache)
 
 
-def load_unstable(pin: Pin | None = None) -> dict[str, Any] | None:
+def load_unstable(pin: Pin | None = None, cache: Path = CACHE_DIR) -> dict[str, Any] | None:
     """The cached unstable schema of the pinned package (None when the pin takes nothing from
     it), refusing a missing file or a hash mismatch."""
     pin = pin or load_pin()
     if pin.unstable is None:
         return None
-    return _cached(pin, pin.unstable.path, pin.unstable.sha256)
+    return _cached(pin, pin.unstable.path, pin.unstable.sha256, cache)
 
 
-def _cached(pin: Pin, path: str, sha256: str) -> dict[str, Any]:
-    cached = CACHE_DIR / pin.version / path
+def _cached(pin: Pin, path: str, sha256: str, cache: Path) -> dict[str, Any]:
+    cached = cache / pin.version / path
     if not cached.is_file():
         raise PinError(f"{cached} is missing; run `nox -s update_schema` first")
     actual = sha256_of(cached)
