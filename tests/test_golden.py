@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +50,16 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
     assert transcript.normalise(frames, context) == snapshot(
         extension_class=NDJSONSnapshotExtension
     )
+
+
+def test_each_difference_from_reasonix_is_pinned_by_a_golden() -> None:
+    """The README's "Differences from Reasonix's ACP" names, for each row, the goldens that pin
+    it: each one exists."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Differences from Reasonix's ACP", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    named = [re.findall(r"`([a-z0-9_]+)`", row.rsplit("|", 2)[-2]) for row in rows[1:]]
+    assert len(named) >= 10 and all(named), rows
+    for names in named:
+        for name in names:
+            assert (GOLDEN / f"{name}.ndjson").is_file(), name
