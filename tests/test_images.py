@@ -172,3 +172,34 @@ def test_parse_vision_reads_each_way_an_endpoint_says_it() -> None:
         ]
     }
     assert parse_vision(body) == {"a", "b", "c", "d"}
+
+
+def test_an_image_over_the_frame_budget_is_replayed_as_a_link_to_its_file(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 400  # 100 KiB, past the 60 KiB frame budget once encoded
+    big = {"type": "image", "mimeType": "image/png", "data": base64.b64encode(data).decode()}
+    c = Client(tmp_path, "--model", "offline")
+    initialize(c)
+    sid = new_session(c)
+    assert prompt(c, sid, [{"type": "text", "text": "a big one"}, big])["result"]
+    c.take_notes()
+    cwd = c.scenario.vars["CWD"]
+    c.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    notes = c.take_notes()
+    assert max(len(json.dumps(n, separators=(",", ":"))) for n in notes) <= 61440
+    shown = [
+        u["content"] for u in updates_of(notes, sid) if u["sessionUpdate"] == "user_message_chunk"
+    ]
+    assert shown[0] == {"type": "text", "text": "a big one"}
+    link = shown[1]
+    assert link["type"] == "resource_link" and link["mimeType"] == "image/png"
+    assert link["size"] == len(data)
+    assert Path(link["uri"].removeprefix("file://")).read_bytes() == data
+    # Loaded again, the same file is named.
+    c.result("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    again = [
+        u["content"]
+        for u in updates_of(c.take_notes(), sid)
+        if u["sessionUpdate"] == "user_message_chunk"
+    ]
+    assert again == shown
+    assert c.close() == 0

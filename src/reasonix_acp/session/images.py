@@ -8,17 +8,22 @@ whose blob has an image `mimeType`. Rules, checked before anything is published 
   change;
 - PNG, JPEG, GIF or WebP, valid base64, at most MAX_IMAGE_BYTES decoded each.
 The prompt's blocks are stored as sent, so a load replays each image in its
-`user_message_chunk`; the model's history keeps the parts (the `history` event), so the model
-reads the same request after a reload.
+`user_message_chunk` (one whose frame would pass the frame budget is replayed as a
+`resource_link` to a copy in the session's temp: `replayable`); the model's history keeps the
+parts (the `history` event), so the model reads the same request after a reload.
 """
 
 from __future__ import annotations
 
 import binascii
+import json
 from base64 import b64decode
+from pathlib import Path
 from typing import Any
 
+from reasonix_acp import digests
 from reasonix_acp.protocol.errors import InvalidParams
+from reasonix_acp.tools.workspace import keep
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -92,3 +97,34 @@ def user_content(text: str, blocks: list[dict[str, Any]]) -> str | list[dict[str
     if not images:
         return text
     return [{"type": "text", "text": text}, *images] if text else images
+
+
+ENVELOPE = 1024  # the notification and session id around a replayed update
+SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+
+def replayable(update: dict[str, Any], budget: int, directory: str) -> dict[str, Any]:
+    """A replayed `user_message_chunk` whose image would not fit a frame of `budget` bytes,
+    with a `resource_link` to the image's bytes kept in `directory` in its place (one file per
+    image, named by its digest, so a second load names the same file); any other unchanged."""
+    content = update.get("content")
+    found = image_of(content) if isinstance(content, dict) else None
+    if update.get("sessionUpdate") != "user_message_chunk" or found is None:
+        return update
+    if len(json.dumps(update, separators=(",", ":"))) + ENVELOPE <= budget:
+        return update
+    mime, data = found
+    try:
+        raw = b64decode(data, validate=True)
+    except (binascii.Error, ValueError, TypeError):
+        return {**update, "content": {"type": "text", "text": "[an image that cannot be shown]"}}
+    name = f"image-{digests.sha256_hex(raw)[:16]}{SUFFIXES.get(mime, '')}"
+    path = keep(directory, name, raw)
+    link = {
+        "type": "resource_link",
+        "uri": Path(path).as_uri(),
+        "name": name,
+        "mimeType": mime,
+        "size": len(raw),
+    }
+    return {**update, "content": link}

@@ -25,6 +25,7 @@ from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import checkpoint_from
 from reasonix_acp.redact import remember
 from reasonix_acp.session import controls
+from reasonix_acp.session.images import replayable
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.service import (
@@ -36,6 +37,7 @@ from reasonix_acp.session.service import (
     log,
 )
 from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.tools.workspace import session_temp
 
 
 class Opening:
@@ -287,8 +289,14 @@ class Opening:
         plan = next(
             (body.get("entries") for kind, body in reversed(events) if kind == "plan"), None
         )
+        budget, temp = session.config.frame_budget, session_temp(session.id)
         self.sessions.send_all(
             session,
-            (update for kind, body in events if kind in REPLAYED for update in updates(kind, body)),
+            (
+                replayable(update, budget, temp) if kind == "user_message" else update
+                for kind, body in events
+                if kind in REPLAYED
+                for update in updates(kind, body)
+            ),
         )
         return plan
