@@ -71,7 +71,9 @@ def compacted_text(body: dict[str, Any]) -> str:
     return f"\n\n[compacted {body.get('compacted', 0)} earlier messages to save context]\n\n"
 
 
-MESSAGES = ("user_message", "agent_thought", "agent_message")
+# Events shown as chunks of a message: each gets a `messageId` when it is recorded (an
+# extension surface's text is a message of its own).
+MESSAGES = ("user_message", "agent_thought", "agent_message", "extension_surface")
 
 
 def named(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +118,13 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         # lazy: start-up
         from reasonix_acp.plugins import surface as extension_surface
 
-        return extension_surface.updates(body["surface"])
+        shown = extension_surface.updates(body["surface"])
+        if type(message_id) is str:  # its text, named like any message
+            shown = [
+                {**u, "messageId": message_id} if u["sessionUpdate"] == "agent_message_chunk" else u
+                for u in shown
+            ]
+        return shown
     return []
 
 
