@@ -24,7 +24,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
@@ -42,9 +41,8 @@ from reasonix_acp.providers.base import (
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.reasonix_io.readiness import Obligations
 from reasonix_acp.redact import scrub_known, scrub_known_in
-from reasonix_acp.session import projector
 from reasonix_acp.session.gauge import Gauge
-from reasonix_acp.session.history import answer_open_calls, compacted
+from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.session.images import user_content
 from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 from reasonix_acp.turn.compaction import (
@@ -58,13 +56,13 @@ from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
 from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
+from reasonix_acp.turn.transcript import Persist, Transcript
 
 log = logging.getLogger("reasonix_acp.turn.runner")
 
 Emit = Callable[[dict[str, Any]], None]
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
-Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
 # The notice titles of the turn's pauses (their descriptions say why and what to do).
 PAUSED = {
     Outcome.READINESS_PAUSED: "Paused: a check is owed",
@@ -135,7 +133,6 @@ class TurnRunner:
         self.tools = {t.name: t for t in s.tools}
         self.tool_schemas = [t.schema for t in s.tools]
         self.history = s.history
-        self._stored = len(s.history)  # the history's messages a `history` event has stored
         self.context = s.context
         self.emit = s.emit
         self.persist = s.persist
@@ -157,12 +154,10 @@ class TurnRunner:
         self.markers: Markers | None = Markers() if self.mode == "goal" else None
         self._produced = False
         self.finish = ""  # the last model call's finish reason, when the provider gave one
-        self._pending: list[tuple[str, dict[str, Any]]] = []
-        self._started: set[str] = set()
-        self._ended: set[str] = set()
-        self._run_kind: str | None = None
-        self._run_parts: list[str] = []
-        self._message: tuple[str, str] | None = None  # the streamed message: (kind, messageId)
+        # What the turn shows and keeps (turn/transcript.py).
+        self.transcript = Transcript(s.emit, s.persist, s.history, DEBUG)
+        self.record = self.transcript.record
+        self.flush = self.transcript.flush
         self._open_calls: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.plan: list[dict[str, Any]] | None = None
@@ -196,73 +191,13 @@ class TurnRunner:
                 }
             )
         else:
-            self._end_message()  # a message of its own
+            self.transcript.end_message()  # a message of its own
             self.record("agent_message", {"text": f"\n\n[warning] {text}{end}"})
-            self._end_message()
+            self.transcript.end_message()
 
     def _paused(self, outcome: Outcome, warning: str, usage: UsageReport) -> TurnReport:
         self.warn(warning, PAUSED[outcome], end="")
         return TurnReport(outcome, warning=warning, usage=usage)
-
-    # -- transcript ---------------------------------------------------------------------------
-
-    def record(self, kind: str, body: dict[str, Any]) -> None:
-        # What a load keeps: an event without its kind's shape is skipped when it is read back.
-        assert not DEBUG or projector.well_formed(kind, body), f"a malformed {kind}: {body}"
-        if DEBUG and kind == "tool_call_update":
-            # The tool-call invariants: an update names a call this turn started, and a call
-            # that finished gets no further update.
-            assert body["toolCallId"] in self._started, (
-                f"update for unknown tool call {body['toolCallId']}"
-            )
-            assert body["toolCallId"] not in self._ended, (
-                f"update after the end of {body['toolCallId']}"
-            )
-            if body.get("status") in ("completed", "failed"):
-                self._ended.add(body["toolCallId"])
-        if kind == "tool_call":
-            self._started.add(body["toolCallId"])
-        if kind in projector.RUN_UPDATES:
-            # Consecutive deltas of one kind are stored as one event, joined once at the end
-            # of the run (joining as they come would copy the text once per delta).
-            if kind != self._run_kind:
-                self._close_run()
-                self._run_kind = kind
-            if self._message is None or self._message[0] != kind:
-                self._message = (kind, uuid4())
-            self.emit(projector.chunk(kind, body["text"], self._message[1]))
-            self._run_parts.append(body["text"])
-            return
-        self._end_message()
-        body = projector.named(kind, body)
-        for update in projector.live_updates(kind, body):
-            self.emit(update)
-        self._pending.append((kind, dict(body)))
-
-    def _close_run(self) -> None:
-        if self._run_kind is not None and self._message is not None:
-            text = "".join(self._run_parts)
-            self._pending.append((self._run_kind, {"text": text, "messageId": self._message[1]}))
-            self._run_kind, self._run_parts = None, []
-
-    def _end_message(self) -> None:
-        """The message being streamed is over: the next delta starts another (a new id). A
-        flush alone does not end it: its next deltas are stored as a new event, same id."""
-        self._close_run()
-        self._message = None
-
-    def flush(self) -> None:
-        """Store what the turn showed since the last flush, after the messages the model's
-        history gained meanwhile (a `history` event, first in the batch: a load rebuilds the
-        history from these, exactly as it was sent, session/history.py)."""
-        self._close_run()
-        batch, self._pending = self._pending, []
-        fresh = self.history[self._stored :]
-        if fresh:
-            batch.insert(0, ("history", {"messages": fresh}))
-            self._stored = len(self.history)
-        if batch:
-            self.persist(batch)
 
     # -- the turn -----------------------------------------------------------------------------
 
@@ -396,7 +331,7 @@ class TurnRunner:
         try:
             # The words are not the model's: an empty `history` event first, so a transcript
             # still read from what it showed (one from before `history` events) stops there.
-            self._pending.append(("history", {"messages": []}))
+            self.transcript.history_starts()
             self.record("user_message", {"content": blocks})
             await self._refresh_tools()
             if self.compaction is None:
@@ -433,8 +368,7 @@ class TurnRunner:
             "kept": done.kept,
         }
         self.record("compaction", body)
-        self.history[:] = compacted(self.history, body)
-        self._stored = len(self.history)
+        self.transcript.compacted(body)
         self.flush()
         return COMPACTED
 
@@ -452,7 +386,7 @@ class TurnRunner:
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         request = await self._fitted()
-        self._end_message()  # each reply is a message of its own
+        self.transcript.end_message()  # each reply is a message of its own
         text: list[str] = []
         calls: list[ToolCallRequest] = []
         self._produced = False
