@@ -14,9 +14,6 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
-import json
 import logging
 import os
 import time
@@ -40,11 +37,10 @@ from reasonix_acp.providers.base import (
 )
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.reasonix_io.readiness import Obligations
-from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import answer_open_calls
 from reasonix_acp.session.images import user_content
-from reasonix_acp.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from reasonix_acp.tools.base import Tool, ToolContext, ToolResult
 from reasonix_acp.turn.compaction import (
     COMPACTED,
     OVERFLOW_HELP,
@@ -52,10 +48,10 @@ from reasonix_acp.turn.compaction import (
     CompactionSettings,
     Compactor,
 )
-from reasonix_acp.turn.frames import fit
-from reasonix_acp.turn.gate import REFUSED, Gate
+from reasonix_acp.turn.gate import Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
-from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
+from reasonix_acp.turn.limits import Limits
+from reasonix_acp.turn.tool_calls import ToolCalls
 from reasonix_acp.turn.transcript import Persist, Transcript
 
 log = logging.getLogger("reasonix_acp.turn.runner")
@@ -158,8 +154,10 @@ class TurnRunner:
         self.transcript = Transcript(s.emit, s.persist, s.history, DEBUG)
         self.record = self.transcript.record
         self.flush = self.transcript.flush
-        self._open_calls: dict[str, dict[str, Any]] = {}
-        self.calls = 0
+        self.tool_calls = ToolCalls(
+            s.turn, self.tools, s.context, s.gate, s.limits, self.transcript, s.history
+        )
+        self.tool_calls.window = lambda: self.provider.context_window
         self.plan: list[dict[str, Any]] | None = None
         if self.context.publish is None:
             self.context.publish = self.publish
@@ -265,7 +263,7 @@ class TurnRunner:
             log.exception("turn %d failed", self.turn)
             return TurnReport(Outcome.FAILED, cause=f"{type(exc).__name__}: {exc}", usage=usage)
         finally:
-            self._sweep()
+            self.tool_calls.sweep()
             self.flush()
             # However the turn ended, every tool call the model made is answered in the history
             # the next model call reads (OpenAI-compatible APIs refuse it otherwise).
@@ -287,7 +285,7 @@ class TurnRunner:
             # Built-in tools first, then the servers' in a stable order, so the request prefix
             # stays the same from call to call unless a server's list really changed.
             every = [*self.base_tools, *await self.more_tools(self.warn)]
-            self.tools = {t.name: t for t in every}
+            self.tools = self.tool_calls.tools = {t.name: t for t in every}
             self.tool_schemas = [t.schema for t in every]
 
     def _request(self) -> ModelRequest:
@@ -432,115 +430,24 @@ class TurnRunner:
         return calls, usage
 
     async def _tool_call(self, call: ToolCallRequest) -> None:
-        self.calls += 1
-        call_id = f"tc-{self.turn}-{self.calls}"
-        tool = self.tools.get(call.name)
-        try:
-            args = json.loads(call.arguments or "{}")
-        except ValueError:
-            args = None
-        start: dict[str, Any] = {
-            "toolCallId": call_id,
-            "title": tool.title(args, self.context)
-            if tool and isinstance(args, dict)
-            else call.name,
-            "name": call.name,  # the tool's own name, as the model called it
-            "kind": tool.kind if tool else "other",
-            "status": "pending",
-            "x-tool": call.name,
-        }
-        self.context.call_id = call_id
-        if isinstance(args, dict):
-            start["rawInput"] = args
-            if tool is not None and hasattr(tool, "shown_at_start"):
-                start.update(tool.shown_at_start(args, self.context))
-            if tool is not None and hasattr(tool, "locations"):
-                with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
-                    start["locations"] = tool.locations(args, self.context)
-        start = self._fit(start)
-        self._open_calls[call_id] = start
-        self.record("tool_call", start)
-        self.flush()  # stored before it runs: a lost process leaves a trace of what it started
-        try:
-            if tool is None:
-                raise ToolFailed(f"unknown tool {call.name}")
-            if not isinstance(args, dict):
-                raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
-            result = _scrubbed_result(await self._checked_run(tool, args, start))
-        except ToolFailed as exc:
-            text = scrub_known(str(exc))
-            shown = None if exc.meta else _text(text)
-            failed = ToolResult(text=text, content=shown, meta=_scrubbed(exc.meta))
-            self._finish(call_id, "failed", failed)
-            self._answer(call.id, call_id, text)
-            return
+        """One call: gated, run, shown and answered (turn/tool_calls.py); what its result
+        changes of the turn (the mode, the plan) before its end is shown."""
+        await self.tool_calls.run(call, self._took)
+
+    def _took(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
         if self.readiness is not None:
-            self.readiness.observe(call.name, "completed", args)
+            self.readiness.observe(name, "completed", args)
         if result.mode is not None and self.switch_mode is not None:
             self.mode = result.mode  # the next request's system message is the new mode's
             self.switch_mode(result.mode)
         if result.plan is not None:
             self.plan = result.plan
             self.record("plan", {"entries": result.plan})
-        self._finish(call_id, "completed", result)
-        self._answer(call.id, call_id, result.text)
 
-    def _answer(self, model_id: str, call_id: str, text: str) -> None:
-        """A tool call's answer in the model's history, cut to what one result may take of the
-        context (the whole text kept in the session's temp, the cut names the file)."""
-        cap = self.limits.model_cap(self.provider.context_window)
-        shown = cap_for_model(text, cap, (self.context.workspace.temp, f"{call_id}-model.txt"))
-        self.history.append({"role": "tool", "tool_call_id": model_id, "content": shown})
-
-    async def _checked_run(
-        self, tool: Any, args: dict[str, Any], start: dict[str, Any]
-    ) -> ToolResult:
-        """The permission gate, then the tool. A path the check or the tool cannot follow or
-        open (an OSError: /proc/1/root, say) fails the call, never the turn."""
-        call_id = start["toolCallId"]
-        try:
-            if getattr(tool, "access", None) and not await self.gate.permitted(
-                tool, args, start, self.context
-            ):
-                raise ToolFailed(REFUSED)
-            self.context.progress = lambda content: self.record(
-                "tool_call_update",
-                {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
-            )
-            self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
-            self.context.ask = self.gate.question
-            result: ToolResult = await tool.run(args, self.context)
-            return result
-        except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            raise ToolFailed(f"{tool.name}: {exc.strerror or exc}{where}") from None
-
-    def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
-        """The call's end as shown and stored; its output's secrets already replaced (the
-        model's text too: `_scrubbed_result`, where the output enters the session)."""
-        self._open_calls.pop(call_id, None)
-        body: dict[str, Any] = {"toolCallId": call_id, "status": status}
-        if result.content is not None:
-            keep = (self.context.workspace.temp, f"{call_id}.txt")
-            body["content"] = cap_output(result.content, self.output_cap, keep)
-        if result.meta:
-            body["_meta"] = result.meta
-        if result.raw_output is not None:
-            body["rawOutput"] = result.raw_output
-        self.record("tool_call_update", self._fit(body))
-
-    def _fit(self, update: dict[str, Any]) -> dict[str, Any]:
-        """A tool call or update cut to the frame budget; what is cut is kept in the temp."""
-        where = (self.context.workspace.temp, f"{update['toolCallId']}-{update['status']}")
-        return fit(update, self.frame_budget, where)
-
-    def _sweep(self) -> None:
-        for call_id in list(self._open_calls):
-            self._finish(
-                call_id,
-                "failed",
-                ToolResult(text="interrupted", content=_text("interrupted before it finished")),
-            )
+    @property
+    def calls(self) -> int:
+        """Tool calls this turn made."""
+        return self.tool_calls.count
 
 
 def _title(text: str) -> str:
@@ -548,23 +455,3 @@ def _title(text: str) -> str:
     head = text.split(";", 1)[0].split(". ", 1)[0].split(" (", 1)[0].strip() or "Warning"
     head = head[0].upper() + head[1:]
     return head if len(head) <= 80 else head[:79] + "…"
-
-
-def _scrubbed(value: Any) -> Any:
-    """Tool output as it enters the session (progress, result, failure): every secret the agent
-    holds replaced by [redacted], whatever tool printed it."""
-    return scrub_known_in(value)
-
-
-def _scrubbed_result(result: ToolResult) -> ToolResult:
-    return dataclasses.replace(
-        result,
-        text=scrub_known(result.text),
-        content=_scrubbed(result.content),
-        meta=_scrubbed(result.meta),
-        raw_output=_scrubbed(result.raw_output),
-    )
-
-
-def _text(text: str) -> list[dict[str, Any]]:
-    return [{"type": "content", "content": {"type": "text", "text": text}}]

@@ -1,0 +1,177 @@
+"""One turn's tool calls: each started (shown and stored before it runs), put to the
+permission gate, run, and ended `completed` or `failed`, its output's secrets replaced, cut to
+the output cap and the frame budget, and answered in the model's history (cut to what one
+result may take of the context). Every call started reaches its end: `sweep` fails what a
+cancel left open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any
+
+from reasonix_acp.providers.base import ToolCallRequest
+from reasonix_acp.redact import scrub_known, scrub_known_in
+from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.turn.frames import fit
+from reasonix_acp.turn.gate import REFUSED, Gate
+from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
+from reasonix_acp.turn.transcript import Transcript
+
+# What the turn makes of a call's result before its end is shown (the tool's name, its
+# arguments, the result).
+Took = Callable[[str, dict[str, Any], ToolResult], None]
+
+
+class ToolCalls:
+    def __init__(
+        self,
+        turn: int,
+        tools: dict[str, Any],
+        context: ToolContext,
+        gate: Gate,
+        limits: Limits,
+        transcript: Transcript,
+        history: list[dict[str, Any]],
+    ) -> None:
+        self.turn = turn
+        self.tools = tools
+        self.context = context
+        self.gate = gate
+        self.limits = limits
+        self.transcript = transcript
+        self.history = history
+        self.window: Callable[[], int] = lambda: 0  # the model's context size, in tokens
+        self.count = 0  # calls started this turn
+        self._open: dict[str, dict[str, Any]] = {}
+
+    async def run(self, call: ToolCallRequest, took: Took) -> None:
+        """Start the call (shown and stored before it runs: a lost process leaves a trace of
+        it), gate and run it, then `took` its result before its end is shown, and answer it
+        in the model's history."""
+        self.count += 1
+        call_id = f"tc-{self.turn}-{self.count}"
+        tool = self.tools.get(call.name)
+        try:
+            args = json.loads(call.arguments or "{}")
+        except ValueError:
+            args = None
+        start: dict[str, Any] = {
+            "toolCallId": call_id,
+            "title": tool.title(args, self.context)
+            if tool and isinstance(args, dict)
+            else call.name,
+            "name": call.name,  # the tool's own name, as the model called it
+            "kind": tool.kind if tool else "other",
+            "status": "pending",
+            "x-tool": call.name,
+        }
+        self.context.call_id = call_id
+        if isinstance(args, dict):
+            start["rawInput"] = args
+            if tool is not None and hasattr(tool, "shown_at_start"):
+                start.update(tool.shown_at_start(args, self.context))
+            if tool is not None and hasattr(tool, "locations"):
+                with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
+                    start["locations"] = tool.locations(args, self.context)
+        start = self._fit(start)
+        self._open[call_id] = start
+        self.transcript.record("tool_call", start)
+        self.transcript.flush()  # stored before it runs: a lost process leaves a trace of what it started
+        try:
+            if tool is None:
+                raise ToolFailed(f"unknown tool {call.name}")
+            if not isinstance(args, dict):
+                raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
+            result = _scrubbed_result(await self._checked_run(tool, args, start))
+        except ToolFailed as exc:
+            text = scrub_known(str(exc))
+            shown = None if exc.meta else _text(text)
+            failed = ToolResult(text=text, content=shown, meta=_scrubbed(exc.meta))
+            self._finish(call_id, "failed", failed)
+            self._answer(call.id, call_id, text)
+            return
+        took(call.name, args, result)
+        self._finish(call_id, "completed", result)
+        self._answer(call.id, call_id, result.text)
+
+    def _answer(self, model_id: str, call_id: str, text: str) -> None:
+        """A tool call's answer in the model's history, cut to what one result may take of the
+        context (the whole text kept in the session's temp, the cut names the file)."""
+        cap = self.limits.model_cap(self.window())
+        shown = cap_for_model(text, cap, (self.context.workspace.temp, f"{call_id}-model.txt"))
+        self.history.append({"role": "tool", "tool_call_id": model_id, "content": shown})
+
+    async def _checked_run(
+        self, tool: Any, args: dict[str, Any], start: dict[str, Any]
+    ) -> ToolResult:
+        """The permission gate, then the tool. A path the check or the tool cannot follow or
+        open (an OSError: /proc/1/root, say) fails the call, never the turn."""
+        call_id = start["toolCallId"]
+        try:
+            if getattr(tool, "access", None) and not await self.gate.permitted(
+                tool, args, start, self.context
+            ):
+                raise ToolFailed(REFUSED)
+            self.context.progress = lambda content: self.transcript.record(
+                "tool_call_update",
+                {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
+            )
+            self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
+            self.context.ask = self.gate.question
+            result: ToolResult = await tool.run(args, self.context)
+            return result
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            raise ToolFailed(f"{tool.name}: {exc.strerror or exc}{where}") from None
+
+    def _finish(self, call_id: str, status: str, result: ToolResult) -> None:
+        """The call's end as shown and stored; its output's secrets already replaced (the
+        model's text too: `_scrubbed_result`, where the output enters the session)."""
+        self._open.pop(call_id, None)
+        body: dict[str, Any] = {"toolCallId": call_id, "status": status}
+        if result.content is not None:
+            keep = (self.context.workspace.temp, f"{call_id}.txt")
+            body["content"] = cap_output(result.content, self.limits.output_cap, keep)
+        if result.meta:
+            body["_meta"] = result.meta
+        if result.raw_output is not None:
+            body["rawOutput"] = result.raw_output
+        self.transcript.record("tool_call_update", self._fit(body))
+
+    def _fit(self, update: dict[str, Any]) -> dict[str, Any]:
+        """A tool call or update cut to the frame budget; what is cut is kept in the temp."""
+        where = (self.context.workspace.temp, f"{update['toolCallId']}-{update['status']}")
+        return fit(update, self.limits.frame_budget, where)
+
+    def sweep(self) -> None:
+        """Every call still open is failed: the turn ends without it."""
+        for call_id in list(self._open):
+            self._finish(
+                call_id,
+                "failed",
+                ToolResult(text="interrupted", content=_text("interrupted before it finished")),
+            )
+
+
+def _scrubbed(value: Any) -> Any:
+    """Tool output as it enters the session (progress, result, failure): every secret the agent
+    holds replaced by [redacted], whatever tool printed it."""
+    return scrub_known_in(value)
+
+
+def _scrubbed_result(result: ToolResult) -> ToolResult:
+    return dataclasses.replace(
+        result,
+        text=scrub_known(result.text),
+        content=_scrubbed(result.content),
+        meta=_scrubbed(result.meta),
+        raw_output=_scrubbed(result.raw_output),
+    )
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "content", "content": {"type": "text", "text": text}}]
