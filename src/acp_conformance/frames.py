@@ -39,6 +39,8 @@ class Frames:
             self.client.advertised = caps if isinstance(caps, dict) else {}
         if isinstance(frame, dict) and "id" in frame and "method" in frame:
             self.sent[json.dumps(frame["id"])] = frame
+            if frame["method"] == "session/prompt" and self.model is not None:
+                self.model.new_turn()
         self.agent.send(frame)
 
     def frames(self, seconds: float) -> Iterator[dict[str, Any]]:

@@ -86,6 +86,11 @@ def arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
     return {chosen.names.get(key, key): value for key, value in args.items()}
 
 
+def names(tools: Any) -> list[str]:
+    """The names of the offered tools (for the log)."""
+    return [_function(t)[0] for t in tools] if isinstance(tools, list) else []
+
+
 def missing(role: str, tools: Any, wanted: str = "") -> str:
     """Why a scripted call of `role` cannot be made (the SKIP reason)."""
     if not isinstance(tools, list) or not tools:
