@@ -1,7 +1,7 @@
 """What a check looks at and how it judges. Every kind returns "" (passed) or why it failed.
 
 On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
-`codes` if given), `error_shape` (the error object against the schema's `Error`), `schema` (the
+`codes` if given; with `only_if_refused`, SKIP when a result came), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
 item whose `key` is `value`), `lacks` (it has none).
@@ -11,7 +11,8 @@ whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of
 each with params valid against `def`), `sequence_rises` (their params.sequence rises, and
 equals the value at `inner`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
-answered: notifications may come), `no_update` (no session/update), `no_request` (no request
+answered: notifications may come), `no_update` (no session/update of turn content: message
+and thought chunks, tool calls, plans), `no_request` (no request
 of the agent to the client).
 Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
@@ -61,6 +62,8 @@ def _result(frame: dict[str, Any], args: dict[str, Any]) -> str:
 
 def _error(frame: dict[str, Any], args: dict[str, Any]) -> str:
     error = frame.get("error")
+    if args.get("only_if_refused") and "result" in frame:
+        raise NotApplicable("the agent accepted it (it may)")
     if not isinstance(error, dict):
         return f"a result came instead of an error: {_brief(frame.get('result'))}"
     codes = args.get("codes")
@@ -217,7 +220,7 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
     if kind == "silent":
         return f"{len(frames)} frame(s) came: {_brief(frames[0])}" if frames else ""
     if kind == "no_update":
-        late = [f for f in frames if f.get("method") == "session/update"]
+        late = [f for f in frames if f.get("method") == "session/update" and _turn_content(f)]
         return f"{len(late)} session/update after the response: {_brief(late[0])}" if late else ""
     if kind == "no_request":
         asked = [f for f in frames if "method" in f and "id" in f]
@@ -226,6 +229,21 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
         answered = [f for f in frames if "method" not in f and ("result" in f or "error" in f)]
         return f"answered: {_brief(answered[0])}" if answered else ""
     raise KeyError(kind)
+
+
+# What a turn says (its content): updates of session state (available_commands_update,
+# usage_update, session_info_update, a mode or config change) may come at any time.
+TURN_CONTENT = (
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+)
+
+
+def _turn_content(frame: dict[str, Any]) -> bool:
+    return obj(obj(frame.get("params")).get("update")).get("sessionUpdate") in TURN_CONTENT
 
 
 def on_exit(kind: str, code: int | None, seconds: float) -> str:

@@ -17,6 +17,7 @@ from acp_conformance.process import Agent
 from acp_conformance.results import Lost, Skip
 
 SESSION_OPENERS = ("session/new", "session/load", "session/resume")
+CLIENT_METHODS = ("fs/", "terminal/", "session/request_permission", "elicitation/")
 # The wait for an agent's first frame at least: --timeout is for answers, and a process may
 # take longer than that to start (an interpreter loading its packages, a busy machine).
 START_SECONDS = 5.0
@@ -103,6 +104,10 @@ class Frames:
             self.keep(frame)
         if json.dumps(rid) in self.early:
             raise Skip("the turn ended before the cancel could be sent (too fast to cancel)")
+        statuses = tool_statuses(self.notes)
+        if statuses and all(s in ("completed", "failed") for s in statuses.values()):
+            # What the agent does with a cancel that lands after its work is done is a race.
+            raise Skip("the tool call finished before the cancel could be sent (a race)")
 
     def await_note(self, method: str, unless: Any = None, update: str = "") -> None:
         """Wait for a frame of `method` (a turn has started, a tool runs: time to cancel it),
@@ -119,10 +124,28 @@ class Frames:
             if unless is not None and json.dumps(unless) in self.early:
                 if self.model is not None and not self.model.requests:
                     raise Skip("the agent never asked the scripted model for the turn")
+                if self.model is not None and self.model.why_no_call:
+                    raise Skip(self.model.why_no_call)
                 raise Skip(f"the turn ended without any {method} {update}".rstrip())
         if self.ended:
             raise Lost(f"the agent's output ended before any {method}")
+        if method.startswith(CLIENT_METHODS):  # it may do the work itself (run `sleep` on its own)
+            raise Skip(f"the agent sent no {method} within {self.timeout:g} s")
         raise Lost(f"no {method} within {self.timeout:g} s")
 
     def window(self, seconds: float) -> list[dict[str, Any]]:
         return list(self.frames(seconds))
+
+
+def tool_statuses(notes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each tool call these notes report, by id, with its last status."""
+    found: dict[str, Any] = {}
+    for note in notes:
+        update = obj(obj(note.get("params")).get("update"))
+        if note.get("method") == "session/update" and update.get("sessionUpdate") in (
+            "tool_call",
+            "tool_call_update",
+        ):
+            key = json.dumps(update.get("toolCallId"))
+            found[key] = update.get("status", found.get(key))
+    return found

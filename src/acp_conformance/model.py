@@ -113,6 +113,15 @@ class ModelServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
+    @property
+    def why_no_call(self) -> str:
+        """Why the script's tool call was not made: a tool not offered, or no tools at all."""
+        if self.missing or not self.requests:
+            return self.missing
+        if not any(isinstance(r.get("tools"), list) and r["tools"] for r in self.requests):
+            return roles.missing("", None)
+        return ""
+
     def new_turn(self) -> None:
         """The runner sent a session/prompt: requests from now on belong to the next turn."""
         with self._lock:
@@ -128,7 +137,12 @@ class ModelServer:
                 index = self.placement.index(messages)
                 reply = self._with_tools(self.script[index], tools)
             self.exchanges.append(
-                {"t": time.time(), "tools": roles.names(tools), "messages": messages, "reply": reply}
+                {
+                    "t": time.time(),
+                    "tools": roles.names(tools),
+                    "messages": messages,
+                    "reply": reply,
+                }
             )
             return reply
 

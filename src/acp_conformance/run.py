@@ -7,6 +7,7 @@ answered by the client side (client.py), as an editor would.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -63,6 +64,7 @@ class Runner:
         self.seen_calls = 0  # the client's calls judged by earlier awaits
         self.model_calls = 0  # the scripted model's tool calls made before this turn
         self.announced: set[Any] = set()  # toolCallIds reported in earlier turns
+        self.refused: set[str] = set()  # ids (as JSON) answered with an error
 
     def run(self) -> str:
         """Every step in order; → why the rest was skipped, or ""."""
@@ -96,6 +98,8 @@ class Runner:
                     self.results.append(skipped(check, reason))
 
     def _step(self, step: dict[str, Any]) -> None:
+        if "if_refused" in step and json.dumps(step["if_refused"]) not in self.refused:
+            return  # a step for when an earlier request was refused (initialize again)
         if "send" in step:
             if "unless_answered" in step:
                 settle = float(step.get("settle_ms", 0)) / 1000
@@ -140,6 +144,8 @@ class Runner:
 
     def _await(self, step: dict[str, Any]) -> None:
         response = self.io.response(substitute(step["await"], self.captured))
+        if "error" in response:
+            self.refused.add(json.dumps(substitute(step["await"], self.captured)))
         notes, self.io.notes = self.io.notes, []
         calls = self.io.client.calls[self.seen_calls :]
         self.seen_calls += len(calls)
@@ -151,6 +157,7 @@ class Runner:
         for check in step_checks(step):
             args = substitute(check.args, self.captured)
             try:
+                self._applies(args)
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
                 elif check.kind in checks.ON_NOTES:
@@ -168,6 +175,18 @@ class Runner:
             except KeyError:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
+    def _applies(self, args: dict[str, Any]) -> None:
+        """A check with `when` (a captured path) judges only when the agent advertised it
+        (`configOptions` before judging how an unknown option is refused)."""
+        if "when" not in args:
+            return
+        try:
+            found = checks.at(self.captured, args["when"])
+        except KeyError:
+            found = None
+        if found in (None, [], {}):
+            raise checks.NotApplicable(f"not advertised: {args['when']} is {found!r}")
+
     def _preconditions(self, step: dict[str, Any], calls: list[Any]) -> None:
         """For a turn that ended with a result: `tool_turn`, the scripted model made a tool call
         in this turn (else SKIP: the agent offers no such tool, or never asked the model);
@@ -176,11 +195,22 @@ class Runner:
         made = len(model.calls) if model is not None else 0
         earlier, self.model_calls = self.model_calls, made
         if step.get("tool_turn") and made == earlier:
-            why = model.missing if model is not None else ""
+            why = model.why_no_call if model is not None else ""
             raise Skip(why or "the agent never asked the scripted model for the turn")
         needed = step.get("needs_request")
         if needed and not any(c.method == needed for c in calls):
             raise Skip(f"the agent sent no {needed} in this turn")
+
+
+def written_folders(script: list[list[dict[str, Any]]]) -> tuple[str, ...]:
+    """The directories the script's writes go into."""
+    paths = [
+        action.get("args", {}).get("path")
+        for reply in script
+        for action in reply
+        if action.get("call") == "write"
+    ]
+    return tuple(os.path.dirname(p) for p in paths if isinstance(p, str) and os.path.dirname(p))
 
 
 def wired(settings: Settings) -> bool:
@@ -208,7 +238,7 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
     places["model_url"] = model.url if model else ""
     agent: Agent | None = None
     client = Client(lambda frame: agent.send(frame) if agent else None, cwd, scenario.client)
-    client.seed()
+    client.seed(written_folders(script))
     try:
         agent = Agent(settings.command, settings.env, places)
     except CannotStart:
