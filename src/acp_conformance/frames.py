@@ -25,14 +25,22 @@ START_SECONDS = 5.0
 
 class Frames:
     def __init__(
-        self, agent: Agent, client: Client, model: ModelServer | None, timeout: float
+        self,
+        agent: Agent,
+        client: Client,
+        model: ModelServer | None,
+        timeout: float,
+        unanswered: float | None = None,
     ) -> None:
         self.agent, self.client, self.model, self.timeout = agent, client, model, timeout
+        # The wait for an answer that may never come (a frame no ACP client sends).
+        self.unanswered = min(timeout, unanswered if unanswered is not None else timeout)
         self.notes: list[dict[str, Any]] = []  # frames with a method since the last await
         self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
         self.sent: dict[str, dict[str, Any]] = {}  # requests sent, by id, until answered
         self.ended = False  # the agent's output has ended
         self.heard = False  # the agent has sent a frame
+        self.unparsed: list[str] = []  # lines on its stdout that are not JSON objects
 
     def send(self, frame: Any) -> None:
         if isinstance(frame, dict) and frame.get("method") == "initialize":
@@ -57,6 +65,10 @@ class Frames:
                 self.ended = True
                 return
             self.heard = True
+            if "_unparsed" in frame:  # not a frame: kept for the only_json check
+                if frame["_unparsed"].strip():
+                    self.unparsed.append(frame["_unparsed"])
+                continue
             if "method" in frame and "id" in frame:
                 self.client.answer(frame)
             yield frame
@@ -69,10 +81,12 @@ class Frames:
         elif "id" in frame:
             self.early[json.dumps(frame["id"])] = frame
 
-    def response(self, wanted: Any) -> dict[str, Any]:
-        """The response to `wanted`: the same id, of the same JSON type."""
+    def response(self, wanted: Any, bounded: bool = False) -> dict[str, Any]:
+        """The response to `wanted`: the same id, of the same JSON type; `bounded`, within the
+        shorter wait for an answer that may never come."""
         key = json.dumps(wanted)
-        wait = self.timeout if self.heard else max(self.timeout, START_SECONDS)
+        wait = self.unanswered if bounded else self.timeout
+        wait = wait if self.heard else max(wait, START_SECONDS)
         if key not in self.early:
             for frame in self.frames(wait):
                 self.keep(frame)

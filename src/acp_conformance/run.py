@@ -71,30 +71,40 @@ class Runner:
         for index, step in enumerate(self.scenario.steps):
             try:
                 self._step(step)
+            except Lost as why:
+                self._count_once(index, why)
+                # An agent still serving goes on with the next step's fresh request; one
+                # that ended, or whose answer the next steps build on, is not reached.
+                if self.io.ended or "await" not in step or "capture" in step:
+                    self._rest(index + 1, f"not reached: {why}")
+                    return ""
             except Skip as why:
-                self._rest(index, why)
-                return "" if isinstance(why, Lost) else str(why)
+                self._rest(index, str(why))
+                return str(why)
         return ""
 
-    def _rest(self, index: int, why: Skip) -> None:
-        """After a Skip at step `index`: a lost agent fails that step's checks; every check not
-        judged yet is skipped with the reason."""
+    def _count_once(self, index: int, why: Lost) -> None:
+        """A lost answer fails one check: the step's first (its other checks had nothing to
+        judge), or `<scenario>.step-<n>` for a step the scenario only passes through (an
+        opening exchange: losing the agent there is still a failure, never a quiet skip)."""
         done = {r.id for r in self.results}
-        if isinstance(why, Lost) and not step_checks(self.scenario.steps[index]):
-            # A step the scenario only passes through (an opening exchange): losing the agent
-            # there is still a failure, never a quiet skip.
+        pending = [c for c in step_checks(self.scenario.steps[index]) if c.id not in done]
+        if not pending:
             where = f"{self.scenario.id}.step-{index + 1}"
             self.results.append(
                 CheckResult(where, "MUST", "fail", str(why), "the scenario's own step")
             )
-        for offset, step in enumerate(self.scenario.steps[index:]):
+            return
+        self.results.append(judged(pending[0], str(why)))
+        for check in pending[1:]:
+            self.results.append(skipped(check, f"no answer to judge (counted at {pending[0].id})"))
+
+    def _rest(self, index: int, reason: str) -> None:
+        """Every check from step `index` on not judged yet is skipped with the reason."""
+        done = {r.id for r in self.results}
+        for step in self.scenario.steps[index:]:
             for check in step_checks(step):
-                if check.id in done:
-                    continue
-                if isinstance(why, Lost) and offset == 0:
-                    self.results.append(judged(check, str(why)))
-                else:
-                    reason = f"not reached: {why}" if isinstance(why, Lost) else str(why)
+                if check.id not in done:
                     self.results.append(skipped(check, reason))
 
     def _step(self, step: dict[str, Any]) -> None:
@@ -143,7 +153,8 @@ class Runner:
                 raise Skip(f"not advertised: {path} is {found!r}")
 
     def _await(self, step: dict[str, Any]) -> None:
-        response = self.io.response(substitute(step["await"], self.captured))
+        bounded = bool(step.get("may_go_unanswered"))
+        response = self.io.response(substitute(step["await"], self.captured), bounded)
         if "error" in response:
             self.refused.add(json.dumps(substitute(step["await"], self.captured)))
         notes, self.io.notes = self.io.notes, []
@@ -160,6 +171,8 @@ class Runner:
                 self._applies(args)
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
+                elif check.kind == "only_json":
+                    problem = checks.only_json(self.io.unparsed)
                 elif check.kind in checks.ON_NOTES:
                     problem = checks.ON_NOTES[check.kind](notes, args)
                 else:
@@ -220,14 +233,15 @@ def wired(settings: Settings) -> bool:
     )
 
 
-def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
-    """The scenario against a fresh agent → (its result, the wire log as NDJSON)."""
+def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, list[dict[str, Any]]]:
+    """The scenario against a fresh agent → (its result, the wire log as NDJSON, the scripted
+    model's exchanges)."""
     result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
     if scenario.model is not None and not wired(settings):
         why = "needs the scripted model: put {model_url} in --agent or an --env value"
         result.reason = why
         result.checks = [skipped(c, why) for c in scenario.checks]
-        return result, ""
+        return result, "", []
     tmp = tempfile.mkdtemp(prefix="acp-conformance-")
     cwd = os.path.join(tmp, "ws")
     os.makedirs(cwd)
@@ -247,7 +261,8 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    runner = Runner(scenario, Frames(agent, client, model, settings.timeout), places)
+    frames = Frames(agent, client, model, settings.timeout, settings.unanswered)
+    runner = Runner(scenario, frames, places)
     try:
         result.reason = runner.run()
     finally:
@@ -257,4 +272,4 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
     result.checks = runner.results
-    return result, agent.wire.ndjson()
+    return result, agent.wire.ndjson(), model.exchanges if model is not None else []

@@ -9,6 +9,8 @@
                                              # is answered within n ms (too fast to cancel)
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"await": <id>, "may_go_unanswered": true, ...},  # a bad frame's answer, awaited only
+                                             # --unanswered-timeout (it may never come)
        {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},
                                              # SKIP the rest unless the scripted model's tool
                                              # call was made / the agent sent that request

@@ -35,6 +35,9 @@ Faults:
   strict-fields  session/new refuses fields it does not know
   no-exit        ignores the end of its input
   exit-1         exits 1 at the end of its input
+  banner         writes lines that are not JSON on its stdout (at start, in a turn)
+  odd-request    asks the client `editor/refresh` in a turn (no such method, no `_`)
+  extra-fields   results with a field the spec does not define at their root
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -83,6 +86,12 @@ def send(frame: dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
+def send_text(line: str) -> None:
+    with LOCK:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 def update(sid: str, body: dict[str, Any]) -> None:
     send(
         {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": body}}
@@ -109,6 +118,10 @@ def request(
 def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
     """A prompt's turn on a thread: a chunk, the model's tool calls or a pause a cancel can
     land in, the answer."""
+    if "banner" in BREAK:
+        send_text("Thinking...")
+    if "odd-request" in BREAK:
+        request("editor/refresh", {"sessionId": sid})
     chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
     if "bad-update" in BREAK:
         del chunk["content"]
@@ -161,6 +174,8 @@ def result(rid: Any, value: Any) -> None:
             rid = float(rid)
         elif isinstance(rid, str):
             rid = rid.encode("ascii", "replace").decode()[:1024]
+    if "extra-fields" in BREAK and isinstance(value, dict):
+        value = {**value, "vendorInfo": "x"}
     send({"jsonrpc": "2.0", "id": rid, "result": value})
 
 
@@ -248,7 +263,7 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/set_config_option" and "no-config" in QUIRK:
         return error(rid, -32601, "no config options")
     if method == "session/set_config_option" and params.get("configId") == "mode" and not accept:
-        return result(rid, {"configOptions": [MODE]})
+        return result(rid, {} if "schema" in BREAK else {"configOptions": [MODE]})
     if method == "session/set_config_option" and not accept:
         return error(rid, -32602, "unknown config option")
     return result(rid, {})
@@ -303,6 +318,8 @@ def serve(line: str) -> None:
 
 
 def main() -> None:
+    if "banner" in BREAK:
+        send_text("broken agent ready")
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():

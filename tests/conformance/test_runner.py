@@ -49,6 +49,9 @@ FAULTS = [
     ("strict-fields", "core,robustness"),
     ("no-exit", "core,robustness"),
     ("exit-1", "core,robustness"),
+    ("banner", "core,client"),
+    ("odd-request", "core,client"),
+    ("extra-fields", "core"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
