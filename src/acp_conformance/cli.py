@@ -73,6 +73,14 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds to wait for an answer that may never come, to a frame no ACP client "
         "sends (the robustness suite's bad frames; default 3)",
     )
+    p.add_argument(
+        "--start-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds to wait for the first answer of each agent process, which may be slow "
+        "to start (default 30)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument(
         "--env",
@@ -111,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("acp-conformance: --agent is required (or --list)\n")
         return 2
     env = dict(item.split("=", 1) for item in args.env if "=" in item)
-    settings = Settings(args.agent, env, args.timeout, args.wire_dir, args.unanswered_timeout)
+    settings = Settings(
+        args.agent, env, args.timeout, args.wire_dir, args.unanswered_timeout, args.start_timeout
+    )
     try:
         results = run_all(picked, settings, args)
     except CannotStart as exc:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from acp_conformance.checks import obj
+from acp_conformance.checks import TURN_CONTENT, obj
 from acp_conformance.client import Client
 from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent
@@ -18,9 +18,10 @@ from acp_conformance.results import Lost, Skip
 
 SESSION_OPENERS = ("session/new", "session/load", "session/resume")
 CLIENT_METHODS = ("fs/", "terminal/", "session/request_permission", "elicitation/")
-# The wait for an agent's first frame at least: --timeout is for answers, and a process may
-# take longer than that to start (an interpreter loading its packages, a busy machine).
-START_SECONDS = 5.0
+# The wait for an agent's first frame at least (--start-timeout): --timeout is for answers, and
+# a process may take far longer to start (an interpreter loading its packages, a busy machine:
+# public agents were seen taking 10-30 s).
+START_SECONDS = 30.0
 
 
 class Frames:
@@ -31,7 +32,9 @@ class Frames:
         model: ModelServer | None,
         timeout: float,
         unanswered: float | None = None,
+        start: float = START_SECONDS,
     ) -> None:
+        self.start = start
         self.agent, self.client, self.model, self.timeout = agent, client, model, timeout
         # The wait for an answer that may never come (a frame no ACP client sends).
         self.unanswered = min(timeout, unanswered if unanswered is not None else timeout)
@@ -86,7 +89,7 @@ class Frames:
         shorter wait for an answer that may never come."""
         key = json.dumps(wanted)
         wait = self.unanswered if bounded else self.timeout
-        wait = wait if self.heard else max(wait, START_SECONDS)
+        wait = wait if self.heard else max(wait, self.start)
         if key not in self.early:
             for frame in self.frames(wait):
                 self.keep(frame)
@@ -131,7 +134,12 @@ class Frames:
         for frame in self.frames(self.timeout):
             self.keep(frame)
             kind = obj(obj(frame.get("params")).get("update")).get("sessionUpdate")
-            if frame.get("method") == method and (not update or kind == update):
+            # Without `update`, any update of the turn's content (not one of session state,
+            # such as the commands a new session announces): the turn has started.
+            wanted = (
+                kind == update if update else kind in TURN_CONTENT or method != "session/update"
+            )
+            if frame.get("method") == method and wanted:
                 return
             if self.model is not None and self.model.missing:
                 raise Skip(self.model.missing)

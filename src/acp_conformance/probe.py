@@ -34,7 +34,7 @@ def advertises_reasonix(settings: Settings) -> bool:
     agent = Agent(settings.command, settings.env, places)
     client = Client(agent.send, str(cwd))
     try:
-        frames = Frames(agent, client, None, settings.timeout)
+        frames = Frames(agent, client, None, settings.timeout, start=settings.start)
         frames.send(INITIALIZE)
         response = frames.response(1)
     except Skip:

@@ -22,6 +22,7 @@ class Settings:
     timeout: float = 10.0
     wire_dir: Path | None = None
     unanswered: float = 3.0  # the wait for an answer that may never come (a bad frame)
+    start: float = 30.0  # the wait for the first answer of a process just started
 
 
 @dataclass

@@ -261,7 +261,7 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    frames = Frames(agent, client, model, settings.timeout, settings.unanswered)
+    frames = Frames(agent, client, model, settings.timeout, settings.unanswered, settings.start)
     runner = Runner(scenario, frames, places)
     try:
         result.reason = runner.run()

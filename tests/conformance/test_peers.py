@@ -96,7 +96,8 @@ def _run(tmp: Path, peer: tuple[str, list[str], set[str], set[str]]) -> dict[str
     where.mkdir()
     env = {"QUIRK": peer[0], **WIRED}
     agent = f"{sys.executable} {BROKEN}"
-    return conformance(where, agent, "--timeout", "4", "--only", *peer[1], env=env)
+    waits = ("--timeout", "4", "--start-timeout", "5")
+    return conformance(where, agent, *waits, "--only", *peer[1], env=env)
 
 
 @pytest.fixture(scope="module")

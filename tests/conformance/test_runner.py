@@ -206,7 +206,8 @@ def test_every_check_is_seen_failing(tmp_path: Path) -> None:
         where.mkdir()
         agent = f"{sys.executable} {BROKEN}"
         env = {"BREAK": fault[0], **WIRED}
-        found = conformance(where, agent, "--timeout", "1", "--suite", fault[1], env=env)
+        waits = ("--timeout", "1", "--start-timeout", "5")
+        found = conformance(where, agent, *waits, "--suite", fault[1], env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
     with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
