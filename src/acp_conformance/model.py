@@ -14,6 +14,8 @@
                                a tool call, made with the offered tool that plays that role
                                (roles.py), its arguments under that tool's parameter names
     {"call": "named", "name": "conformance_elicit", "args": {..}}   the tool of that name
+                               (when it is not offered but a tool-search tool is, the model
+                               searches for it first: roles.py, placement.py)
   A reply with calls ends with finish_reason `tool_calls`; the agent's follow-up request (which
   carries the tool results and so one more assistant message) gets the next reply. When the agent offers no tool for a role,
   the reply is a short text instead and `missing` says why (the scenario is SKIP).
@@ -155,18 +157,25 @@ class ModelServer:
                 bound.append(action)
                 continue
             chosen = roles.choose(action["call"], tools, action.get("name", ""))
+            finder = roles.choose("search", tools) if action["call"] == "named" else None
+            if chosen is None and finder and self.placement.detour(action["name"]):
+                query = {"query": action["name"]}
+                return [{"tool_call": self._call(finder, query)}]
             if chosen is None:
                 why = roles.missing(action["call"], tools, action.get("name", ""))
                 self.missing = self.missing or why
                 return [{"text": f"(the scripted model wanted a {action['call']}-like tool)"}]
-            call = {
-                "id": f"call_{len(self.calls) + 1}",
-                "name": chosen.name,
-                "arguments": json.dumps(roles.arguments(chosen, action.get("args", {}))),
-            }
-            self.calls.append(call)
-            bound.append({"tool_call": call})
+            bound.append({"tool_call": self._call(chosen, action.get("args", {}))})
         return bound
+
+    def _call(self, chosen: roles.Chosen, args: dict[str, Any]) -> dict[str, Any]:
+        call = {
+            "id": f"call_{len(self.calls) + 1}",
+            "name": chosen.name,
+            "arguments": json.dumps(roles.arguments(chosen, args)),
+        }
+        self.calls.append(call)
+        return call
 
     def answer(
         self, handler: BaseHTTPRequestHandler, reply: list[dict[str, Any]], stream: bool

@@ -32,6 +32,7 @@ calibration cases of test_peers.py:
   write-locally   writes files itself even when the client offers fs/write_text_file
   own-shell       runs commands itself even when the client offers terminals
   done-before-cancel  a command is done at once; the turn then ends end_turn after 0.6 s
+  tool-search     hides its MCP server's tools behind `search_tools` until a search finds them
 """
 
 from __future__ import annotations
@@ -60,19 +61,28 @@ TOOLS = [_tool("write", ["path", "content"]), _tool("bash", ["command"]), _tool(
 # The conformance MCP server's one tool, offered (never started: the call is made here) when
 # the session was given an MCP server named "conformance".
 ELICIT = "mcp__conformance__conformance_elicit"
-KINDS = {"write": "edit", "bash": "execute", "read": "read", ELICIT: "other"}
+SEARCH = "search_tools"
+KINDS = {"write": "edit", "bash": "execute", "read": "read", ELICIT: "other", SEARCH: "search"}
 FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
 
-def ask_model(
-    messages: list[dict[str, Any]], mcp: bool, tools: bool = True
-) -> dict[str, Any] | None:
+def offered(mcp: bool, found: bool) -> list[dict[str, Any]]:
+    """The tools offered the model: the MCP server's behind a search (tool-search) until
+    `found`."""
+    if not mcp:
+        return TOOLS
+    if "tool-search" in QUIRK and not found:
+        return [*TOOLS, _tool(SEARCH, ["query"])]
+    return [*TOOLS, _tool(ELICIT, ["question"])]
+
+
+def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The model's message, or None (no model, or it failed)."""
     if not MODEL:
         return None
     body: dict[str, Any] = {"model": "conformance-model", "messages": messages}
     if "no-tools" not in BREAK and tools:
-        body["tools"] = TOOLS + ([_tool(ELICIT, ["question"])] if mcp else [])
+        body["tools"] = tools
     request = urllib.request.Request(
         MODEL.rstrip("/") + "/chat/completions",
         data=json.dumps(body).encode(),
@@ -104,6 +114,7 @@ class Tools:
         mcp: bool = False,
     ) -> None:
         self.sid, self.caps, self.cwd, self.mcp = sid, caps, cwd, mcp
+        self.found = False  # a search_tools call found the MCP server's tool
         self.request, self.update, self.cancelled = request, update, cancelled
         self.wire_sid = "s999" if "bad-session" in BREAK else sid
 
@@ -139,10 +150,11 @@ class Tools:
     def _ask(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The model's answer on a thread, so that a cancel is not kept waiting."""
         if "side-requests" in QUIRK:  # a title for the conversation, asked on the side
-            ask_model([{"role": "user", "content": "A title, please"}], self.mcp, tools=False)
+            ask_model([{"role": "user", "content": "A title, please"}], [])
         box: list[dict[str, Any] | None] = []
         worker = threading.Thread(
-            target=lambda: box.append(ask_model(messages, self.mcp)), daemon=True
+            target=lambda: box.append(ask_model(messages, offered(self.mcp, self.found))),
+            daemon=True,
         )
         worker.start()
         while worker.is_alive() and not self.cancelled.is_set():
@@ -174,7 +186,8 @@ class Tools:
                 self.finish(shown, "failed", [])
                 return "stop-on-reject" in QUIRK, "the user refused this tool call"
         try:
-            run = self.do_elicit if name == ELICIT else getattr(self, f"do_{name}")
+            run = {ELICIT: self.do_elicit, SEARCH: self.do_search}.get(name)
+            run = run or getattr(self, f"do_{name}")
             result, content = run(args, path, shown)
         except Failed as exc:
             self.finish(shown, "failed", [])
@@ -321,6 +334,10 @@ class Tools:
         colour = (answer.get("content") or {}).get("colour")
         text = f"accept:{colour}" if action == "accept" else action
         return text, [{"type": "content", "content": {"type": "text", "text": text}}]
+
+    def do_search(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
+        self.found = "conformance" in str(args.get("query", ""))
+        return (f"found {ELICIT}" if self.found else "nothing found"), []
 
     def _locally(self, command: str) -> str:
         proc = subprocess.Popen(
