@@ -180,7 +180,7 @@ class Client:
 
     def _elicitation(self, rid: Any, call: Call, params: dict[str, Any]) -> None:
         action = self.setup.get("elicitation", "decline")
-        if action != "accept":
+        if action != "accept" or params.get("mode") == "url":  # a URL-mode accept has no content
             return self._reply(rid, call, {"action": action})
         form = params.get("requestedSchema")
         return self._reply(rid, call, {"action": "accept", "content": filled(form)})

@@ -61,8 +61,10 @@ TOOLS = [_tool("write", ["path", "content"]), _tool("bash", ["command"]), _tool(
 # The conformance MCP server's one tool, offered (never started: the call is made here) when
 # the session was given an MCP server named "conformance".
 ELICIT = "mcp__conformance__conformance_elicit"
+OPEN_URL = "mcp__conformance__conformance_open_url"
 SEARCH = "search_tools"
-KINDS = {"write": "edit", "bash": "execute", "read": "read", ELICIT: "other", SEARCH: "search"}
+KINDS = {"write": "edit", "bash": "execute", "read": "read", SEARCH: "search"}
+KINDS |= {ELICIT: "other", OPEN_URL: "other"}
 FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
 
@@ -73,7 +75,7 @@ def offered(mcp: bool, found: bool) -> list[dict[str, Any]]:
         return TOOLS
     if "tool-search" in QUIRK and not found:
         return [*TOOLS, _tool(SEARCH, ["query"])]
-    return [*TOOLS, _tool(ELICIT, ["question"])]
+    return [*TOOLS, _tool(ELICIT, ["question"]), _tool(OPEN_URL, ["reason"])]
 
 
 def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -186,7 +188,7 @@ class Tools:
                 self.finish(shown, "failed", [])
                 return "stop-on-reject" in QUIRK, "the user refused this tool call"
         try:
-            run = {ELICIT: self.do_elicit, SEARCH: self.do_search}.get(name)
+            run = {ELICIT: self.do_elicit, SEARCH: self.do_search, OPEN_URL: self.do_url}.get(name)
             run = run or getattr(self, f"do_{name}")
             result, content = run(args, path, shown)
         except Failed as exc:
@@ -334,6 +336,18 @@ class Tools:
         colour = (answer.get("content") or {}).get("colour")
         text = f"accept:{colour}" if action == "accept" else action
         return text, [{"type": "content", "content": {"type": "text", "text": text}}]
+
+    def do_url(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
+        """A URL-mode elicitation of the MCP server's, asked of the client."""
+        if (self.caps.get("elicitation") or {}).get("url") is None and "ignore-caps" not in BREAK:
+            return "url:cancel", []
+        url = "https://example.com/conformance/sign-in"
+        params = {"toolCallId": tid, "mode": "url", "message": "Sign in", "url": url}
+        params["elicitationId"] = "conformance-url-1"
+        if "bad-requests" in BREAK:
+            del params["url"]
+        answer = self.client("elicitation/create", params)
+        return f"url:{answer.get('action')}", []
 
     def do_search(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
         self.found = "conformance" in str(args.get("query", ""))
