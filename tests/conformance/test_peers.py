@@ -81,8 +81,10 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
             "robustness.batch-line",
             "robustness.no-jsonrpc-member",
         ],
-        {"batch.still-serving"},
-        set(),
+        # Left unanswered, a parse error is counted once (parse.code); the agent is still
+        # serving, so the scenario goes on with a fresh request.
+        {"batch.still-serving", "parse.still-serving", "invalid.still-serving"},
+        {"parse.error-shape"},
     ),
 ]
 
