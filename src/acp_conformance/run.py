@@ -86,9 +86,14 @@ class Runner:
     def _count_once(self, index: int, why: Lost) -> None:
         """A lost answer fails one check: the step's first (its other checks had nothing to
         judge), or `<scenario>.step-<n>` for a step the scenario only passes through (an
-        opening exchange: losing the agent there is still a failure, never a quiet skip)."""
+        opening exchange: losing the agent there is still a failure, never a quiet skip).
+        What the agent wrote on stdout is judged all the same (it may be why no answer came:
+        a form drawn where frames go)."""
         done = {r.id for r in self.results}
         pending = [c for c in step_checks(self.scenario.steps[index]) if c.id not in done]
+        for check in [c for c in pending if c.kind == "only_json"]:
+            self.results.append(judged(check, checks.only_json(self.io.unparsed)))
+        pending = [c for c in pending if c.kind != "only_json"]
         if not pending:
             where = f"{self.scenario.id}.step-{index + 1}"
             self.results.append(
