@@ -1,9 +1,10 @@
 """What a check looks at and how it judges. Every kind returns "" (passed) or why it failed.
 
 On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
-`codes` if given), `error_shape` (the error object against the schema's `Error`), `schema` (the
+`codes` if given; with `only_if_refused`, SKIP when a result came), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
-`answered` (a result or an error: the id was echoed), `contains` (the list at `path` has an
+`answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
+only what `def` defines), `contains` (the list at `path` has an
 item whose `key` is `value`), `lacks` (it has none).
 On the notifications that came while a response was awaited: `updates_valid` (every
 session/update against the schema's SessionNotification, for `session`), `has_update` (one
@@ -11,10 +12,13 @@ whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of
 each with params valid against `def`), `sequence_rises` (their params.sequence rises, and
 equals the value at `inner`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
-answered: notifications may come), `no_update` (no session/update), `no_request` (no request
+answered: notifications may come), `no_update` (no session/update of turn content: message
+and thought chunks, tool calls, plans), `no_request` (no request
 of the agent to the client).
 Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
+On the whole run so far (`await` steps): `only_json` (no line on stdout that is not a JSON
+object; blank lines aside).
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ def _result(frame: dict[str, Any], args: dict[str, Any]) -> str:
 
 def _error(frame: dict[str, Any], args: dict[str, Any]) -> str:
     error = frame.get("error")
+    if args.get("only_if_refused") and "result" in frame:
+        raise NotApplicable("the agent accepted it (it may)")
     if not isinstance(error, dict):
         return f"a result came instead of an error: {_brief(frame.get('result'))}"
     codes = args.get("codes")
@@ -110,6 +116,16 @@ def _nonempty_string(frame: dict[str, Any], args: dict[str, Any]) -> str:
     return "" if isinstance(value, str) and value else f"{args['path']} is {value!r}"
 
 
+def _known_fields(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    result = frame.get("result")
+    if not isinstance(result, dict):
+        return f"no result object: {_brief(frame.get('error', result))}"
+    extra = sorted(set(result) - schema.fields(args["def"]))
+    return (
+        f"fields the spec does not define at the root: {extra} (put them in _meta)" if extra else ""
+    )
+
+
 def _answered(frame: dict[str, Any], args: dict[str, Any]) -> str:
     return "" if "result" in frame or "error" in frame else "neither a result nor an error"
 
@@ -142,6 +158,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "equals": _equals,
     "nonempty_string": _nonempty_string,
     "answered": _answered,
+    "known_fields": _known_fields,
     "contains": _contains,
     "lacks": _lacks,
 }
@@ -217,7 +234,7 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
     if kind == "silent":
         return f"{len(frames)} frame(s) came: {_brief(frames[0])}" if frames else ""
     if kind == "no_update":
-        late = [f for f in frames if f.get("method") == "session/update"]
+        late = [f for f in frames if f.get("method") == "session/update" and _turn_content(f)]
         return f"{len(late)} session/update after the response: {_brief(late[0])}" if late else ""
     if kind == "no_request":
         asked = [f for f in frames if "method" in f and "id" in f]
@@ -226,6 +243,30 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
         answered = [f for f in frames if "method" not in f and ("result" in f or "error" in f)]
         return f"answered: {_brief(answered[0])}" if answered else ""
     raise KeyError(kind)
+
+
+# What a turn says (its content): updates of session state (available_commands_update,
+# usage_update, session_info_update, a mode or config change) may come at any time.
+TURN_CONTENT = (
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+)
+
+
+def _turn_content(frame: dict[str, Any]) -> bool:
+    return obj(obj(frame.get("params")).get("update")).get("sessionUpdate") in TURN_CONTENT
+
+
+def only_json(unparsed: list[str]) -> str:
+    """`only_json`: every line the agent wrote on stdout so far was a JSON object."""
+    if not unparsed:
+        return ""
+    return (
+        f"{len(unparsed)} line(s) on stdout that are not JSON-RPC messages: {_brief(unparsed[0])}"
+    )
 
 
 def on_exit(kind: str, code: int | None, seconds: float) -> str:

@@ -1,8 +1,9 @@
 """The editor's side of the connection: the runner answers what the agent asks of the client.
 
-- `fs/read_text_file` / `fs/write_text_file` work on an in-memory overlay of the workspace:
-  a write lands in the overlay only (the disk is never touched), a read sees the overlay first
-  (the scenario's unsaved `buffers`), then the disk; a file in neither is -32002.
+- `fs/read_text_file` / `fs/write_text_file`: a write goes to the disk (its directories made),
+  as an editor saves it, so an agent that checks the disk or reads with its own tools sees it;
+  the scenario's unsaved `buffers` are an overlay a read sees first (a write to a buffered
+  file updates the buffer too); a file in neither is -32002.
 - `terminal/*` run real processes (terminals.py).
 - `session/request_permission` is answered as the scenario's `permission` says, the option
   picked by `kind` among those offered: `allow_once` (the default), `allow_always`,
@@ -68,8 +69,12 @@ class Client:
     def absolute(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.cwd, path))
 
-    def seed(self) -> None:
-        """The scenario's `files`, on the disk, before the agent starts."""
+    def seed(self, folders: tuple[str, ...] = ()) -> None:
+        """The scenario's `files`, on the disk, before the agent starts, and `folders` (the
+        directories the scripted model writes into: a careful agent refuses a write into a
+        directory that does not exist before it asks)."""
+        for folder in folders:
+            os.makedirs(self.absolute(folder), exist_ok=True)
         for name, text in self.setup.get("files", {}).items():
             where = self.absolute(name)
             os.makedirs(os.path.dirname(where), exist_ok=True)
@@ -146,7 +151,15 @@ class Client:
         path, content = params.get("path"), params.get("content")
         if not isinstance(path, str) or not os.path.isabs(path) or not isinstance(content, str):
             return self._reply(rid, call, error=(-32602, "an absolute path and content, please"))
-        self.overlay[os.path.normpath(path)] = content
+        where = os.path.normpath(path)
+        if where in self.overlay:
+            self.overlay[where] = content
+        try:
+            os.makedirs(os.path.dirname(where), exist_ok=True)
+            with open(where, "w", encoding="utf-8") as fh:
+                fh.write(content)
+        except OSError as exc:
+            return self._reply(rid, call, error=(-32603, f"cannot write {path}: {exc.strerror}"))
         return self._reply(rid, call, {})
 
     def _permission(self, rid: Any, call: Call, params: dict[str, Any]) -> None:
@@ -167,7 +180,7 @@ class Client:
 
     def _elicitation(self, rid: Any, call: Call, params: dict[str, Any]) -> None:
         action = self.setup.get("elicitation", "decline")
-        if action != "accept":
+        if action != "accept" or params.get("mode") == "url":  # a URL-mode accept has no content
             return self._reply(rid, call, {"action": action})
         form = params.get("requestedSchema")
         return self._reply(rid, call, {"action": "accept", "content": filled(form)})

@@ -10,28 +10,40 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from acp_conformance.checks import obj
+from acp_conformance.checks import TURN_CONTENT, obj
 from acp_conformance.client import Client
 from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent
 from acp_conformance.results import Lost, Skip
 
 SESSION_OPENERS = ("session/new", "session/load", "session/resume")
-# The wait for an agent's first frame at least: --timeout is for answers, and a process may
-# take longer than that to start (an interpreter loading its packages, a busy machine).
-START_SECONDS = 5.0
+CLIENT_METHODS = ("fs/", "terminal/", "session/request_permission", "elicitation/")
+# The wait for an agent's first frame at least (--start-timeout): --timeout is for answers, and
+# a process may take far longer to start (an interpreter loading its packages, a busy machine:
+# public agents were seen taking 10-30 s).
+START_SECONDS = 30.0
 
 
 class Frames:
     def __init__(
-        self, agent: Agent, client: Client, model: ModelServer | None, timeout: float
+        self,
+        agent: Agent,
+        client: Client,
+        model: ModelServer | None,
+        timeout: float,
+        unanswered: float | None = None,
+        start: float = START_SECONDS,
     ) -> None:
+        self.start = start
         self.agent, self.client, self.model, self.timeout = agent, client, model, timeout
+        # The wait for an answer that may never come (a frame no ACP client sends).
+        self.unanswered = min(timeout, unanswered if unanswered is not None else timeout)
         self.notes: list[dict[str, Any]] = []  # frames with a method since the last await
         self.early: dict[str, dict[str, Any]] = {}  # responses that came before they were awaited
         self.sent: dict[str, dict[str, Any]] = {}  # requests sent, by id, until answered
         self.ended = False  # the agent's output has ended
         self.heard = False  # the agent has sent a frame
+        self.unparsed: list[str] = []  # lines on its stdout that are not JSON objects
 
     def send(self, frame: Any) -> None:
         if isinstance(frame, dict) and frame.get("method") == "initialize":
@@ -39,6 +51,8 @@ class Frames:
             self.client.advertised = caps if isinstance(caps, dict) else {}
         if isinstance(frame, dict) and "id" in frame and "method" in frame:
             self.sent[json.dumps(frame["id"])] = frame
+            if frame["method"] == "session/prompt" and self.model is not None:
+                self.model.new_turn()
         self.agent.send(frame)
 
     def frames(self, seconds: float) -> Iterator[dict[str, Any]]:
@@ -54,6 +68,10 @@ class Frames:
                 self.ended = True
                 return
             self.heard = True
+            if "_unparsed" in frame:  # not a frame: kept for the only_json check
+                if frame["_unparsed"].strip():
+                    self.unparsed.append(frame["_unparsed"])
+                continue
             if "method" in frame and "id" in frame:
                 self.client.answer(frame)
             yield frame
@@ -66,10 +84,12 @@ class Frames:
         elif "id" in frame:
             self.early[json.dumps(frame["id"])] = frame
 
-    def response(self, wanted: Any) -> dict[str, Any]:
-        """The response to `wanted`: the same id, of the same JSON type."""
+    def response(self, wanted: Any, bounded: bool = False) -> dict[str, Any]:
+        """The response to `wanted`: the same id, of the same JSON type; `bounded`, within the
+        shorter wait for an answer that may never come."""
         key = json.dumps(wanted)
-        wait = self.timeout if self.heard else max(self.timeout, START_SECONDS)
+        wait = self.unanswered if bounded else self.timeout
+        wait = wait if self.heard else max(wait, self.start)
         if key not in self.early:
             for frame in self.frames(wait):
                 self.keep(frame)
@@ -101,6 +121,10 @@ class Frames:
             self.keep(frame)
         if json.dumps(rid) in self.early:
             raise Skip("the turn ended before the cancel could be sent (too fast to cancel)")
+        statuses = tool_statuses(self.notes)
+        if statuses and all(s in ("completed", "failed") for s in statuses.values()):
+            # What the agent does with a cancel that lands after its work is done is a race.
+            raise Skip("the tool call finished before the cancel could be sent (a race)")
 
     def await_note(self, method: str, unless: Any = None, update: str = "") -> None:
         """Wait for a frame of `method` (a turn has started, a tool runs: time to cancel it),
@@ -110,17 +134,40 @@ class Frames:
         for frame in self.frames(self.timeout):
             self.keep(frame)
             kind = obj(obj(frame.get("params")).get("update")).get("sessionUpdate")
-            if frame.get("method") == method and (not update or kind == update):
+            # Without `update`, any update of the turn's content (not one of session state,
+            # such as the commands a new session announces): the turn has started.
+            wanted = (
+                kind == update if update else kind in TURN_CONTENT or method != "session/update"
+            )
+            if frame.get("method") == method and wanted:
                 return
             if self.model is not None and self.model.missing:
                 raise Skip(self.model.missing)
             if unless is not None and json.dumps(unless) in self.early:
                 if self.model is not None and not self.model.requests:
                     raise Skip("the agent never asked the scripted model for the turn")
+                if self.model is not None and self.model.why_no_call:
+                    raise Skip(self.model.why_no_call)
                 raise Skip(f"the turn ended without any {method} {update}".rstrip())
         if self.ended:
             raise Lost(f"the agent's output ended before any {method}")
+        if method.startswith(CLIENT_METHODS):  # it may do the work itself (run `sleep` on its own)
+            raise Skip(f"the agent sent no {method} within {self.timeout:g} s")
         raise Lost(f"no {method} within {self.timeout:g} s")
 
     def window(self, seconds: float) -> list[dict[str, Any]]:
         return list(self.frames(seconds))
+
+
+def tool_statuses(notes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each tool call these notes report, by id, with its last status."""
+    found: dict[str, Any] = {}
+    for note in notes:
+        update = obj(obj(note.get("params")).get("update"))
+        if note.get("method") == "session/update" and update.get("sessionUpdate") in (
+            "tool_call",
+            "tool_call_update",
+        ):
+            key = json.dumps(update.get("toolCallId"))
+            found[key] = update.get("status", found.get(key))
+    return found

@@ -2,9 +2,10 @@
 127.0.0.1 (`{model_url}` is its base URL, ending in /v1).
 
 - `GET /v1/models` lists one model, MODEL_ID.
-- `POST /v1/chat/completions` answers with the next reply of the scenario's script (the last
-  one again once the script is used up), streamed as server-sent events when the request asks
-  for `stream`, else as one completion. A reply is a list of actions:
+- `POST /v1/chat/completions` answers with the script's reply for the request's place in the
+  conversation (placement.py): a request that offers no `tools` (a title or summary an agent
+  asks for on the side) gets DEFAULT_REPLY and uses up nothing. Streamed as server-sent events
+  when the request asks for `stream`, else as one completion. A reply is a list of actions:
     {"text": "..."}            assistant text      {"thought": "..."}   reasoning text
     {"stall_ms": n}            wait (a turn to cancel)
     {"fail": 500}              answer with that HTTP status and an error body
@@ -13,10 +14,14 @@
                                a tool call, made with the offered tool that plays that role
                                (roles.py), its arguments under that tool's parameter names
     {"call": "named", "name": "conformance_elicit", "args": {..}}   the tool of that name
+                               (when it is not offered but a tool-search tool is, the model
+                               searches for it first: roles.py, placement.py)
   A reply with calls ends with finish_reason `tool_calls`; the agent's follow-up request (which
-  carries the tool results) gets the next reply. When the agent offers no tool for a role,
+  carries the tool results and so one more assistant message) gets the next reply. When the agent offers no tool for a role,
   the reply is a short text instead and `missing` says why (the scenario is SKIP).
-- Every request body is kept (`requests`), and every call made (`calls`), for checks.
+- Every request body is kept (`requests`), and every call made (`calls`), for checks; each
+  exchange (when, the tools offered, the messages, the reply given) is in `exchanges` for the
+  wire log.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from acp_conformance import roles
+from acp_conformance.placement import Placement
 
 MODEL_ID = "conformance-model"
+DEFAULT_REPLY = [{"text": "Conformance"}]  # for requests that offer no tools
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -60,7 +67,9 @@ def _call_chunks(call: dict[str, Any], index: int) -> bytes:
 class ModelServer:
     def __init__(self, script: list[list[dict[str, Any]]]) -> None:
         self.script = script or [[{"text": "ok"}]]
+        self.placement = Placement(self.script)
         self.requests: list[dict[str, Any]] = []
+        self.exchanges: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
         self.missing = ""  # why a scripted tool call could not be made
         self._lock = threading.Lock()
@@ -106,11 +115,38 @@ class ModelServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
+    @property
+    def why_no_call(self) -> str:
+        """Why the script's tool call was not made: a tool not offered, or no tools at all."""
+        if self.missing or not self.requests:
+            return self.missing
+        if not any(isinstance(r.get("tools"), list) and r["tools"] for r in self.requests):
+            return roles.missing("", None)
+        return ""
+
+    def new_turn(self) -> None:
+        """The runner sent a session/prompt: requests from now on belong to the next turn."""
+        with self._lock:
+            self.placement.new_turn()
+
     def next_reply(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         with self._lock:
             self.requests.append(request)
-            index = min(len(self.requests) - 1, len(self.script) - 1)
-            return self._with_tools(self.script[index], request.get("tools"))
+            tools, messages = request.get("tools"), request.get("messages")
+            if not isinstance(tools, list) or not tools:
+                reply = DEFAULT_REPLY
+            else:
+                index = self.placement.index(messages)
+                reply = self._with_tools(self.script[index], tools)
+            self.exchanges.append(
+                {
+                    "t": time.time(),
+                    "tools": roles.names(tools),
+                    "messages": messages,
+                    "reply": reply,
+                }
+            )
+            return reply
 
     def _with_tools(self, reply: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
         """The reply with each `call` bound to an offered tool: {"tool_call": {id, name,
@@ -121,18 +157,25 @@ class ModelServer:
                 bound.append(action)
                 continue
             chosen = roles.choose(action["call"], tools, action.get("name", ""))
+            finder = roles.choose("search", tools) if action["call"] == "named" else None
+            if chosen is None and finder and self.placement.detour(action["name"]):
+                query = {"query": action["name"]}
+                return [{"tool_call": self._call(finder, query)}]
             if chosen is None:
                 why = roles.missing(action["call"], tools, action.get("name", ""))
                 self.missing = self.missing or why
                 return [{"text": f"(the scripted model wanted a {action['call']}-like tool)"}]
-            call = {
-                "id": f"call_{len(self.calls) + 1}",
-                "name": chosen.name,
-                "arguments": json.dumps(roles.arguments(chosen, action.get("args", {}))),
-            }
-            self.calls.append(call)
-            bound.append({"tool_call": call})
+            bound.append({"tool_call": self._call(chosen, action.get("args", {}))})
         return bound
+
+    def _call(self, chosen: roles.Chosen, args: dict[str, Any]) -> dict[str, Any]:
+        call = {
+            "id": f"call_{len(self.calls) + 1}",
+            "name": chosen.name,
+            "arguments": json.dumps(roles.arguments(chosen, args)),
+        }
+        self.calls.append(call)
+        return call
 
     def answer(
         self, handler: BaseHTTPRequestHandler, reply: list[dict[str, Any]], stream: bool

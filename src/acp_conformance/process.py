@@ -30,12 +30,17 @@ def fill(text: str, places: dict[str, str]) -> str:
 
 @dataclass
 class Wire:
-    """What crossed the pipes, in order: ("c2a" | "a2c" | "stderr", text)."""
+    """What crossed the pipes, in order: ("c2a" | "a2c" | "stderr", text, when)."""
 
-    lines: list[tuple[str, str]] = field(default_factory=list)
+    lines: list[tuple[str, str, float]] = field(default_factory=list)
+
+    def add(self, direction: str, text: str) -> None:
+        self.lines.append((direction, text, time.time()))
 
     def ndjson(self) -> str:
-        return "".join(json.dumps({"dir": d, "line": t}) + "\n" for d, t in self.lines)
+        return "".join(
+            json.dumps({"dir": d, "line": t, "t": round(w, 3)}) + "\n" for d, t, w in self.lines
+        )
 
 
 class CannotStart(Exception):
@@ -67,7 +72,7 @@ class Agent:
         assert self.proc.stdout is not None
         for raw in self.proc.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
-            self.wire.lines.append(("a2c", line))
+            self.wire.add("a2c", line)
             try:
                 frame = json.loads(line)
             except ValueError:
@@ -78,12 +83,12 @@ class Agent:
     def _stderr(self) -> None:
         assert self.proc.stderr is not None
         for raw in self.proc.stderr:
-            self.wire.lines.append(("stderr", raw.decode("utf-8", "replace").rstrip("\n")))
+            self.wire.add("stderr", raw.decode("utf-8", "replace").rstrip("\n"))
 
     def send_line(self, text: str) -> None:
         assert self.proc.stdin is not None
         with self._writing:
-            self.wire.lines.append(("c2a", text))
+            self.wire.add("c2a", text)
             try:
                 self.proc.stdin.write(text.encode("utf-8") + b"\n")
                 self.proc.stdin.flush()
@@ -102,7 +107,7 @@ class Agent:
 
     def close_stdin(self) -> None:
         if self.proc.stdin is not None and not self.proc.stdin.closed:
-            self.wire.lines.append(("c2a", "<end of input>"))
+            self.wire.add("c2a", "<end of input>")
             with contextlib.suppress(OSError):  # the agent is gone and left bytes unread
                 self.proc.stdin.close()
 

@@ -1,7 +1,8 @@
 """Results as people and tools read them: a table on stdout, JSON, JUnit XML.
 
 JSON: `{"agent": CMD, "scenarios": [{"id", "suite", "status", "checks": [{"id", "level",
-"status", "detail"}]}], "totals": {...}}`, statuses pass / fail / warn / skip.
+"status", "detail"}]}], "totals": {...}}`, statuses pass / fail / warn / skip (and partial for
+a scenario whose checks partly passed and partly were skipped).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from xml.etree import ElementTree as ET
 
 from acp_conformance.results import ScenarioResult
 
-MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip", "partial": "part"}
 
 
 def totals(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
@@ -21,7 +22,7 @@ def totals(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
     checks = Counter(c.status for r in results for c in r.checks)
     keys = ("pass", "fail", "warn", "skip")
     return {
-        "scenarios": {k: scenarios.get(k, 0) for k in keys},
+        "scenarios": {k: scenarios.get(k, 0) for k in (*keys, "partial")},
         "checks": {k: checks.get(k, 0) for k in keys},
     }
 

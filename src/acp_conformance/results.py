@@ -3,8 +3,8 @@
 A check that fails is `fail` at level MUST and `warn` at SHOULD or MAY; one that was not
 reached (an earlier step lost the agent, a `require` was not met, the agent offers no tool the
 scenario needs) or had nothing to judge is `skip` with the reason.
-A scenario is `fail` if any check failed, else `warn` if any warned, else `skip` if it was
-skipped, else `pass`.
+A scenario is `fail` if any check failed, else `warn` if any warned, else `pass` if every check
+passed, `skip` if every check was skipped, and `partial` when some passed and some were skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ class Settings:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float = 10.0
     wire_dir: Path | None = None
+    unanswered: float = 3.0  # the wait for an answer that may never come (a bad frame)
+    start: float = 30.0  # the wait for the first answer of a process just started
 
 
 @dataclass
@@ -43,10 +45,12 @@ class ScenarioResult:
     @property
     def status(self) -> str:
         found = {c.status for c in self.checks}
-        for status in ("fail", "warn", "skip"):
+        for status in ("fail", "warn"):
             if status in found:
                 return status
-        return "pass"
+        if found == {"skip"} or (not found and self.reason):
+            return "skip"
+        return "partial" if "skip" in found else "pass"
 
 
 class Skip(Exception):
@@ -54,7 +58,8 @@ class Skip(Exception):
 
 
 class Lost(Skip):
-    """An awaited response never came: that step's checks fail, the rest are skipped."""
+    """An awaited response never came: one check of that step fails (run.py counts a hang
+    once); an agent still serving goes on with the next steps."""
 
 
 def judged(check: Check, problem: str) -> CheckResult:

@@ -5,7 +5,10 @@ names only (any agent names its tools its own way):
 - `shell`: a command-like parameter (`command`, `cmd`, `script`);
 - `read`: a path-like parameter, no content-like one, and a name that says read, view or open;
 - `named`: the tool whose name is the scripted `name` or ends with it after a separator (the
-  tools of a scenario's MCP server, which agents prefix as they like: `mcp__srv__name`).
+  tools of a scenario's MCP server, which agents prefix as they like: `mcp__srv__name`);
+- `search`: a tool that finds the agent's other tools (its name says tool and search, find,
+  discover or load; a query-like parameter): agents that hide MCP tools behind one offer the
+  named tool only once the model searched for it.
 
 A scripted tool call names a role and role-level arguments (`path`, `content`, `command`); they
 are put under the chosen tool's own parameter names.
@@ -20,6 +23,8 @@ from typing import Any
 PATH_NAMES = ("path", "file_path", "filepath", "absolute_path", "file", "filename", "target_file")
 CONTENT_NAMES = ("content", "contents", "file_text", "text", "new_content", "data", "body")
 COMMAND_NAMES = ("command", "cmd", "script", "shell_command")
+QUERY_NAMES = ("query", "q", "search", "keywords", "pattern", "name", "tool_name")
+SEARCH_WORDS = re.compile(r"search|find|discover|load|lookup", re.IGNORECASE)
 READ_WORDS = re.compile(r"read|view|open|cat", re.IGNORECASE)
 WRITE_WORDS = re.compile(r"write|create|save", re.IGNORECASE)
 
@@ -56,6 +61,9 @@ def _fits(role: str, name: str, props: dict[str, Any]) -> dict[str, str] | None:
     if role == "shell":
         command = _first(props, COMMAND_NAMES)
         return {"command": command} if command else None
+    if role == "search" and "tool" in name.lower() and SEARCH_WORDS.search(name):
+        query = _first(props, QUERY_NAMES)
+        return {"query": query} if query else None
     return None
 
 
@@ -84,6 +92,11 @@ def choose(role: str, tools: Any, wanted: str = "") -> Chosen | None:
 def arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
     """Role-level arguments under the tool's own parameter names (others pass as they are)."""
     return {chosen.names.get(key, key): value for key, value in args.items()}
+
+
+def names(tools: Any) -> list[str]:
+    """The names of the offered tools (for the log)."""
+    return [_function(t)[0] for t in tools] if isinstance(tools, list) else []
 
 
 def missing(role: str, tools: Any, wanted: str = "") -> str:

@@ -7,6 +7,7 @@ answered by the client side (client.py), as an editor would.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -63,39 +64,57 @@ class Runner:
         self.seen_calls = 0  # the client's calls judged by earlier awaits
         self.model_calls = 0  # the scripted model's tool calls made before this turn
         self.announced: set[Any] = set()  # toolCallIds reported in earlier turns
+        self.refused: set[str] = set()  # ids (as JSON) answered with an error
 
     def run(self) -> str:
         """Every step in order; → why the rest was skipped, or ""."""
         for index, step in enumerate(self.scenario.steps):
             try:
                 self._step(step)
+            except Lost as why:
+                self._count_once(index, why)
+                # An agent still serving goes on with the next step's fresh request; one
+                # that ended, or whose answer the next steps build on, is not reached.
+                if self.io.ended or "await" not in step or "capture" in step:
+                    self._rest(index + 1, f"not reached: {why}")
+                    return ""
             except Skip as why:
-                self._rest(index, why)
-                return "" if isinstance(why, Lost) else str(why)
+                self._rest(index, str(why))
+                return str(why)
         return ""
 
-    def _rest(self, index: int, why: Skip) -> None:
-        """After a Skip at step `index`: a lost agent fails that step's checks; every check not
-        judged yet is skipped with the reason."""
+    def _count_once(self, index: int, why: Lost) -> None:
+        """A lost answer fails one check: the step's first (its other checks had nothing to
+        judge), or `<scenario>.step-<n>` for a step the scenario only passes through (an
+        opening exchange: losing the agent there is still a failure, never a quiet skip).
+        What the agent wrote on stdout is judged all the same (it may be why no answer came:
+        a form drawn where frames go)."""
         done = {r.id for r in self.results}
-        if isinstance(why, Lost) and not step_checks(self.scenario.steps[index]):
-            # A step the scenario only passes through (an opening exchange): losing the agent
-            # there is still a failure, never a quiet skip.
+        pending = [c for c in step_checks(self.scenario.steps[index]) if c.id not in done]
+        for check in [c for c in pending if c.kind == "only_json"]:
+            self.results.append(judged(check, checks.only_json(self.io.unparsed)))
+        pending = [c for c in pending if c.kind != "only_json"]
+        if not pending:
             where = f"{self.scenario.id}.step-{index + 1}"
             self.results.append(
                 CheckResult(where, "MUST", "fail", str(why), "the scenario's own step")
             )
-        for offset, step in enumerate(self.scenario.steps[index:]):
+            return
+        self.results.append(judged(pending[0], str(why)))
+        for check in pending[1:]:
+            self.results.append(skipped(check, f"no answer to judge (counted at {pending[0].id})"))
+
+    def _rest(self, index: int, reason: str) -> None:
+        """Every check from step `index` on not judged yet is skipped with the reason."""
+        done = {r.id for r in self.results}
+        for step in self.scenario.steps[index:]:
             for check in step_checks(step):
-                if check.id in done:
-                    continue
-                if isinstance(why, Lost) and offset == 0:
-                    self.results.append(judged(check, str(why)))
-                else:
-                    reason = f"not reached: {why}" if isinstance(why, Lost) else str(why)
+                if check.id not in done:
                     self.results.append(skipped(check, reason))
 
     def _step(self, step: dict[str, Any]) -> None:
+        if "if_refused" in step and json.dumps(step["if_refused"]) not in self.refused:
+            return  # a step for when an earlier request was refused (initialize again)
         if "send" in step:
             if "unless_answered" in step:
                 settle = float(step.get("settle_ms", 0)) / 1000
@@ -139,7 +158,10 @@ class Runner:
                 raise Skip(f"not advertised: {path} is {found!r}")
 
     def _await(self, step: dict[str, Any]) -> None:
-        response = self.io.response(substitute(step["await"], self.captured))
+        bounded = bool(step.get("may_go_unanswered"))
+        response = self.io.response(substitute(step["await"], self.captured), bounded)
+        if "error" in response:
+            self.refused.add(json.dumps(substitute(step["await"], self.captured)))
         notes, self.io.notes = self.io.notes, []
         calls = self.io.client.calls[self.seen_calls :]
         self.seen_calls += len(calls)
@@ -151,8 +173,11 @@ class Runner:
         for check in step_checks(step):
             args = substitute(check.args, self.captured)
             try:
+                self._applies(args)
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
+                elif check.kind == "only_json":
+                    problem = checks.only_json(self.io.unparsed)
                 elif check.kind in checks.ON_NOTES:
                     problem = checks.ON_NOTES[check.kind](notes, args)
                 else:
@@ -168,6 +193,18 @@ class Runner:
             except KeyError:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
+    def _applies(self, args: dict[str, Any]) -> None:
+        """A check with `when` (a captured path) judges only when the agent advertised it
+        (`configOptions` before judging how an unknown option is refused)."""
+        if "when" not in args:
+            return
+        try:
+            found = checks.at(self.captured, args["when"])
+        except KeyError:
+            found = None
+        if found in (None, [], {}):
+            raise checks.NotApplicable(f"not advertised: {args['when']} is {found!r}")
+
     def _preconditions(self, step: dict[str, Any], calls: list[Any]) -> None:
         """For a turn that ended with a result: `tool_turn`, the scripted model made a tool call
         in this turn (else SKIP: the agent offers no such tool, or never asked the model);
@@ -176,11 +213,22 @@ class Runner:
         made = len(model.calls) if model is not None else 0
         earlier, self.model_calls = self.model_calls, made
         if step.get("tool_turn") and made == earlier:
-            why = model.missing if model is not None else ""
+            why = model.why_no_call if model is not None else ""
             raise Skip(why or "the agent never asked the scripted model for the turn")
         needed = step.get("needs_request")
         if needed and not any(c.method == needed for c in calls):
             raise Skip(f"the agent sent no {needed} in this turn")
+
+
+def written_folders(script: list[list[dict[str, Any]]]) -> tuple[str, ...]:
+    """The directories the script's writes go into."""
+    paths = [
+        action.get("args", {}).get("path")
+        for reply in script
+        for action in reply
+        if action.get("call") == "write"
+    ]
+    return tuple(os.path.dirname(p) for p in paths if isinstance(p, str) and os.path.dirname(p))
 
 
 def wired(settings: Settings) -> bool:
@@ -190,14 +238,15 @@ def wired(settings: Settings) -> bool:
     )
 
 
-def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
-    """The scenario against a fresh agent → (its result, the wire log as NDJSON)."""
+def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, list[dict[str, Any]]]:
+    """The scenario against a fresh agent → (its result, the wire log as NDJSON, the scripted
+    model's exchanges)."""
     result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
     if scenario.model is not None and not wired(settings):
         why = "needs the scripted model: put {model_url} in --agent or an --env value"
         result.reason = why
         result.checks = [skipped(c, why) for c in scenario.checks]
-        return result, ""
+        return result, "", []
     tmp = tempfile.mkdtemp(prefix="acp-conformance-")
     cwd = os.path.join(tmp, "ws")
     os.makedirs(cwd)
@@ -208,7 +257,7 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
     places["model_url"] = model.url if model else ""
     agent: Agent | None = None
     client = Client(lambda frame: agent.send(frame) if agent else None, cwd, scenario.client)
-    client.seed()
+    client.seed(written_folders(script))
     try:
         agent = Agent(settings.command, settings.env, places)
     except CannotStart:
@@ -217,7 +266,8 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    runner = Runner(scenario, Frames(agent, client, model, settings.timeout), places)
+    frames = Frames(agent, client, model, settings.timeout, settings.unanswered, settings.start)
+    runner = Runner(scenario, frames, places)
     try:
         result.reason = runner.run()
     finally:
@@ -227,4 +277,4 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str]:
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
     result.checks = runner.results
-    return result, agent.wire.ndjson()
+    return result, agent.wire.ndjson(), model.exchanges if model is not None else []

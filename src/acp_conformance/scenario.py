@@ -9,6 +9,8 @@
                                              # is answered within n ms (too fast to cancel)
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"await": <id>, "may_go_unanswered": true, ...},  # a bad frame's answer, awaited only
+                                             # --unanswered-timeout (it may never come)
        {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},
                                              # SKIP the rest unless the scripted model's tool
                                              # call was made / the agent sent that request
@@ -16,6 +18,8 @@
        {"await_note": "terminal/create", "unless_answered": <id>},  # or a request of the
                                              # agent; SKIP if turn <id> ends without one
        {"await_note": "session/update", "update": "tool_call"},  # an update of that kind
+       {"send": {<frame>}, "if_refused": <id>},  # (also on an await) only when request <id>
+                                             # was answered with an error (initialize again)
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
        {"inspect": "caps", "checks": [...]},  # response checks on a value captured before
        {"quiet": <ms>, "checks": [...]},     # frames within the window
@@ -23,7 +27,8 @@
      ]}
 
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py and turn_checks.py. `${cwd}` is the scenario's workspace (an absolute path),
+checks.py and turn_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
+advertised that (a value there, not empty). `${cwd}` is the scenario's workspace (an absolute path),
 `${tmp}` the directory around it (outside the workspace); both also in the model's script.
 `${python} ${mcp_server}` starts the runner's own MCP server (mcp_server.py), for `mcpServers`.
 A path is keys joined by "." or a JSON Pointer ("/a/b", "~1" for a "/" in a key).

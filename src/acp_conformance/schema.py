@@ -70,3 +70,9 @@ def problems(value: Any, ref: str) -> list[str]:
         f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
         for e in _validator(ref).iter_errors(value)
     ]
+
+
+def fields(ref: str) -> set[str]:
+    """The names `$defs/<ref>` defines at its root (`_meta` among them)."""
+    definition = document()["$defs"][ref]
+    return set(definition.get("properties", {}))

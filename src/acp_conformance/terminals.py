@@ -1,5 +1,6 @@
 """Real terminals for `terminal/*`: each `terminal/create` starts the command as a process in
-its own process group (stdout and stderr together), kept until `terminal/release`.
+its own process group (stdout and stderr together), kept until `terminal/release`. A
+`command` without `args` is a whole command line and runs through `sh -c`, as editors do.
 
 - `terminal/output` answers what it printed so far, cut from the front to the agent's
   `outputByteLimit` (at a character boundary), with `truncated` and, once it ended,
@@ -94,6 +95,7 @@ class Terminals:
 
     def _create(self, rid: Any, call: Any, params: dict[str, Any]) -> None:
         command, args = params.get("command"), params.get("args") or []
+        argv = [str(command), *map(str, args)] if args else ["sh", "-c", str(command)]
         env = {**os.environ}
         for item in params.get("env") or []:
             if isinstance(item, dict) and isinstance(item.get("name"), str):
@@ -101,7 +103,7 @@ class Terminals:
         cwd = params.get("cwd") or self.cwd
         try:
             proc = subprocess.Popen(
-                [str(command), *map(str, args)],
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -53,7 +53,12 @@ def _permission_tool_known(turn: Turn, args: dict[str, Any]) -> str:
 
 
 def _permission_count(turn: Turn, args: dict[str, Any]) -> str:
+    """At most `max` questions; an agent that did not offer the option the scenario picks (no
+    allow_always to remember) has nothing to remember: not applicable."""
     asked = len(_permissions(turn))
+    for call in turn.calls:
+        if call.method == "session/request_permission" and call.note:
+            raise NotApplicable(f"the agent offered no such option: {call.note}")
     return "" if asked <= args["max"] else f"asked {asked} times, expected at most {args['max']}"
 
 
@@ -200,16 +205,30 @@ def _file_lacks(turn: Turn, args: dict[str, Any]) -> str:
     return f"{args['path']} was written: {brief(text)}" if text is not None else ""
 
 
+def _owed(model: Any) -> set[str]:
+    """The scripted calls the agent owes a tool message: those it asked the model again after
+    (with tools offered); an agent that ends the turn after a call (a rejected permission) owes
+    the model nothing."""
+    owed: set[str] = set()
+    for index, exchange in enumerate(model.exchanges):
+        if any(later["tools"] for later in model.exchanges[index + 1 :]):
+            owed |= {a["tool_call"]["id"] for a in exchange["reply"] if "tool_call" in a}
+    return owed
+
+
 def _model_tool_result(turn: Turn, args: dict[str, Any]) -> str:
     if turn.model is None or not turn.model.calls:
         raise NotApplicable("the scripted model made no tool call")
+    owed = _owed(turn.model)
+    if not owed:
+        raise NotApplicable("the agent did not ask the model again after its tool calls")
     answers: dict[str, str] = {}
     for request in turn.model.requests:
         for message in request.get("messages") or []:
             if isinstance(message, dict) and message.get("role") == "tool":
                 answers[str(message.get("tool_call_id"))] = json.dumps(message.get("content"))
     for call in turn.model.calls:
-        if call["id"] not in answers:
+        if call["id"] in owed and call["id"] not in answers:
             return f"no tool message answers the model's call {call['id']} ({call['name']})"
     wanted = args.get("contains")
     if wanted and not any(wanted in text for text in answers.values()):

@@ -6,7 +6,8 @@ nothing it could judge (no such request, no tool call): that check is SKIP with 
 
 Requests: `requests_schema` (each against its $def; `methods` to narrow), `paths_absolute`,
 `paths_inside` (the cwd), `sessions_known` (one the client opened), `requests_session` (all
-for `session`), `requests_advertised` (only what clientCapabilities offered),
+for `session`), `requests_advertised` (only what clientCapabilities offered), `requests_known` (only client
+methods the spec defines, or `_`-prefixed extensions),
 `terminals_released`, `terminal_ids_known`, `permission_options` (an allow and a reject
 kind), `permission_ids_unique`, `permission_tool_known` (its toolCallId reported before),
 `permission_count` (at most `max`), `elicitation_tool_known` (the toolCallId it is scoped to
@@ -130,6 +131,13 @@ def _requests_advertised(turn: Turn, args: dict[str, Any]) -> str:
     return ""
 
 
+def _requests_known(turn: Turn, args: dict[str, Any]) -> str:
+    for call in turn.calls:
+        if call.method not in REQUEST_DEFS and not call.method.startswith("_"):
+            return f"{call.method}: neither a client method of the spec nor an extension (_...)"
+    return ""
+
+
 def _terminals_released(turn: Turn, args: dict[str, Any]) -> str:
     _requests(turn, {"methods": ["terminal/create"]})
     kept = sorted(turn.client.terminals.live)
@@ -150,6 +158,7 @@ CHECKS: dict[str, Callable[[Turn, dict[str, Any]], str]] = {
     "sessions_known": _sessions_known,
     "requests_session": _requests_session,
     "requests_advertised": _requests_advertised,
+    "requests_known": _requests_known,
     "terminals_released": _terminals_released,
     "terminal_ids_known": _terminal_ids_known,
 }

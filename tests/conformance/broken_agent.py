@@ -35,6 +35,20 @@ Faults:
   strict-fields  session/new refuses fields it does not know
   no-exit        ignores the end of its input
   exit-1         exits 1 at the end of its input
+  banner         writes lines that are not JSON on its stdout (at start, in a turn)
+  odd-request    asks the client `editor/refresh` in a turn (no such method, no `_`)
+  extra-fields   results with a field the spec does not define at their root
+and those of broken_tools.py.
+
+QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
+  no-config      advertises no configOptions; session/set_config_option is -32601
+  strict-init    refuses a string protocolVersion (and stays uninitialised)
+  late-session-updates  available_commands_update, usage_update and session_info_update
+                 after a prompt's response
+  list-after-turn  session/list lists a session only once it had a turn
+  lax            no answer to lines it cannot read (not JSON, not a request, a batch);
+                 accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
+                 requests with -32603
 and those of broken_tools.py.
 """
 
@@ -50,6 +64,10 @@ from typing import Any
 from broken_tools import Tools
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
+QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
+MODE = {"id": "mode", "name": "Mode", "type": "select", "currentValue": "normal"}
+MODE["options"] = [{"value": "normal", "name": "Normal"}]
+prompted: set[str] = set()  # sessions that had a turn
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
@@ -65,6 +83,12 @@ cancels: dict[str, threading.Event] = {}  # session → the running turn's cance
 def send(frame: dict[str, Any]) -> None:
     with LOCK:
         sys.stdout.write(json.dumps(frame) + "\n")
+        sys.stdout.flush()
+
+
+def send_text(line: str) -> None:
+    with LOCK:
+        sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
 
@@ -94,6 +118,10 @@ def request(
 def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
     """A prompt's turn on a thread: a chunk, the model's tool calls or a pause a cancel can
     land in, the answer."""
+    if "banner" in BREAK:
+        send_text("Thinking...")
+    if "odd-request" in BREAK:
+        request("editor/refresh", {"sessionId": sid})
     chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
     if "bad-update" in BREAK:
         del chunk["content"]
@@ -108,6 +136,10 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
         stopped = cancelled.wait(0.6) and "ignore-cancel" not in BREAK
     reason = "cancelled" if stopped else ("refusal" if "stop-refusal" in BREAK else "end_turn")
     result(rid, {"stopReason": 5 if "schema" in BREAK else reason})
+    if "late-session-updates" in QUIRK:  # session state, not turn content
+        update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": []})
+        update(sid, {"sessionUpdate": "usage_update", "used": 10, "size": 1000})
+        update(sid, {"sessionUpdate": "session_info_update", "title": "A title"})
     if "late-update" in BREAK:
         update(
             sid,
@@ -142,13 +174,15 @@ def result(rid: Any, value: Any) -> None:
             rid = float(rid)
         elif isinstance(rid, str):
             rid = rid.encode("ascii", "replace").decode()[:1024]
+    if "extra-fields" in BREAK and isinstance(value, dict):
+        value = {**value, "vendorInfo": "x"}
     send({"jsonrpc": "2.0", "id": rid, "result": value})
 
 
 def bad_line(rid: Any, code: int, message: str) -> None:
     if "die-on-bad" in BREAK:
         sys.exit(3)
-    if "parse-silent" not in BREAK:
+    if "parse-silent" not in BREAK and "lax" not in QUIRK:
         error(rid, code, message)
 
 
@@ -161,6 +195,8 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
         return error(rid, -32602, "protocolVersion is required")
     if isinstance(version, str) and "legacy-silent" in BREAK:
         return None
+    if isinstance(version, str) and "strict-init" in QUIRK:
+        return error(rid, -32602, "protocolVersion must be an integer")
     initialized = True
     caps = params.get("clientCapabilities")
     client_caps.clear()
@@ -184,7 +220,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     sid = params.get("sessionId")
     if method == "session/new":
         cwd = params.get("cwd")
-        if not accept and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
+        lax = "lax" in QUIRK and isinstance(cwd, str)
+        if not accept and not lax and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
             return error(rid, -32602, "cwd must be an absolute path")
         if not accept and not isinstance(params.get("mcpServers"), list):
             return error(rid, -32602, "mcpServers must be a list")
@@ -197,9 +234,13 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         if any(isinstance(m, dict) and m.get("name") == "conformance" for m in servers):
             with_mcp.add(new)
         modes = {"currentModeId": "normal", "availableModes": [{"id": "normal", "name": "Normal"}]}
-        return result(rid, {"sessionId": 7 if "schema" in BREAK else new, "modes": modes})
+        answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
+        if "no-config" not in QUIRK:
+            answer["configOptions"] = [MODE]
+        return result(rid, answer)
     if method == "session/list":
-        listed = [] if "list-empty" in BREAK else [{"sessionId": s, "cwd": "/"} for s in sessions]
+        shown = [s for s in sessions if s in prompted or "list-after-turn" not in QUIRK]
+        listed = [] if "list-empty" in BREAK else [{"sessionId": s, "cwd": "/"} for s in shown]
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
@@ -213,11 +254,16 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/set_mode" and not accept:
         return error(rid, -32602, "unknown mode")
     if method == "session/prompt":
+        prompted.add(str(sid))
         cancels[str(sid)] = threading.Event()
         blocks = params.get("prompt") if isinstance(params.get("prompt"), list) else []
         text = " ".join(b.get("text", "") for b in blocks if isinstance(b, dict))
         threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)], text)).start()
         return None
+    if method == "session/set_config_option" and "no-config" in QUIRK:
+        return error(rid, -32601, "no config options")
+    if method == "session/set_config_option" and params.get("configId") == "mode" and not accept:
+        return result(rid, {} if "schema" in BREAK else {"configOptions": [MODE]})
     if method == "session/set_config_option" and not accept:
         return error(rid, -32602, "unknown config option")
     return result(rid, {})
@@ -249,7 +295,7 @@ def serve(line: str) -> None:
         return None
     if f"drop-{rid}" in BREAK:
         return None
-    if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK:
+    if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK and "lax" not in QUIRK:
         return error(rid, -32600, "jsonrpc must be 2.0")
     params = frame.get("params") or {}
     if not isinstance(params, dict):
@@ -266,10 +312,14 @@ def serve(line: str) -> None:
         return session_method(rid, method, params)
     if "unknown-result" in BREAK:
         return result(rid, {})
+    if "lax" in QUIRK and method.startswith("_"):
+        return error(rid, -32603, f"cannot serve {method}")
     return error(rid, -32601, f"method not found: {method}")
 
 
 def main() -> None:
+    if "banner" in BREAK:
+        send_text("broken agent ready")
     for raw in sys.stdin:
         line = raw.rstrip("\n")
         if not line.strip():

@@ -19,6 +19,20 @@ Correct by default; the faults (BREAK) it knows:
   no-tool-result  tells the model nothing            skip-write   says written, writes not
   ignore-errors   a client error is a success (and the file is written locally)
   no-tool-calls   reports no tool_call updates
+
+QUIRK (a comma-separated list) makes it behave as some real agents lawfully do, for the
+calibration cases of test_peers.py:
+  side-requests   asks the model for a title, without tools, before each request of a turn
+  shell-line      terminal/create with the whole command line in `command`, no `args`
+  verify-on-disk  checks a client write on the disk, and reads files itself
+  careful-dirs    refuses a write into a directory that does not exist, before asking
+  no-always       offers only allow_once and reject_once
+  always-per-path remembers an "always" answer for the one path it was given for
+  stop-on-reject  ends the turn after a rejected permission, without asking the model again
+  write-locally   writes files itself even when the client offers fs/write_text_file
+  own-shell       runs commands itself even when the client offers terminals
+  done-before-cancel  a command is done at once; the turn then ends end_turn after 0.6 s
+  tool-search     hides its MCP server's tools behind `search_tools` until a search finds them
 """
 
 from __future__ import annotations
@@ -33,6 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
+QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
 MODEL = os.environ.get("SCRIPTED_MODEL", "")
 
 
@@ -46,17 +61,30 @@ TOOLS = [_tool("write", ["path", "content"]), _tool("bash", ["command"]), _tool(
 # The conformance MCP server's one tool, offered (never started: the call is made here) when
 # the session was given an MCP server named "conformance".
 ELICIT = "mcp__conformance__conformance_elicit"
-KINDS = {"write": "edit", "bash": "execute", "read": "read", ELICIT: "other"}
+OPEN_URL = "mcp__conformance__conformance_open_url"
+SEARCH = "search_tools"
+KINDS = {"write": "edit", "bash": "execute", "read": "read", SEARCH: "search"}
+KINDS |= {ELICIT: "other", OPEN_URL: "other"}
 FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
 
-def ask_model(messages: list[dict[str, Any]], mcp: bool) -> dict[str, Any] | None:
+def offered(mcp: bool, found: bool) -> list[dict[str, Any]]:
+    """The tools offered the model: the MCP server's behind a search (tool-search) until
+    `found`."""
+    if not mcp:
+        return TOOLS
+    if "tool-search" in QUIRK and not found:
+        return [*TOOLS, _tool(SEARCH, ["query"])]
+    return [*TOOLS, _tool(ELICIT, ["question"]), _tool(OPEN_URL, ["reason"])]
+
+
+def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The model's message, or None (no model, or it failed)."""
     if not MODEL:
         return None
     body: dict[str, Any] = {"model": "conformance-model", "messages": messages}
-    if "no-tools" not in BREAK:
-        body["tools"] = TOOLS + ([_tool(ELICIT, ["question"])] if mcp else [])
+    if "no-tools" not in BREAK and tools:
+        body["tools"] = tools
     request = urllib.request.Request(
         MODEL.rstrip("/") + "/chat/completions",
         data=json.dumps(body).encode(),
@@ -88,6 +116,7 @@ class Tools:
         mcp: bool = False,
     ) -> None:
         self.sid, self.caps, self.cwd, self.mcp = sid, caps, cwd, mcp
+        self.found = False  # a search_tools call found the MCP server's tool
         self.request, self.update, self.cancelled = request, update, cancelled
         self.wire_sid = "s999" if "bad-session" in BREAK else sid
 
@@ -112,16 +141,22 @@ class Tools:
             for call in calls:
                 stop, result = self.one(call)
                 if stop:
-                    return "cancelled", ""
+                    return ("cancelled" if self.cancelled.is_set() else "end_turn"), ""
                 if "no-tool-result" not in BREAK:
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+            if "done-before-cancel" in QUIRK:  # the tool is done; a cancel now comes too late
+                time.sleep(0.6)
+                return "end_turn", ""
         return "end_turn", ""
 
     def _ask(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The model's answer on a thread, so that a cancel is not kept waiting."""
+        if "side-requests" in QUIRK:  # a title for the conversation, asked on the side
+            ask_model([{"role": "user", "content": "A title, please"}], [])
         box: list[dict[str, Any] | None] = []
         worker = threading.Thread(
-            target=lambda: box.append(ask_model(messages, self.mcp)), daemon=True
+            target=lambda: box.append(ask_model(messages, offered(self.mcp, self.found))),
+            daemon=True,
         )
         worker.start()
         while worker.is_alive() and not self.cancelled.is_set():
@@ -141,6 +176,9 @@ class Tools:
         for _ in range(2 if "dup-tool-id" in BREAK else 1):
             if "no-tool-calls" not in BREAK:
                 self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
+        if name == "write" and "careful-dirs" in QUIRK and not os.path.isdir(os.path.dirname(path)):
+            self.finish(shown, "failed", [])
+            return False, f"no such directory: {os.path.dirname(path)}"
         if name in ("write", "bash"):
             verdict = self.permit(name, shown, where)
             if verdict == "cancelled" and "ignore-perm-cancel" not in BREAK:
@@ -148,9 +186,10 @@ class Tools:
                 return True, ""
             if verdict == "rejected" and "ignore-reject" not in BREAK:
                 self.finish(shown, "failed", [])
-                return False, "the user refused this tool call"
+                return "stop-on-reject" in QUIRK, "the user refused this tool call"
         try:
-            run = self.do_elicit if name == ELICIT else getattr(self, f"do_{name}")
+            run = {ELICIT: self.do_elicit, SEARCH: self.do_search, OPEN_URL: self.do_url}.get(name)
+            run = run or getattr(self, f"do_{name}")
             result, content = run(args, path, shown)
         except Failed as exc:
             self.finish(shown, "failed", [])
@@ -180,9 +219,13 @@ class Tools:
 
     def permit(self, name: str, tid: str, where: dict[str, Any]) -> str:
         """ "allowed", "rejected" or "cancelled"."""
+        if "always-per-path" in QUIRK:
+            name += repr(where)
         if name in self.remembered and "ask-again" not in BREAK:
             return "allowed" if self.remembered[name] else "rejected"
         kinds = ["allow_once", "allow_always", "reject_once", "reject_always"]
+        if "no-always" in QUIRK:
+            kinds = ["allow_once", "reject_once"]
         if "bad-options" in BREAK:
             kinds = ["allow_once", "allow_once"]
         options = [{"optionId": k, "name": k.replace("_", " "), "kind": k} for k in kinds]
@@ -219,12 +262,15 @@ class Tools:
         diff = [{"type": "diff", "path": path, "oldText": None, "newText": content}]
         if "skip-write" in BREAK:
             return "written", diff
-        if self.can("writeTextFile"):
+        local_only = "write-locally" in QUIRK
+        if self.can("writeTextFile") and not local_only:
             params = {"path": path, "content": content}
             if "bad-requests" in BREAK:
                 del params["content"]
             self.client("fs/write_text_file", params)
-        if not self.can("writeTextFile") or "ignore-errors" in BREAK:
+            if "verify-on-disk" in QUIRK and not os.path.isfile(path):
+                raise Failed(f"{path} is not on the disk after fs/write_text_file")
+        if not self.can("writeTextFile") or "ignore-errors" in BREAK or local_only:
             local = os.path.join(self.cwd, path)
             os.makedirs(os.path.dirname(local), exist_ok=True)
             with open(local, "w", encoding="utf-8") as fh:
@@ -234,7 +280,7 @@ class Tools:
     def do_read(
         self, args: dict[str, Any], path: str, tid: str
     ) -> tuple[str, list[dict[str, Any]]]:
-        if self.can("readTextFile"):
+        if self.can("readTextFile") and "verify-on-disk" not in QUIRK:
             params = {} if "bad-requests" in BREAK else {"path": path}
             text = str(self.client("fs/read_text_file", params).get("content", ""))
         else:
@@ -249,9 +295,13 @@ class Tools:
         self, args: dict[str, Any], path: str, tid: str
     ) -> tuple[str, list[dict[str, Any]]]:
         command = str(args.get("command", ""))
-        if not self.can("terminal"):
+        if "done-before-cancel" in QUIRK:
+            return "done", []
+        if not self.can("terminal") or "own-shell" in QUIRK:
             return self._locally(command), []
         params: dict[str, Any] = {"command": "sh", "args": ["-c", command]}
+        if "shell-line" in QUIRK:
+            params = {"command": command}
         params["cwd"] = "." if "rel-path" in BREAK else self.cwd
         if "bad-requests" in BREAK:
             del params["command"]
@@ -286,6 +336,22 @@ class Tools:
         colour = (answer.get("content") or {}).get("colour")
         text = f"accept:{colour}" if action == "accept" else action
         return text, [{"type": "content", "content": {"type": "text", "text": text}}]
+
+    def do_url(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
+        """A URL-mode elicitation of the MCP server's, asked of the client."""
+        if (self.caps.get("elicitation") or {}).get("url") is None and "ignore-caps" not in BREAK:
+            return "url:cancel", []
+        url = "https://example.com/conformance/sign-in"
+        params = {"toolCallId": tid, "mode": "url", "message": "Sign in", "url": url}
+        params["elicitationId"] = "conformance-url-1"
+        if "bad-requests" in BREAK:
+            del params["url"]
+        answer = self.client("elicitation/create", params)
+        return f"url:{answer.get('action')}", []
+
+    def do_search(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
+        self.found = "conformance" in str(args.get("query", ""))
+        return (f"found {ELICIT}" if self.found else "nothing found"), []
 
     def _locally(self, command: str) -> str:
         proc = subprocess.Popen(

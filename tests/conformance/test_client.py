@@ -23,7 +23,7 @@ def ask(c: Client, sent: list[dict[str, Any]], method: str, params: Any) -> dict
     return sent[-1]
 
 
-def test_reads_see_the_overlay_then_the_disk_and_writes_stay_in_memory(tmp_path: Path) -> None:
+def test_reads_see_the_overlay_then_the_disk_and_writes_reach_the_disk(tmp_path: Path) -> None:
     c, sent = client(tmp_path, files={"a.txt": "disk\n"}, buffers={"b.txt": "one\ntwo\n"})
     a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
     assert ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": a})["result"] == {
@@ -37,7 +37,13 @@ def test_reads_see_the_overlay_then_the_disk_and_writes_stay_in_memory(tmp_path:
         ]
         == {}
     )
-    assert c.text_of("a.txt") == "new" and (tmp_path / "a.txt").read_text() == "disk\n"
+    assert c.text_of("a.txt") == "new" and (tmp_path / "a.txt").read_text() == "new"
+    deeper = {"sessionId": "s", "path": str(tmp_path / "d" / "c.txt"), "content": "c"}
+    assert ask(c, sent, "fs/write_text_file", deeper)["result"] == {}
+    buffered = {"sessionId": "s", "path": b, "content": "saved"}
+    assert ask(c, sent, "fs/write_text_file", buffered)["result"] == {}
+    assert c.text_of("b.txt") == "saved" == (tmp_path / "b.txt").read_text()
+    assert (tmp_path / "d" / "c.txt").read_text() == "c"
     missing = ask(c, sent, "fs/read_text_file", {"sessionId": "s", "path": str(tmp_path / "x")})
     assert missing["error"]["code"] == -32002
     relative = ask(c, sent, "fs/write_text_file", {"sessionId": "s", "path": "a", "content": ""})

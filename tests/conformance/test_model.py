@@ -67,7 +67,8 @@ def test_a_tool_call_streamed_then_the_next_reply_for_the_follow_up() -> None:
         arguments = "".join(c["function"]["arguments"] for c in calls)
         assert json.loads(arguments) == {"file_path": "/w/a", "text": "hi"}
         assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
-        whole = json.loads(post(model, {"tools": OFFERED, "messages": []}))
+        follow_up = [{"role": "user"}, {"role": "assistant"}, {"role": "tool"}]
+        whole = json.loads(post(model, {"tools": OFFERED, "messages": follow_up}))
         assert whole["choices"][0]["message"]["content"] == "Done."
         assert model.calls == [{"id": "call_1", "name": "save_file", "arguments": arguments}]
         assert len(model.requests) == 2 and model.missing == ""
@@ -88,5 +89,32 @@ def test_a_whole_tool_call_and_a_tool_not_offered() -> None:
         answer = json.loads(post(model, {"tools": OFFERED[:1], "messages": []}))
         assert answer["choices"][0]["finish_reason"] == "stop"
         assert model.missing == "agent offers no shell-like tool"
+    finally:
+        model.close()
+
+
+def test_replies_are_placed_by_the_conversation_not_by_arrival() -> None:
+    """A request without tools (a title asked on the side) gets the default reply and uses up
+    nothing; a retry gets the same reply; each prompt starts at its own turn of the script."""
+    script = [[{"call": "shell", "args": {"command": "ls"}}], [{"text": "one"}], [{"text": "two"}]]
+    model = ModelServer(script)
+    user, reply = {"role": "user"}, {"role": "assistant"}
+
+    def answer(body: dict[str, Any]) -> Any:
+        choice = json.loads(post(model, body))["choices"][0]
+        return choice["message"].get("content") or choice["message"]["tool_calls"][0]["id"]
+
+    try:
+        model.new_turn()
+        assert answer({"messages": [user]}) == "Conformance"
+        assert answer({"tools": OFFERED, "messages": [user]}) == "call_1"
+        assert answer({"tools": OFFERED, "messages": [user]}) == "call_2"  # a retry
+        assert answer({"tools": [], "messages": [user, reply]}) == "Conformance"
+        assert answer({"tools": OFFERED, "messages": [user, reply, {"role": "tool"}]}) == "one"
+        model.new_turn()
+        history = [user, reply, {"role": "tool"}, reply, user]
+        assert answer({"tools": OFFERED, "messages": history}) == "two"
+        model.new_turn()
+        assert answer({"tools": OFFERED, "messages": [*history, reply, user]}) == "two"
     finally:
         model.close()

@@ -49,6 +49,9 @@ FAULTS = [
     ("strict-fields", "core,robustness"),
     ("no-exit", "core,robustness"),
     ("exit-1", "core,robustness"),
+    ("banner", "core,client"),
+    ("odd-request", "core,client"),
+    ("extra-fields", "core"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -203,7 +206,8 @@ def test_every_check_is_seen_failing(tmp_path: Path) -> None:
         where.mkdir()
         agent = f"{sys.executable} {BROKEN}"
         env = {"BREAK": fault[0], **WIRED}
-        found = conformance(where, agent, "--timeout", "1", "--suite", fault[1], env=env)
+        waits = ("--timeout", "1", "--start-timeout", "5")
+        found = conformance(where, agent, *waits, "--suite", fault[1], env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
     with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
@@ -244,3 +248,16 @@ def test_an_agent_that_cannot_start_is_said_once(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "cannot start the agent" in done.stderr and "no-such-agent" in done.stderr
+
+
+def test_a_lost_answer_is_counted_once_and_stdout_is_judged_all_the_same(tmp_path: Path) -> None:
+    """A prompt never answered by an agent that writes text on its stdout: one check fails
+    for the hang, the stdout check for the text, the step's others have nothing to judge, and
+    the agent, still serving, gets the scenario's next steps."""
+    env = {"BREAK": "banner,drop-3", **WIRED}
+    only = ("--only", "client.elicitation.accept", "--timeout", "1")
+    found = statuses(conformance(tmp_path, f"{sys.executable} {BROKEN}", *only, env=env))
+    failing = {c for c, s in found.items() if s == "fail"}
+    assert failing == {"elicit-accept.result-schema", "elicit-accept.stdout-only-json"}, found
+    assert found["elicit-accept.updates-valid"] == found["elicit-accept.model-result"] == "skip"
+    assert found["elicit-accept.nothing-after"] == "pass"

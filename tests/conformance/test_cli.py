@@ -1,0 +1,84 @@
+"""The runner as people use it: progress on stderr (or none with --quiet), totals, --help on
+the placeholders, timestamped wire logs beside the scripted model's traffic, one probe for the
+`reasonix` suite, and bounded waits for answers to frames no ACP client sends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from acp_conformance.results import CheckResult, ScenarioResult
+from tests.conformance.test_runner import BROKEN, WIRED
+
+
+def runner(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    extra = [a for k, v in (env or {}).items() for a in ("--env", f"{k}={v}")]
+    return subprocess.run(
+        [sys.executable, "-m", "acp_conformance", *extra, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_help_explains_the_placeholders_with_an_example() -> None:
+    done = runner("--help")
+    for word in ("{model_url}", "{tmp}", "{cwd}", "example:", "--unanswered-timeout", "--quiet"):
+        assert word in done.stdout
+
+
+def test_a_scenario_is_partial_when_some_checks_passed_and_others_were_skipped() -> None:
+    def result(*statuses: str) -> str:
+        made = ScenarioResult("s", "core", "t")
+        made.checks = [CheckResult(f"c{i}", "MUST", s) for i, s in enumerate(statuses)]
+        return made.status
+
+    assert result("pass", "pass") == "pass"
+    assert result("skip", "skip") == "skip"
+    assert result("pass", "skip") == "partial"
+    assert result("pass", "skip", "warn") == "warn"
+    assert result("warn", "fail") == "fail"
+
+
+def test_an_agent_that_leaves_bad_frames_unanswered_costs_seconds_not_timeouts() -> None:
+    """The robustness suite against an agent that answers no bad frame (it may not: ACP
+    clients never send them), with progress and totals on stderr."""
+    began = time.monotonic()
+    env = {"QUIRK": "lax", **WIRED}
+    done = runner("--agent", f"{sys.executable} {BROKEN}", "--suite", "robustness", env=env)
+    took = time.monotonic() - began
+    assert done.returncode == 0, done.stdout
+    assert took < 45, f"{took:.0f} s"
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("[1/") and "robustness." in lines[0]
+    assert " scenarios in " in lines[-1] and "pass" in lines[-1]
+    quiet = runner("--agent", f"{sys.executable} {BROKEN}", "--only", "robustness.eof", "--quiet")
+    assert quiet.stderr == "" and "scenarios: 1 pass" in quiet.stdout
+
+
+def test_wire_logs_have_times_and_the_model_traffic(tmp_path: Path) -> None:
+    wire = tmp_path / "wire"
+    only = ("--only", "client.fs.write", "--wire-dir", str(wire), "--quiet")
+    done = runner("--agent", f"{sys.executable} {BROKEN}", *only, env=WIRED)
+    assert done.returncode == 0, done.stdout
+    lines = [json.loads(x) for x in (wire / "client.fs.write.ndjson").read_text().splitlines()]
+    assert all(isinstance(x["t"], float) for x in lines)
+    model = [
+        json.loads(x) for x in (wire / "client.fs.write.model.ndjson").read_text().splitlines()
+    ]
+    assert model[0]["tools"] == ["write", "bash", "read"]
+    assert model[0]["messages"][0]["role"] == "user"
+    assert any("tool_call" in action for action in model[0]["reply"])
+
+
+def test_the_reasonix_suite_probes_once_an_agent_without_its_surface(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    agent = f"sh -c 'echo started >> {starts}; exec {sys.executable} {BROKEN}'"
+    done = runner("--agent", agent, "--suite", "reasonix", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert starts.read_text().splitlines() == ["started"]
+    assert "advertises no _reasonix.io surface" in done.stdout
+    assert "scenarios: 0 pass, 0 fail, 0 warn, 13 skip" in done.stdout
