@@ -72,7 +72,18 @@ def problems(value: Any, ref: str) -> list[str]:
     ]
 
 
+# Root fields earlier ACP schemas defined that the pinned one dropped, still sent by agents for
+# hosts that read them: the unstable session-model block (`models`: `availableModels`,
+# `currentModelId`) of the session results. Not custom fields: the protocol's own names.
+RETIRED = {
+    "NewSessionResponse": {"models"},
+    "LoadSessionResponse": {"models"},
+    "ResumeSessionResponse": {"models"},
+}
+
+
 def fields(ref: str) -> set[str]:
-    """The names `$defs/<ref>` defines at its root (`_meta` among them)."""
-    definition = document()["$defs"][ref]
-    return set(definition.get("properties", {}))
+    """The names `$defs/<ref>` defines at its root (`_meta` among them), and the retired
+    protocol fields it had (`RETIRED`)."""
+    definition = document()["$defs"].get(ref) or unstable().get(ref) or {}
+    return set(definition.get("properties", {})) | RETIRED.get(ref, set())

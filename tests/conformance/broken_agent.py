@@ -46,6 +46,8 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
   late-session-updates  available_commands_update, usage_update and session_info_update
                  after a prompt's response
   list-after-turn  session/list lists a session only once it had a turn
+  legacy-models  session/new's result has the retired `models` block (availableModels,
+                 currentModelId) hosts from before the model config option read
   lax            no answer to lines it cannot read (not JSON, not a request, a batch);
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
@@ -237,6 +239,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
         if "no-config" not in QUIRK:
             answer["configOptions"] = [MODE]
+        if "legacy-models" in QUIRK:
+            model = {"modelId": "m", "name": "m"}
+            answer["models"] = {"availableModels": [model], "currentModelId": "m"}
         return result(rid, answer)
     if method == "session/list":
         shown = [s for s in sessions if s in prompted or "list-after-turn" not in QUIRK]

@@ -70,6 +70,7 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
     ("own-shell", ["client.terminal.cancel"], set(), {"terminal-cancel.stop-reason"}),
     ("done-before-cancel", ["core.prompt.cancel-during-tool"], set(), {"cancel-tool.stop-reason"}),
     ("list-after-turn", ["core.list.includes-new"], {"list.has-new"}, set()),
+    ("legacy-models", ["core.session-new.valid"], {"new.known-fields"}, set()),
     ("tool-search", ["client.elicitation.accept"], {"elicit-accept.model-result"}, set()),
     (
         "lax",
