@@ -114,6 +114,12 @@ class Frames:
         if isinstance(sid, str):
             self.client.opened.add(sid)
 
+    def settle(self, seconds: float) -> None:
+        """What the agent sends within `seconds` (after a response: the updates an agent may
+        send once it has answered) is kept for the step's checks."""
+        for frame in self.frames(seconds):
+            self.keep(frame)
+
     def unless_answered(self, rid: Any, settle: float) -> None:
         """Skip the rest when request `rid` is answered already (a turn too fast to cancel):
         what arrives within `settle` seconds is read first."""

@@ -16,7 +16,7 @@ import tempfile
 from importlib import resources
 from typing import Any
 
-from acp_conformance import checks, tool_checks, turn_checks
+from acp_conformance import checks, session_checks, tool_checks, turn_checks
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
 from acp_conformance.model import ModelServer
@@ -36,6 +36,8 @@ __all__ = ["CheckResult", "ScenarioResult", "Settings", "run"]
 
 CAPTURE = re.compile(r"\$\{(\w+)\}")
 TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS}
+NOTE_KINDS = {**checks.ON_NOTES, **session_checks.ON_NOTES}
+RESPONSE_KINDS = {**checks.ON_RESPONSE, **session_checks.ON_RESPONSE}
 
 
 def substitute(node: Any, captured: dict[str, Any]) -> Any:
@@ -135,7 +137,7 @@ class Runner:
             value: dict[str, Any] = self.captured.get(step["inspect"]) or {}
             for check in step_checks(step):
                 args = substitute(check.args, self.captured)
-                self.results.append(judged(check, checks.ON_RESPONSE[check.kind](value, args)))
+                self.results.append(judged(check, RESPONSE_KINDS[check.kind](value, args)))
         elif "quiet" in step:
             frames = self.io.window(float(step["quiet"]) / 1000)
             for check in step_checks(step):
@@ -162,6 +164,8 @@ class Runner:
         response = self.io.response(substitute(step["await"], self.captured), bounded)
         if "error" in response:
             self.refused.add(json.dumps(substitute(step["await"], self.captured)))
+        if "settle_ms" in step:  # updates that may come after the response count too
+            self.io.settle(float(step["settle_ms"]) / 1000)
         notes, self.io.notes = self.io.notes, []
         calls = self.io.client.calls[self.seen_calls :]
         self.seen_calls += len(calls)
@@ -178,15 +182,17 @@ class Runner:
                     problem = TURN_KINDS[check.kind](turn, args)
                 elif check.kind == "only_json":
                     problem = checks.only_json(self.io.unparsed)
-                elif check.kind in checks.ON_NOTES:
-                    problem = checks.ON_NOTES[check.kind](notes, args)
+                elif check.kind in NOTE_KINDS:
+                    problem = NOTE_KINDS[check.kind](notes, args)
                 else:
-                    problem = checks.ON_RESPONSE[check.kind](response, args)
+                    problem = RESPONSE_KINDS[check.kind](response, args)
             except checks.NotApplicable as why:
                 self.results.append(skipped(check, str(why)))
                 continue
             self.results.append(judged(check, problem))
         self.announced |= tool_checks.announced_in(notes)
+        for name, what in step.get("capture_from", {}).items():
+            self.captured[name] = session_checks.CAPTURES[what](response, notes)
         for name, path in step.get("capture", {}).items():
             try:
                 self.captured[name] = checks.at(response, path)

@@ -9,6 +9,7 @@
                                              # is answered within n ms (too fast to cancel)
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
+       {"await": <id>, "settle_ms": n, ...},  # with what comes within n ms after the response
        {"await": <id>, "may_go_unanswered": true, ...},  # a bad frame's answer, awaited only
                                              # --unanswered-timeout (it may never come)
        {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},
@@ -26,8 +27,10 @@
        {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window
      ]}
 
+An await step may also keep what its notifications said for a later step:
+`"capture_from": {"live": "message_ids", "option": "mode_option"}` (session_checks.py).
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py and turn_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
+checks.py, turn_checks.py, tool_checks.py and session_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
 advertised that (a value there, not empty). `${cwd}` is the scenario's workspace (an absolute path),
 `${tmp}` the directory around it (outside the workspace); both also in the model's script.
 `${python} ${mcp_server}` starts the runner's own MCP server (mcp_server.py), for `mcpServers`.

@@ -236,8 +236,20 @@ def _model_tool_result(turn: Turn, args: dict[str, Any]) -> str:
     return ""
 
 
+def _tool_named(turn: Turn, args: dict[str, Any]) -> str:
+    """Each tool call reported says its tool's programmatic `name` (an optional field)."""
+    started = [u for u in _tools(turn) if _kind(u) == "tool_call"]
+    if not started:
+        raise NotApplicable("no tool_call reported")
+    unnamed = [u.get("toolCallId") for u in started if not u.get("name")]
+    if unnamed:
+        return f"tool calls without their tool's name: {unnamed[:3]}"
+    return ""
+
+
 CHECKS: dict[str, Callable[[Turn, dict[str, Any]], str]] = {
     "permission_options": _permission_options,
+    "tool_named": _tool_named,
     "permission_ids_unique": _permission_ids_unique,
     "permission_tool_known": _permission_tool_known,
     "permission_count": _permission_count,

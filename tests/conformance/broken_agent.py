@@ -38,6 +38,12 @@ Faults:
   banner         writes lines that are not JSON on its stdout (at start, in a turn)
   odd-request    asks the client `editor/refresh` in a turn (no such method, no `_`)
   extra-fields   results with a field the spec does not define at their root
+  msgid-apart    one message's chunks under two messageIds, and a load replays other ids
+  mode-apart     the mode option and `modes` disagree: the option keeps its value after
+                 session/set_mode, no current_mode_update after the option is set
+  fork-same      session/fork answers the source's own id
+  fork-broken    the fork takes the source's place (the source is closed), and its updates
+                 name the source
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -67,8 +73,12 @@ from broken_tools import Tools
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
-MODE = {"id": "mode", "name": "Mode", "type": "select", "currentValue": "normal"}
-MODE["options"] = [{"value": "normal", "name": "Normal"}]
+MODES = ("normal", "plan")
+MODE = {"id": "mode", "name": "Mode", "category": "mode", "type": "select"}
+MODE["options"] = [{"value": m, "name": m.title()} for m in MODES]
+mode_of: dict[str, str] = {}  # session → its mode
+replays: dict[str, list[dict[str, Any]]] = {}  # session → the chunks a load replays
+named_as: dict[str, str] = {}  # fork-broken: a fork whose updates name its source
 prompted: set[str] = set()  # sessions that had a turn
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
@@ -95,9 +105,44 @@ def send_text(line: str) -> None:
 
 
 def update(sid: str, body: dict[str, Any]) -> None:
+    named = named_as.get(sid, sid)
     send(
-        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": body}}
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": named, "update": body},
+        }
     )
+
+
+def mode_state(sid: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(`modes`, the mode config option) of a session, in step unless mode-apart."""
+    current = mode_of.get(sid, "normal")
+    modes = {
+        "currentModeId": current,
+        "availableModes": [{"id": m, "name": m.title()} for m in MODES],
+    }
+    option = {**MODE, "currentValue": "plan" if "mode-apart" in BREAK else current}
+    return modes, option
+
+
+def chunks(sid: str) -> list[dict[str, Any]]:
+    """The turn's reply: two chunks of one message (msgid-apart: three, under two ids)."""
+    n = len(replays.setdefault(sid, []))
+    ids = (
+        [f"{sid}-m{n}-a", f"{sid}-m{n}-b", f"{sid}-m{n}-a"]
+        if "msgid-apart" in BREAK
+        else [f"{sid}-m{n}"] * 2
+    )
+    texts = ["h", "i", "!"][: len(ids)]
+    return [
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": t},
+            "messageId": i,
+        }
+        for t, i in zip(texts, ids, strict=True)
+    ]
 
 
 def request(
@@ -124,11 +169,13 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
         send_text("Thinking...")
     if "odd-request" in BREAK:
         request("editor/refresh", {"sessionId": sid})
-    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    reply = chunks(sid)
     if "bad-update" in BREAK:
-        del chunk["content"]
+        del reply[0]["content"]
     if "no-updates" not in BREAK:
-        update(sid, chunk)
+        for chunk in reply:
+            update(sid, chunk)
+        replays[sid] += reply
     cwd = places.get(sid, os.getcwd())
     tools = Tools(sid, client_caps, cwd, request, update, cancelled, sid in with_mcp)
     ran = tools.run(text)
@@ -207,7 +254,13 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
         "protocolVersion": version if "version" in BREAK else 1,
         "agentCapabilities": {
             "loadSession": True,
-            "sessionCapabilities": {"list": {}, "close": {}, "resume": {}, "delete": {}},
+            "sessionCapabilities": {
+                "list": {},
+                "close": {},
+                "resume": {},
+                "delete": {},
+                "fork": {},
+            },
         },
         "authMethods": [],
     }
@@ -235,10 +288,10 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
         if any(isinstance(m, dict) and m.get("name") == "conformance" for m in servers):
             with_mcp.add(new)
-        modes = {"currentModeId": "normal", "availableModes": [{"id": "normal", "name": "Normal"}]}
+        modes, option = mode_state(new)
         answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
         if "no-config" not in QUIRK:
-            answer["configOptions"] = [MODE]
+            answer["configOptions"] = [option]
         if "legacy-models" in QUIRK:
             model = {"modelId": "m", "name": "m"}
             answer["models"] = {"availableModels": [model], "currentModelId": "m"}
@@ -256,8 +309,17 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         if "keep-deleted" not in BREAK:
             sessions.pop(str(sid), None)
         return result(rid, "deleted" if "schema" in BREAK else {})
-    if method == "session/set_mode" and not accept:
+    if method == "session/set_mode" and (params.get("modeId") in MODES or accept):
+        return set_mode(rid, str(sid), str(params.get("modeId")), True)
+    if method == "session/set_mode":
         return error(rid, -32602, "unknown mode")
+    if method == "session/load":
+        for chunk in replays.get(str(sid), []):
+            again = {**chunk, "messageId": "other-" + chunk["messageId"]}
+            update(str(sid), again if "msgid-apart" in BREAK else chunk)
+        return result(rid, {})
+    if method == "session/fork":
+        return fork(rid, str(sid), params)
     if method == "session/prompt":
         prompted.add(str(sid))
         cancels[str(sid)] = threading.Event()
@@ -268,10 +330,42 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/set_config_option" and "no-config" in QUIRK:
         return error(rid, -32601, "no config options")
     if method == "session/set_config_option" and params.get("configId") == "mode" and not accept:
-        return result(rid, {} if "schema" in BREAK else {"configOptions": [MODE]})
+        if params.get("value") not in MODES:
+            return error(rid, -32602, "unknown value")
+        if "schema" in BREAK:
+            return result(rid, {})
+        return set_mode(rid, str(sid), str(params["value"]), False)
     if method == "session/set_config_option" and not accept:
         return error(rid, -32602, "unknown config option")
     return result(rid, {})
+
+
+def set_mode(rid: Any, sid: str, mode: str, by_mode: bool) -> None:
+    """The mode changed by session/set_mode or the mode option: the answer, then both updates
+    (mode-apart: the option's update says the old value, no current_mode_update after the
+    option is set)."""
+    mode_of[sid] = mode
+    _, option = mode_state(sid)
+    result(rid, {} if by_mode else {"configOptions": [option]})
+    if by_mode or "mode-apart" not in BREAK:
+        update(sid, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+    if "mode-apart" in BREAK:
+        option = {**option, "currentValue": "normal" if mode == "plan" else "plan"}
+    update(sid, {"sessionUpdate": "config_option_update", "configOptions": [option]})
+
+
+def fork(rid: Any, source: str, params: dict[str, Any]) -> None:
+    new = source if "fork-same" in BREAK else f"s{len(sessions) + 1}"
+    sessions[new] = True
+    places[new] = params.get("cwd") if isinstance(params.get("cwd"), str) else places[source]
+    replays[new] = list(replays.get(source, []))
+    mode_of[new] = mode_of.get(source, "normal")
+    if "fork-broken" in BREAK and new != source:
+        sessions[source] = False
+        named_as[new] = source
+    modes, option = mode_state(new)
+    answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
+    result(rid, {**answer, "configOptions": [option]})
 
 
 def serve(line: str) -> None:

@@ -19,6 +19,7 @@ Correct by default; the faults (BREAK) it knows:
   no-tool-result  tells the model nothing            skip-write   says written, writes not
   ignore-errors   a client error is a success (and the file is written locally)
   no-tool-calls   reports no tool_call updates
+  tool-unnamed    tool_call updates without the tool's name
 
 QUIRK (a comma-separated list) makes it behave as some real agents lawfully do, for the
 calibration cases of test_peers.py:
@@ -172,7 +173,9 @@ class Tools:
         shown = "ghost-1" if "wrong-tool-id" in BREAK else tid
         path = self.path(args.get("path", ""))
         where = {"locations": [{"path": path}]} if "path" in args else {}
-        start = {"sessionUpdate": "tool_call", "toolCallId": tid, "title": name}
+        start = {"sessionUpdate": "tool_call", "toolCallId": tid, "title": name, "name": name}
+        if "tool-unnamed" in BREAK:
+            del start["name"]
         for _ in range(2 if "dup-tool-id" in BREAK else 1):
             if "no-tool-calls" not in BREAK:
                 self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
