@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -186,7 +187,8 @@ def test_the_wheel_ships_acp_conformance_with_its_schemas(installed: Path, tmp_p
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "checks: 9 pass, 0 fail, 0 warn, 0 skip" in done.stdout  # vendor schemas shipped
+    # Every check judged and passed: the schemas (vendor, unstable) are shipped.
+    assert re.search(r"checks: \d+ pass, 0 fail, 0 warn, 0 skip", done.stdout), done.stdout
     # The MCP server the elicitation scenarios hand to an agent ships beside the runner.
     probe = "import acp_conformance.run as r; print(r.resources.files('acp_conformance'))"
     where = subprocess.run(

@@ -8,7 +8,8 @@
   when the request asks for `stream`, else as one completion. A reply is a list of actions:
     {"text": "..."}            assistant text      {"thought": "..."}   reasoning text
     {"stall_ms": n}            wait (a turn to cancel)
-    {"fail": 500}              answer with that HTTP status and an error body
+    {"fail": 500}              answer with that HTTP status and an error body (once: the
+                               agent's retry of the same request gets RETRIED_REPLY)
     {"usage": {"prompt_tokens": n, "completion_tokens": m}}
     {"call": "write" | "shell" | "read", "args": {"path": .., "content": .., "command": ..}}
                                a tool call, made with the offered tool that plays that role
@@ -37,6 +38,9 @@ from acp_conformance.placement import Placement
 
 MODEL_ID = "conformance-model"
 DEFAULT_REPLY = [{"text": "Conformance"}]  # for requests that offer no tools
+# A `fail` is given once at its place in the conversation: an agent that retries a failed
+# request (with its own backoff) gets this, instead of being held until its retries run out.
+RETRIED_REPLY = [{"text": "Answered on a retry."}]
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -73,6 +77,7 @@ class ModelServer:
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
         self.missing = ""  # why a scripted tool call could not be made
         self._lock = threading.Lock()
+        self._failed: set[tuple[int, int]] = set()  # (turn, reply) places a `fail` was given
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -138,6 +143,11 @@ class ModelServer:
             else:
                 index = self.placement.index(messages)
                 reply = self._with_tools(self.script[index], tools)
+                place = (self.placement.turn, index)
+                if any("fail" in action for action in reply) and place in self._failed:
+                    reply = RETRIED_REPLY  # the agent's own retry of a failed request
+                elif any("fail" in action for action in reply):
+                    self._failed.add(place)
             self.exchanges.append(
                 {
                     "t": time.time(),

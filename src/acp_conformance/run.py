@@ -177,7 +177,7 @@ class Runner:
         for check in step_checks(step):
             args = substitute(check.args, self.captured)
             try:
-                self._applies(args)
+                self._applies(args, calls)
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
                 elif check.kind == "only_json":
@@ -199,9 +199,14 @@ class Runner:
             except KeyError:
                 raise Skip(f"nothing to go on with: the response has no {path}") from None
 
-    def _applies(self, args: dict[str, Any]) -> None:
+    def _applies(self, args: dict[str, Any], calls: list[Any]) -> None:
         """A check with `when` (a captured path) judges only when the agent advertised it
-        (`configOptions` before judging how an unknown option is refused)."""
+        (`configOptions` before judging how an unknown option is refused); one with `needs`
+        (a client method) only when the agent sent that request in the turn (what the client
+        showed it can only be seen through the client)."""
+        needed = args.get("needs")
+        if needed and not any(c.method == needed for c in calls):
+            raise checks.NotApplicable(f"the agent sent no {needed} in this turn")
         if "when" not in args:
             return
         try:

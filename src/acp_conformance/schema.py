@@ -83,7 +83,10 @@ RETIRED = {
 
 
 def fields(ref: str) -> set[str]:
-    """The names `$defs/<ref>` defines at its root (`_meta` among them), and the retired
-    protocol fields it had (`RETIRED`)."""
-    definition = document()["$defs"].get(ref) or unstable().get(ref) or {}
-    return set(definition.get("properties", {})) | RETIRED.get(ref, set())
+    """The names `$defs/<ref>` defines at its root (`_meta` among them), in the stable schema
+    or the unstable one (a field not yet stable, `usage` of PromptResponse, is the
+    protocol's own), and the retired protocol fields it had (`RETIRED`)."""
+    found: set[str] = set(RETIRED.get(ref, set()))
+    for defs in (document()["$defs"], unstable()):
+        found |= set((defs.get(ref) or {}).get("properties", {}))
+    return found

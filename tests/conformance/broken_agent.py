@@ -54,6 +54,7 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
   list-after-turn  session/list lists a session only once it had a turn
   legacy-models  session/new's result has the retired `models` block (availableModels,
                  currentModelId) hosts from before the model config option read
+  unstable-usage  the prompt's result has `usage`, a field of the unstable schema
   lax            no answer to lines it cannot read (not JSON, not a request, a batch);
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
@@ -184,7 +185,10 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
     else:
         stopped = cancelled.wait(0.6) and "ignore-cancel" not in BREAK
     reason = "cancelled" if stopped else ("refusal" if "stop-refusal" in BREAK else "end_turn")
-    result(rid, {"stopReason": 5 if "schema" in BREAK else reason})
+    answer: dict[str, Any] = {"stopReason": 5 if "schema" in BREAK else reason}
+    if "unstable-usage" in QUIRK:
+        answer["usage"] = {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5}
+    result(rid, answer)
     if "late-session-updates" in QUIRK:  # session state, not turn content
         update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": []})
         update(sid, {"sessionUpdate": "usage_update", "used": 10, "size": 1000})

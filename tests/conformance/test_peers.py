@@ -25,9 +25,9 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
     ("shell-line", ["client.terminal.run"], {"terminal-run.model-result"}, set()),
     (
         "verify-on-disk",
-        ["client.fs.write", "client.tools.write-then-read"],
+        ["client.fs.write", "client.tools.write-then-read", "client.fs.read"],
         {"fs-write.file-written", "write-read.read-sees-write"},
-        set(),
+        {"fs-read.sees-buffer"},
     ),
     ("careful-dirs", ["client.permission.allow-once"], {"permission-allow-once.written"}, set()),
     (
@@ -71,6 +71,8 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
     ("done-before-cancel", ["core.prompt.cancel-during-tool"], set(), {"cancel-tool.stop-reason"}),
     ("list-after-turn", ["core.list.includes-new"], {"list.has-new"}, set()),
     ("legacy-models", ["core.session-new.valid"], {"new.known-fields"}, set()),
+    ("unstable-usage", ["core.prompt.end-turn"], {"prompt.known-fields"}, set()),
+    ("retry-5xx", ["core.prompt.model-failure"], {"failure.answered", "failure.next-turn"}, set()),
     ("tool-search", ["client.elicitation.accept"], {"elicit-accept.model-result"}, set()),
     (
         "lax",
