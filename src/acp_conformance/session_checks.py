@@ -10,8 +10,9 @@ option both say `mode`). Each raises NotApplicable when the agent sent nothing t
 chunk with a `messageId`, no mode-category option).
 On a response: `mode_option_current` (the option of category mode, when there is one, has the
 current mode of `modes` as its value), `differs` (`path` does not hold `value`).
-`capture_from` (an await step's `{"name": "message_ids" | "mode_option"}`) keeps what a later
-step compares or sends: the messages the step's chunks named, the id of the mode option.
+`capture_from` (an await step's `{"name": "message_ids" | "mode_option" | "current_mode" |
+"other_mode"}`) keeps what a later step compares or sends: the messages the step's chunks
+named, the id of the mode option, the current mode and another one the session offers.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def _message_ids_replayed(notes: list[dict[str, Any]], args: dict[str, Any]) -> 
 
 def _mode_in_step(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     mode = args["mode"]
+    if mode is None:
+        raise NotApplicable("the session offers no other mode to change to")
     updates = _updates(notes)
     options = [
         o
@@ -131,4 +134,14 @@ ON_NOTES: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
 CAPTURES: dict[str, Callable[[dict[str, Any], list[dict[str, Any]]], Any]] = {
     "message_ids": lambda response, notes: message_ids(notes),
     "mode_option": lambda response, notes: obj(_mode_option(response.get("result"))).get("id"),
+    "current_mode": lambda response, notes: _modes(response)[0],
+    "other_mode": lambda response, notes: _modes(response)[1],
 }
+
+
+def _modes(response: dict[str, Any]) -> tuple[Any, Any]:
+    """(the current mode, another mode the session offers); None where there is none."""
+    modes = obj(obj(response.get("result")).get("modes"))
+    current = modes.get("currentModeId")
+    ids = [obj(m).get("id") for m in modes.get("availableModes") or []]
+    return current, next((i for i in ids if i is not None and i != current), None)

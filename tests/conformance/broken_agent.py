@@ -55,6 +55,8 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
   legacy-models  session/new's result has the retired `models` block (availableModels,
                  currentModelId) hosts from before the model config option read
   unstable-usage  the prompt's result has `usage`, a field of the unstable schema
+  plan-first     a session starts in its second listed mode (plan), and a mode set to what it
+                 already is changes nothing and says nothing
   lax            no answer to lines it cannot read (not JSON, not a request, a batch);
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
@@ -118,7 +120,7 @@ def update(sid: str, body: dict[str, Any]) -> None:
 
 def mode_state(sid: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(`modes`, the mode config option) of a session, in step unless mode-apart."""
-    current = mode_of.get(sid, "normal")
+    current = mode_of.get(sid, "plan" if "plan-first" in QUIRK else "normal")
     modes = {
         "currentModeId": current,
         "availableModes": [{"id": m, "name": m.title()} for m in MODES],
@@ -348,8 +350,11 @@ def set_mode(rid: Any, sid: str, mode: str, by_mode: bool) -> None:
     """The mode changed by session/set_mode or the mode option: the answer, then both updates
     (mode-apart: the option's update says the old value, no current_mode_update after the
     option is set)."""
+    before, _ = mode_state(sid)
     mode_of[sid] = mode
     _, option = mode_state(sid)
+    if "plan-first" in QUIRK and before["currentModeId"] == mode:  # nothing changed
+        return result(rid, {} if by_mode else {"configOptions": [option]})
     result(rid, {} if by_mode else {"configOptions": [option]})
     if by_mode or "mode-apart" not in BREAK:
         update(sid, {"sessionUpdate": "current_mode_update", "currentModeId": mode})

@@ -72,6 +72,12 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
     ("list-after-turn", ["core.list.includes-new"], {"list.has-new"}, set()),
     ("legacy-models", ["core.session-new.valid"], {"new.known-fields"}, set()),
     ("unstable-usage", ["core.prompt.end-turn"], {"prompt.known-fields"}, set()),
+    (
+        "plan-first",
+        ["core.mode.config-option"],
+        {"mode-option.set-mode-says-both", "mode-option.set-option-says-both"},
+        set(),
+    ),
     ("retry-5xx", ["core.prompt.model-failure"], {"failure.answered", "failure.next-turn"}, set()),
     ("tool-search", ["client.elicitation.accept"], {"elicit-accept.model-result"}, set()),
     (
