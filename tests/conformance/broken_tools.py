@@ -23,7 +23,8 @@ Correct by default; the faults (BREAK) it knows:
 
 QUIRK (a comma-separated list) makes it behave as some real agents lawfully do, for the
 calibration cases of test_peers.py:
-  retry-5xx       a model request answered 5xx is sent again, eight times, half a second apart
+  retry-errors    a model request answered with an HTTP error is sent again, eight times, half
+                  a second apart (some agents retry whatever failed)
   side-requests   asks the model for a title, without tools, before each request of a turn
   shell-line      terminal/create with the whole command line in `command`, no `args`
   verify-on-disk  checks a client write on the disk, and reads files itself
@@ -93,16 +94,16 @@ def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> di
         data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json"},
     )
-    # retry-5xx: a failed request is sent again after a pause, as SDKs with backoff do, for
+    # retry-errors: a failed request is sent again after a pause, as SDKs with backoff do, for
     # longer than the runner waits for an answer.
-    tries = 8 if "retry-5xx" in QUIRK else 1
+    tries = 8 if "retry-errors" in QUIRK else 1
     for attempt in range(tries):
         try:
             with urllib.request.urlopen(request, timeout=30) as reply:
                 message: dict[str, Any] = json.load(reply)["choices"][0]["message"]
                 return message
-        except urllib.error.HTTPError as exc:
-            if exc.code < 500 or attempt == tries - 1:
+        except urllib.error.HTTPError:
+            if attempt == tries - 1:
                 return None
             time.sleep(0.5)
         except (OSError, ValueError, KeyError, IndexError):

@@ -78,7 +78,12 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
         {"mode-option.set-mode-says-both", "mode-option.set-option-says-both"},
         set(),
     ),
-    ("retry-5xx", ["core.prompt.model-failure"], {"failure.answered", "failure.next-turn"}, set()),
+    (
+        "retry-errors",
+        ["core.prompt.model-failure"],
+        {"failure.answered", "failure.next-turn"},
+        set(),
+    ),
     ("tool-search", ["client.elicitation.accept"], {"elicit-accept.model-result"}, set()),
     (
         "lax",
