@@ -12,6 +12,7 @@ import contextlib
 import os
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 5000
@@ -64,6 +65,21 @@ def connect(path: Path, readonly: bool, synchronous: str) -> sqlite3.Connection:
     db.row_factory = sqlite3.Row
     db.execute(f"PRAGMA busy_timeout = {busy_ms}")
     if not readonly:
-        db.execute("PRAGMA journal_mode = WAL")
+        _wal(db, busy_ms)
         db.execute(f"PRAGMA synchronous = {synchronous}")
     return db
+
+
+def _wal(db: sqlite3.Connection, busy_ms: int) -> None:
+    """Switch to WAL. Two processes switching a new file at once both hold a read lock and
+    want the write lock: SQLite answers one of them busy at once instead of waiting (it would
+    deadlock), so the switch is tried again until the busy timeout has passed."""
+    deadline = time.monotonic() + busy_ms / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
