@@ -10,14 +10,8 @@ from typing import Any
 
 from tests.client import Client
 from tests.sse_server import Server
+from tests.test_context_window import endpoint_client
 from tests.test_sessions import updates_of
-from tests.transcript import Scenario
-
-
-def endpoint_client(tmp: Path, server: Server) -> Client:
-    scenario = Scenario(tmp)
-    scenario.env.update({"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-fork-key-0123"})
-    return Client(tmp, "--model", "openai/m1", scenario=scenario)
 
 
 def prompt(c: Client, sid: str, text: str) -> None:

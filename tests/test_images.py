@@ -14,20 +14,12 @@ from reasonix_acp.providers.discovery import parse_vision
 from reasonix_acp.session.images import MAX_IMAGE_BYTES
 from tests.client import Client
 from tests.sse_server import Server
+from tests.test_context_window import endpoint_client
 from tests.test_sessions import updates_of
-from tests.transcript import Scenario
 
 # A 1x1 transparent PNG.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 IMAGE = {"type": "image", "mimeType": "image/png", "data": PNG}
-
-
-def endpoint_client(tmp: Path, server: Server, config: str = "") -> Client:
-    scenario = Scenario(tmp)
-    scenario.env.update({"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-image-key-0123"})
-    (tmp / "config").mkdir(exist_ok=True)
-    (tmp / "config" / "config.toml").write_text(config, encoding="utf-8")
-    return Client(tmp, "--model", "openai/m1", scenario=scenario)
 
 
 def initialize(c: Client) -> dict[str, Any]:

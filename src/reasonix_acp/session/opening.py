@@ -87,10 +87,7 @@ class Opening:
     async def new(self, call: Call, params: Any) -> dict[str, Any]:
         method = "session/new"
         cwd = check_absolute(method, "cwd", params.cwd)
-        dirs = [
-            check_absolute(method, f"additionalDirectories[{i}]", d)
-            for i, d in enumerate(params.additional_directories or [])
-        ]
+        dirs = _directories(method, params)
         config = self.sessions.runtime.config
         listed = None if config.unreadable else await complete(config)
         refusal = config.refusal()
@@ -101,10 +98,7 @@ class Opening:
             raise InvalidParams(
                 f"{method}: {config.unknown_model(model)} (from --model, ACP_MODEL or default_model)"
             )
-        servers = [
-            s.model_dump(mode="json", by_alias=True, exclude_unset=True) for s in params.mcp_servers
-        ]
-        remember(*secret_values(servers))
+        servers = _servers(params.mcp_servers)
         record = SessionRecord(
             id=uuid4(),
             cwd=cwd,
@@ -133,20 +127,13 @@ class Opening:
         method = "session/fork"
         source_id = check_session_id(method, params.session_id)
         cwd = check_absolute(method, "cwd", params.cwd)
-        dirs = [
-            check_absolute(method, f"additionalDirectories[{i}]", d)
-            for i, d in enumerate(params.additional_directories or [])
-        ]
+        dirs = _directories(method, params)
         source = self.sessions.store_call(
             method, lambda: self.sessions.store.get_session(source_id)
         )
         if source is None:
             raise InvalidParams(f"{method}: unknown session {source_id}")
-        servers = [
-            s.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            for s in params.mcp_servers or []
-        ]
-        remember(*secret_values(servers))
+        servers = _servers(params.mcp_servers or [])
         record = SessionRecord(
             id=uuid4(),
             cwd=cwd,
@@ -188,12 +175,7 @@ class Opening:
         method = "session/load" if replay else "session/resume"
         session_id = check_session_id(method, params.session_id)
         given = params.mcp_servers
-        servers = (
-            [x.model_dump(mode="json", by_alias=True, exclude_unset=True) for x in given]
-            if given is not None
-            else None
-        )
-        remember(*secret_values(servers or []))
+        servers = _servers(given) if given is not None else None
         live = self.sessions.live.get(session_id)
         if live is not None:
             return await self._reopen(call, method, live, params.cwd, servers, replay)
@@ -300,3 +282,18 @@ class Opening:
             ),
         )
         return plan
+
+
+def _directories(method: str, params: Any) -> list[str]:
+    """`additionalDirectories`, each absolute (else -32602 naming it)."""
+    return [
+        check_absolute(method, f"additionalDirectories[{i}]", d)
+        for i, d in enumerate(params.additional_directories or [])
+    ]
+
+
+def _servers(given: list[Any]) -> list[dict[str, Any]]:
+    """`mcpServers` as stored, their secret values remembered for redaction."""
+    servers = [s.model_dump(mode="json", by_alias=True, exclude_unset=True) for s in given]
+    remember(*secret_values(servers))
+    return servers
