@@ -386,7 +386,14 @@ def test_a_failed_compaction_is_said_once_and_changes_nothing(
     refused = json.dumps({"error": {"message": "the summary model is down"}}).encode()
     with Server() as server:
         server.behaviours.extend(
-            [text_stream("one"), text_stream("two"), (400, refused), text_stream("three")]
+            # refused as the history is, then as its text (turn/compaction.py)
+            [
+                text_stream("one"),
+                text_stream("two"),
+                (400, refused),
+                (400, refused),
+                text_stream("three"),
+            ]
         )
         c = client(tmp_path, server, "[context]\nkeep_turns = 1\n")
         sid = start(c, capabilities)

@@ -13,12 +13,17 @@ def write(tmp: Path, text: str) -> dict[str, str]:
 def test_precedence_and_providers(tmp_path: Path) -> None:
     env = write(
         tmp_path,
-        'default_model = "deepseek/deepseek-reasoner"\n[providers.deepseek]\napi_key = "sk-file"\n',
+        'default_model = "deepseek/deepseek-v4-pro"\n[providers.deepseek]\napi_key = "sk-file"\n',
     )
     cfg = config.load(env=env)
-    assert cfg.default_model == "deepseek/deepseek-reasoner"
-    assert cfg.model_ids() == ["deepseek/deepseek-chat", "deepseek/deepseek-reasoner"]
-    assert cfg.efforts_for("deepseek/deepseek-chat") == ["auto", "high", "max"]
+    assert cfg.default_model == "deepseek/deepseek-v4-pro"
+    assert cfg.model_ids() == ["deepseek/deepseek-flash", "deepseek/deepseek-v4-pro"]
+    assert cfg.efforts_for("deepseek/deepseek-flash") == ["off", "low", "high", "max"]
+    assert cfg.default_effort("deepseek/deepseek-flash") == "high"
+    assert cfg.takes_images("deepseek/deepseek-flash")
+    assert not cfg.takes_images("deepseek/deepseek-v4-pro")
+    assert cfg.window("deepseek/deepseek-v4-pro") == (1_000_000, "published")
+    assert cfg.providers["deepseek"].builtin  # until the endpoint lists its models
     env_cfg = config.load(
         env={
             **env,
@@ -80,3 +85,35 @@ def test_prices_give_a_cost(tmp_path: Path) -> None:
     assert provider.cost(0, 1_000, 0) == 0.008
     assert provider.currency == "EUR" and cfg.budget_cost == 0.01
     assert config.ProviderConfig("x", "openai").cost(10, 10, 0) is None
+
+
+def test_a_retired_deepseek_model_runs_on_its_successor(tmp_path: Path) -> None:
+    """deepseek-chat and deepseek-reasoner were retired (the API answers 400 Model Not Exist):
+    named as the default or among a provider's models, each is deepseek-flash, and the config
+    remembers what it renamed so the session and `acp doctor` can say so."""
+    env = write(
+        tmp_path,
+        'default_model = "deepseek/deepseek-chat"\n[providers.deepseek]\napi_key = "k"\n'
+        'models = ["deepseek-chat", "deepseek-reasoner", "deepseek-v4-pro"]\n',
+    )
+    cfg = config.load(env=env)
+    assert cfg.default_model == "deepseek/deepseek-flash"
+    assert cfg.retired_default == "deepseek/deepseek-chat"
+    assert cfg.model_ids() == ["deepseek/deepseek-flash", "deepseek/deepseek-v4-pro"]
+    assert cfg.renamed == {
+        "deepseek/deepseek-chat": "deepseek/deepseek-flash",
+        "deepseek/deepseek-reasoner": "deepseek/deepseek-flash",
+    }
+    assert cfg.retired("deepseek/deepseek-reasoner") == "deepseek/deepseek-flash"
+    assert cfg.retired("deepseek/deepseek-v4-pro") is None
+    # An OpenAI-kind provider pointed at DeepSeek's API speaks its dialect too.
+    other = config.load(
+        env={
+            "REASONIX_ACP_CONFIG_DIR": str(tmp_path / "none"),
+            "OPENAI_BASE_URL": "https://api.deepseek.com",
+            "OPENAI_API_KEY": "k",
+            "OPENAI_MODEL": "deepseek-chat",
+        }
+    )
+    assert other.providers["openai"].dialect == "deepseek"
+    assert other.default_model == "openai/deepseek-flash"

@@ -59,11 +59,11 @@ input = "1.25"
 output = 10
 cache_hit = 0.125
 
-[pricing.models."proxy/deepseek-chat"]
+[pricing.models."proxy/deepseek-flash"]
 input = 4
 output = 6
 currency = "CNY"
-[pricing.models."proxy/deepseek-chat".off_peak]
+[pricing.models."proxy/deepseek-flash".off_peak]
 input = 1
 """
 
@@ -73,18 +73,18 @@ def test_a_good_table_is_read(tmp_path: Path) -> None:
     gpt = table.models["gpt-x"]
     assert gpt.rates == Rates(Decimal("1.25"), Decimal(10), Decimal("0.125"))
     assert (gpt.currency, gpt.off_peak, gpt.source) == ("USD", None, "config")
-    proxy = table.models["proxy/deepseek-chat"]
+    proxy = table.models["proxy/deepseek-flash"]
     assert proxy.rates == Rates(Decimal(4), Decimal(6), Decimal(4))  # cache_hit: input
     assert proxy.off_peak == Rates(Decimal(1), Decimal(6), Decimal(4))  # the rest inherited
     assert proxy.currency == "CNY"
     assert proxy.schedule.windows == ((8 * 60 + 30, 17 * 60),)
     assert proxy.schedule.utc_offset.total_seconds() == -5 * 3600
     # The defaults stay, under the table's schedule.
-    assert table.models["deepseek-chat"].source == "builtin"
-    assert table.models["deepseek-chat"].schedule == proxy.schedule
+    assert table.models["deepseek-flash"].source == "builtin"
+    assert table.models["deepseek-flash"].schedule == proxy.schedule
     # "provider/model" first, then the bare model id.
-    assert table.lookup("proxy/deepseek-chat") is proxy
-    assert table.lookup("deepseek/deepseek-chat") is table.models["deepseek-chat"]
+    assert table.lookup("proxy/deepseek-flash") is proxy
+    assert table.lookup("deepseek/deepseek-flash") is table.models["deepseek-flash"]
     assert table.lookup("any/gpt-x") is gpt
     assert table.lookup("any/unknown") is None and table.lookup("gpt-x") is gpt
 
@@ -154,7 +154,7 @@ def test_a_bad_table_names_the_key(
 
 
 def test_off_peak_prices_apply_outside_the_peak_windows(tmp_path: Path) -> None:
-    price = load(tmp_path, GOOD).pricing.models["proxy/deepseek-chat"]
+    price = load(tmp_path, GOOD).pricing.models["proxy/deepseek-flash"]
     # Peak is 08:30-17:00 at UTC-5, that is 13:30-22:00 UTC.
     cases = [
         (datetime(2026, 12, 2, 13, 29, tzinfo=UTC), "off_peak", "1", "2026-12-02"),
@@ -164,7 +164,7 @@ def test_off_peak_prices_apply_outside_the_peak_windows(tmp_path: Path) -> None:
         (datetime(2026, 12, 3, 4, 0, tzinfo=UTC), "off_peak", "1", "2026-12-02"),  # 23:00 local
     ]
     for at, band, amount, day in cases:
-        quote = price.quote(MILLION, "proxy/deepseek-chat", at).to_json()
+        quote = price.quote(MILLION, "proxy/deepseek-flash", at).to_json()
         assert (quote["rateBand"], quote["selected"]["amount"], quote["rateDate"]) == (
             band,
             amount,
@@ -178,7 +178,7 @@ def test_provider_prices_win_over_the_table(tmp_path: Path) -> None:
         tmp_path,
         GOOD
         + '[providers.proxy]\nkind = "openai"\nbase_url = "http://x"\n'
-        + 'models = ["deepseek-chat", "gpt-x"]\nprices = { input = 0.5, output = "0.75" }\n'
+        + 'models = ["deepseek-flash", "gpt-x"]\nprices = { input = 0.5, output = "0.75" }\n'
         + '[providers.other]\nkind = "openai"\nbase_url = "http://y"\nmodels = ["gpt-x"]\n'
         + "[providers.deepseek]\n",
     )
@@ -188,7 +188,7 @@ def test_provider_prices_win_over_the_table(tmp_path: Path) -> None:
         "output": 0.75,
         "cache_hit": 0.5,
     }
-    for model in ("proxy/deepseek-chat", "proxy/gpt-x"):
+    for model in ("proxy/deepseek-flash", "proxy/gpt-x"):
         quote = cfg.pricer(model)(MILLION)
         assert quote.selected is not None and quote.selected.to_json() == {
             "amount": "0.5",
@@ -199,9 +199,10 @@ def test_provider_prices_win_over_the_table(tmp_path: Path) -> None:
     other = cfg.pricer("other/gpt-x")(MILLION)
     assert other.cost("USD") == 1.25 and cfg.currency_for("other/gpt-x") == "USD"
     # DeepSeek's defaults are CNY, and its models' costs say so (usage_update's currency).
-    assert cfg.currency_for("deepseek/deepseek-chat") == "CNY"
-    assert cfg.currency_for("proxy/deepseek-chat") == "USD"  # its own prices win
-    assert cfg.pricer("deepseek/deepseek-chat")(MILLION).cost("CNY") == 2
+    assert cfg.currency_for("deepseek/deepseek-flash") == "CNY"
+    assert cfg.currency_for("proxy/deepseek-flash") == "USD"  # its own prices win
+    quote = cfg.pricer("deepseek/deepseek-flash")(MILLION)  # now: a cache miss costs 2, or 1
+    assert quote.cost("CNY") == (2 if quote.rate_band == "peak" else 1)
     # Nothing known: quoted zero and incomplete, in the table's currency.
     none = cfg.pricer("other/unknown")(MILLION)
     assert (none.cost_complete, none.incomplete_reason, none.original.currency) == (
@@ -223,10 +224,10 @@ def test_a_bad_provider_price_is_refused_on_reload(tmp_path: Path) -> None:
 def test_a_call_asked_twice_is_quoted_once(tmp_path: Path) -> None:
     cfg = load(tmp_path, "[providers.deepseek]\n")
     usage = Usage(10, 10)
-    assert cfg.pricer("deepseek/deepseek-chat") is cfg.pricer("deepseek/deepseek-chat")
-    first = cfg.pricer("deepseek/deepseek-chat")(usage)
-    assert cfg.pricer("deepseek/deepseek-chat")(usage) is first
-    assert cfg.pricer("deepseek/deepseek-chat")(Usage(10, 10)) is not first
+    assert cfg.pricer("deepseek/deepseek-flash") is cfg.pricer("deepseek/deepseek-flash")
+    first = cfg.pricer("deepseek/deepseek-flash")(usage)
+    assert cfg.pricer("deepseek/deepseek-flash")(usage) is first
+    assert cfg.pricer("deepseek/deepseek-flash")(Usage(10, 10)) is not first
 
 
 USD_UNIT = ModelPrice(Rates(Decimal(1), Decimal(1), Decimal(1)), "USD")
@@ -265,8 +266,8 @@ def test_two_currencies_are_kept_in_buckets() -> None:
 def filled_ledger() -> Ledger:
     ledger = Ledger()
     at = datetime(2026, 12, 2, 1, 0, tzinfo=UTC)  # 09:00 in Beijing: peak
-    deepseek = PricingTable.defaults().models["deepseek-chat"]
-    ledger.add(deepseek.quote(Usage(1000, 10, 600), "deepseek/deepseek-chat", at))
+    deepseek = PricingTable.defaults().models["deepseek-flash"]
+    ledger.add(deepseek.quote(Usage(1000, 10, 600), "deepseek/deepseek-flash", at))
     ledger.add(USD_UNIT.quote(Usage(3, 0), "a/usd", NOON_UTC))
     ledger.add(unpriced("x/y", NOON_UTC))
     return ledger
@@ -276,10 +277,10 @@ def test_the_ledger_round_trips_through_json() -> None:
     ledger = filled_ledger()
     data = json.loads(json.dumps(ledger.to_json()))
     assert data["events"] == 3 and data["pricedEvents"] == 2
-    assert data["totals"] == {"CNY": "0.00095", "USD": "0.000003"}  # 600*0.2+400*2+10*3
+    assert data["totals"] == {"CNY": "0.000904", "USD": "0.000003"}  # 600*0.04+400*2+10*8
     assert data["bands"] == ["peak"] and data["models"] == [
         "a/usd",
-        "deepseek/deepseek-chat",
+        "deepseek/deepseek-flash",
         "x/y",
     ]
     again = Ledger.from_json(data)
@@ -320,7 +321,7 @@ OLD_SAVED = {
         "currency": "CNY",
         "bands": ["off_peak"],
         "fingerprints": ["0123456789abcdef"],
-        "model": "deepseek/deepseek-chat",
+        "model": "deepseek/deepseek-flash",
         "last": "2026-12-01T23:30:00+00:00",  # 07:30 on the 2nd in Beijing
     },
 }
@@ -342,7 +343,7 @@ def test_a_status_saved_in_the_old_shape_restores() -> None:
     assert (quote["rateBand"], quote["rateDate"], quote["modelRef"]) == (
         "off_peak",
         "2026-12-02",
-        "deepseek/deepseek-chat",
+        "deepseek/deepseek-flash",
     )
     assert quote["pricingFingerprint"] == "0123456789abcdef"
     assert wire.errors(snapshot, "ReasonixSessionStatus") == []
@@ -351,10 +352,10 @@ def test_a_status_saved_in_the_old_shape_restores() -> None:
     status.save = saved.append
     status.begin_turn()
     status.usage(
-        MILLION, PricingTable.defaults().models["deepseek-chat"].quote(MILLION, "m", NOON_UTC)
+        MILLION, PricingTable.defaults().models["deepseek-flash"].quote(MILLION, "m", NOON_UTC)
     )
     status.finish_turn("end_turn")
-    assert saved[-1]["ledger"]["totals"] == {"CNY": "2.0036"}
+    assert saved[-1]["ledger"]["totals"] == {"CNY": "1.0036"}  # 1M misses off-peak at 1
     assert saved[-1]["ledger"]["events"] == 3
 
 

@@ -39,18 +39,18 @@ class Usage:
 
 
 NOON_UTC = datetime(2026, 12, 2, 4, 0, tzinfo=UTC)  # 12:00 in Beijing
-DEEPSEEK = PricingTable.defaults().models["deepseek-chat"]
+DEEPSEEK = PricingTable.defaults().models["deepseek-flash"]
 
 
 def deepseek(usage: Usage, at: datetime = NOON_UTC) -> CostQuote:
-    return DEEPSEEK.quote(usage, "deepseek/deepseek-chat", at)
+    return DEEPSEEK.quote(usage, "deepseek/deepseek-flash", at)
 
 
 def tracker(published: list[dict[str, Any]]) -> StatusTracker:
     return StatusTracker(
         "s1",
         published.append,
-        model="deepseek/deepseek-chat",
+        model="deepseek/deepseek-flash",
         effort="auto",
         mode="normal",
         roots=["/w"],
@@ -100,8 +100,8 @@ def test_sixty_five_unit_quotes_total_sixty_five() -> None:
 def test_cache_hits_are_not_counted_twice() -> None:
     ledger = Ledger()
     ledger.add(deepseek(Usage(1_000_000, 0, 400_000)))
-    # 400k hits at 0.2 + 600k misses at 2 per million
-    assert ledger.totals == {"CNY": Decimal("1.28")}
+    # off-peak (noon in Beijing): 400k hits at 0.02 + 600k misses at 1 per million
+    assert ledger.totals == {"CNY": Decimal("0.608")}
 
 
 def test_an_unpriced_call_makes_the_total_incomplete() -> None:
@@ -146,9 +146,9 @@ def test_a_turn_publishes_each_change_with_its_sequence() -> None:
     assert usage["cacheHitRatio"] == 0.8 and usage["currency"] == "CNY"
     assert usage["costQuote"]["rateBand"] == "off_peak"
     assert usage["estimatedCost"] == float(Decimal(usage["costQuote"]["selected"]["amount"]))
-    # 800 hits at 0.2, 200 misses at 2, 50 out at 3 per million
-    assert usage["costQuote"]["selected"] == {"amount": "0.00071", "currency": "CNY"}
-    assert usage["estimatedCost"] == 0.00071 and usage["costComplete"] is True
+    # off-peak: 800 hits at 0.02, 200 misses at 1, 50 out at 4 per million
+    assert usage["costQuote"]["selected"] == {"amount": "0.000416", "currency": "CNY"}
+    assert usage["estimatedCost"] == 0.000416 and usage["costComplete"] is True
 
 
 @pytest.mark.parametrize(

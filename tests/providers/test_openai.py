@@ -12,6 +12,7 @@ from reasonix_acp.providers.base import (
     Finish,
     ModelRequest,
     ProviderError,
+    ReasoningKept,
     TextDelta,
     ThoughtDelta,
     ToolCallRequest,
@@ -41,8 +42,9 @@ async def test_stream_of_thoughts_text_and_usage() -> None:
         TextDelta("Hello"),
         TextDelta(", world"),
     ]
-    assert events[4] == Finish("stop")
-    assert events[5] == UsageReport(
+    assert events[4] == ReasoningKept({"reasoning_content": "Let me think."})
+    assert events[5] == Finish("stop")
+    assert events[6] == UsageReport(
         prompt_tokens=40,
         completion_tokens=7,
         reasoning_tokens=3,
@@ -52,6 +54,7 @@ async def test_stream_of_thoughts_text_and_usage() -> None:
     body = json.loads(server.bodies[0])
     assert (
         body["stream"] is True
+        and body["thinking"] == {"type": "enabled"}
         and body["reasoning_effort"] == "high"
         and body["messages"][-1]["content"] == "hi"
     )

@@ -74,6 +74,8 @@ async def _providers(report: Report, config: settings.Config) -> None:
             continue
         listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
         report.line(f"{where}, {key}: answers; serves {len(models)} models: {listed}")
+    for old, new in config.renamed.items():
+        report.line(f"{config.retired_notice(old, new)}", ok=False)
     missing = config.incomplete()
     if missing:
         report.line(missing, ok=False)

@@ -45,7 +45,8 @@ class Preset:
 
 
 PRESETS = {
-    "deepseek": Preset("deepseek", "https://api.deepseek.com", "deepseek-chat", True),
+    # deepseek-flash (takes images) or deepseek-v4-pro: config/deepseek.py
+    "deepseek": Preset("deepseek", "https://api.deepseek.com", "deepseek-flash", True),
     "openai": Preset("openai", "https://api.openai.com/v1", "", True),
     "ollama": Preset("openai", "http://127.0.0.1:11434/v1"),
     "lmstudio": Preset("openai", "http://127.0.0.1:1234/v1"),

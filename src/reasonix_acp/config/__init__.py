@@ -1,11 +1,10 @@
 """The agent's settings: `settings` (what they are), `loading` (config.toml, the environment
 and the command line: precedence and every table), `files` (the file itself)."""
 
+from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL
 from reasonix_acp.config.files import config_dir, write_private
 from reasonix_acp.config.loading import clear_credentials, load
 from reasonix_acp.config.settings import (
-    DEEPSEEK_MODELS,
-    DEEPSEEK_URL,
     EFFORT_LEVELS,
     NO_PROVIDER,
     OFFLINE_MODEL,

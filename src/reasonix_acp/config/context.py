@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from reasonix_acp.config.deepseek import WINDOWS
+
 # The sizes DeepSeek publishes for its API models (tokens).
-PUBLISHED = {"deepseek-chat": 131072, "deepseek-reasoner": 131072}
+PUBLISHED = WINDOWS
 DEFAULT_WINDOW = 65536
 MIN_WINDOW = 1024
 

@@ -50,12 +50,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.context import ContextSettings, provider_window
+from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, successor
 from reasonix_acp.config.files import bad_table, config_dir, read_table, write_private
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.config.settings import (
-    DEEPSEEK_MODELS,
-    DEEPSEEK_URL,
     OFFLINE_MODEL,
     OPENAI_ENV,
     OPENAI_URL,
@@ -289,8 +288,11 @@ def _default_model(config: Config, chosen: Any) -> None:
             "offline", ProviderConfig("offline", "offline", models=["default"])
         )
     for p in config.providers.values():
-        if p.kind == "deepseek" and not p.models:
-            p.models = list(DEEPSEEK_MODELS)
+        if p.dialect == "deepseek":
+            _current_models(config, p)
+    if default and (current := config.retired(default)) is not None:
+        config.renamed[default] = current
+        config.retired_default, default = default, current
     if default:
         provider = config.provider_for(default)
         if provider is not None and default.partition("/")[2] not in provider.models:
@@ -298,6 +300,22 @@ def _default_model(config: Config, chosen: Any) -> None:
     elif config.model_ids():
         default = config.model_ids()[0]
     config.default_model = default
+
+
+def _current_models(config: Config, provider: ProviderConfig) -> None:
+    """A DeepSeek provider offers the built-in list until its endpoint lists its own; a retired
+    id it names is its successor (the session that runs on it says so: config.renamed)."""
+    if not provider.models:
+        provider.models, provider.builtin = list(DEEPSEEK_MODELS), True
+        return
+    models: list[str] = []
+    for model in provider.models:
+        new = successor(model)
+        if new is not None:
+            config.renamed[f"{provider.name}/{model}"] = f"{provider.name}/{new}"
+        if (new or model) not in models:
+            models.append(new or model)
+    provider.models = models
 
 
 def clear_credentials(config: Config) -> list[str]:

@@ -12,11 +12,11 @@
   defaults below. A call with no price is quoted zero and incomplete (`no_price`).
 - An entry with off-peak prices is scheduled: calls inside a peak window (local time of the
   table's UTC offset) use the main prices, others the off-peak ones; quotes carry `rateBand`.
-- Defaults (`PricingTable.defaults()`): DeepSeek's published list prices for `deepseek-chat`
-  and `deepseek-reasoner` (CNY per 1M tokens): cache hit 0.2, cache miss 2, output 3. DeepSeek
-  publishes no off-peak discount for them at present, so the off-peak prices equal the list
-  prices; the band is still recorded (peak 09:00-12:00 and 14:00-18:00 Beijing time, UTC+8).
-  Override them in config.toml when DeepSeek changes its prices.
+- Defaults (`PricingTable.defaults()`): DeepSeek's published prices for its current models
+  (config/deepseek.py; CNY per 1M tokens), peak and off-peak (half): peak is Monday to Friday
+  09:00-12:00 and 14:00-18:00 Beijing time (UTC+8). Chinese public holidays are off-peak too,
+  which the agent cannot know: `[pricing] off_peak_dates` lists them. Override the prices in
+  config.toml when DeepSeek changes them.
 - A total (`Ledger.total()`) is complete only when every call carried a price; totals in
   several currencies are kept apart (`currency_buckets`) and have no single `selected` amount.
 """
@@ -32,6 +32,8 @@ from decimal import Context, Decimal
 from typing import Any, Protocol
 
 from reasonix_acp import digests
+from reasonix_acp.config.deepseek import PEAK_DAYS, PEAK_WINDOWS
+from reasonix_acp.config.deepseek import PRICES as DEEPSEEK_PRICES
 
 CNY = "CNY"
 NANO = Decimal("1e-9")
@@ -106,6 +108,8 @@ class PeakSchedule:
 
     windows: tuple[tuple[int, int], ...]
     utc_offset: timedelta
+    days: frozenset[int] = frozenset(range(7))  # the weekdays with peak hours (Monday is 0)
+    off_dates: frozenset[date] = frozenset()  # local dates without (public holidays)
 
     def local(self, at: datetime) -> datetime:
         if at.tzinfo is None:
@@ -114,11 +118,20 @@ class PeakSchedule:
 
     def band(self, at: datetime) -> str:
         local = self.local(at)
+        if local.weekday() not in self.days or local.date() in self.off_dates:
+            return "off_peak"
         minute = local.hour * 60 + local.minute
         return "peak" if any(a <= minute < b for a, b in self.windows) else "off_peak"
 
+    def shape(self) -> list[Any]:
+        """What the fingerprint of a scheduled price says of the schedule."""
+        out: list[Any] = [[list(w) for w in self.windows], int(self.utc_offset.total_seconds())]
+        if self.days != frozenset(range(7)) or self.off_dates:
+            out += [sorted(self.days), sorted(d.isoformat() for d in self.off_dates)]
+        return out
 
-DEEPSEEK_SCHEDULE = PeakSchedule(((9 * 60, 12 * 60), (14 * 60, 18 * 60)), timedelta(hours=8))
+
+DEEPSEEK_SCHEDULE = PeakSchedule(PEAK_WINDOWS, timedelta(hours=8), PEAK_DAYS)
 
 
 @dataclass(frozen=True)
@@ -141,9 +154,7 @@ class ModelPrice:
     def fingerprint(self) -> str:
         body: list[Any] = [self.currency, self.rates.as_list()]
         if self.off_peak is not None:
-            offset = int(self.schedule.utc_offset.total_seconds())
-            windows = [list(w) for w in self.schedule.windows]
-            body += [self.off_peak.as_list(), windows, offset]
+            body += [self.off_peak.as_list(), *self.schedule.shape()]
         return _digest(json.dumps(body, separators=(",", ":")))
 
     def quote(self, usage: TokenUsage, model_ref: str | None, at: datetime) -> CostQuote:
@@ -160,8 +171,11 @@ class ModelPrice:
         )
 
 
-_DEEPSEEK_LIST = Rates(Decimal("2"), Decimal("3"), Decimal("0.2"))
-_DEEPSEEK_ENTRY = ModelPrice(_DEEPSEEK_LIST, CNY, _DEEPSEEK_LIST, DEEPSEEK_SCHEDULE, "builtin")
+def _deepseek(peak: tuple[str, str, str], off_peak: tuple[str, str, str]) -> ModelPrice:
+    def rates(hit: str, miss: str, output: str) -> Rates:
+        return Rates(Decimal(miss), Decimal(output), Decimal(hit))
+
+    return ModelPrice(rates(*peak), CNY, rates(*off_peak), DEEPSEEK_SCHEDULE, "builtin")
 
 
 @dataclass(frozen=True)
@@ -175,7 +189,7 @@ class PricingTable:
 
     @classmethod
     def defaults(cls) -> PricingTable:
-        return cls({"deepseek-chat": _DEEPSEEK_ENTRY, "deepseek-reasoner": _DEEPSEEK_ENTRY})
+        return cls({model: _deepseek(*prices) for model, prices in DEEPSEEK_PRICES.items()})
 
     def lookup(self, model_ref: str) -> ModelPrice | None:
         """The entry for "provider/model": that exact key first, then the bare model id."""

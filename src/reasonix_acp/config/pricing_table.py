@@ -5,14 +5,16 @@
     currency = "CNY"                              # of entries without their own; default CNY
     include_defaults = true                       # keep the built-in DeepSeek entries
     peak_windows = ["09:00-12:00", "14:00-18:00"] # local time, start inclusive, end exclusive
+    peak_days = ["mon", "tue", "wed", "thu", "fri"]  # the days with peak hours
+    off_peak_dates = ["2026-10-01", "2026-10-02"] # local dates that are off-peak all day
     utc_offset = "+08:00"                         # the zone of peak_windows and rate dates
 
-    [pricing.models."deepseek-chat"]              # a model id, or "provider/model"
+    [pricing.models."deepseek-flash"]             # a model id, or "provider/model"
     input = 2            # per 1M prompt tokens missing the cache
     output = 3           # per 1M completion tokens
     cache_hit = 0.2      # per 1M prompt tokens hitting the cache (default: input)
     currency = "CNY"
-    [pricing.models."deepseek-chat".off_peak]     # optional; same keys but currency, each
+    [pricing.models."deepseek-flash".off_peak]    # optional; same keys but currency, each
     input = 1                                     # defaulting to the entry's own
 
 A provider's `prices = {input, output, cache_hit, currency}` has the shape of one entry (its
@@ -27,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -43,7 +45,16 @@ from reasonix_acp.config.pricing import (
 
 _WINDOW = re.compile(r"^(\d{2}):(\d{2})-(\d{2}):(\d{2})$")
 _OFFSET = re.compile(r"^([+-])(\d{2}):(\d{2})$")
-_TABLE_KEYS = {"currency", "include_defaults", "peak_windows", "utc_offset", "models"}
+_TABLE_KEYS = {
+    "currency",
+    "include_defaults",
+    "peak_windows",
+    "peak_days",
+    "off_peak_dates",
+    "utc_offset",
+    "models",
+}
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _ENTRY_KEYS = {"input", "output", "cache_hit", "currency", "off_peak"}
 _OFF_PEAK_KEYS = {"input", "output", "cache_hit"}
 
@@ -146,4 +157,28 @@ def _schedule(table: Mapping[str, Any]) -> PeakSchedule:
         if not m or int(m[2]) > 14 or int(m[3]) > 59:
             raise ValueError(f'pricing.utc_offset: expected "+HH:MM", got {raw_offset!r}')
         offset = timedelta(hours=int(m[2]), minutes=int(m[3])) * (-1 if m[1] == "-" else 1)
-    return PeakSchedule(windows, offset)
+    return PeakSchedule(windows, offset, _days(table), _dates(table))
+
+
+def _days(table: Mapping[str, Any]) -> frozenset[int]:
+    raw = table.get("peak_days")
+    if raw is None:
+        return DEEPSEEK_SCHEDULE.days
+    if not isinstance(raw, list) or any(d not in DAYS for d in raw):
+        raise ValueError(f"pricing.peak_days: expected a list of {', '.join(DAYS)}, got {raw!r}")
+    return frozenset(DAYS.index(d) for d in raw)
+
+
+def _dates(table: Mapping[str, Any]) -> frozenset[date]:
+    raw = table.get("off_peak_dates", [])
+    if not isinstance(raw, list):
+        raise ValueError(f'pricing.off_peak_dates: expected a list of "YYYY-MM-DD", got {raw!r}')
+    out = set()
+    for i, item in enumerate(raw):
+        try:
+            out.add(item if isinstance(item, date) else date.fromisoformat(str(item)))
+        except ValueError:
+            raise ValueError(
+                f'pricing.off_peak_dates[{i}]: expected "YYYY-MM-DD", got {item!r}'
+            ) from None
+    return frozenset(out)

@@ -9,22 +9,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.context import ContextSettings, window_size
+from reasonix_acp.config.deepseek import (
+    is_deepseek,
+    retired_notice,
+    successor,
+    takes_images,
+)
 from reasonix_acp.config.sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
 
-DEEPSEEK_URL = "https://api.deepseek.com"
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL")
-DEEPSEEK_MODELS = ["deepseek-chat", "deepseek-reasoner"]
 OFFLINE_MODEL = "offline/default"
 
-# Effort levels by provider kind; each list starts with "auto" (the provider's default).
+# Effort levels by provider dialect, and the level a session starts at ("auto": the provider's
+# own default). DeepSeek's are its thinking: `off` disables it, the others are its efforts.
 EFFORT_LEVELS: dict[str, list[str]] = {
-    "deepseek": ["auto", "high", "max"],
+    "deepseek": ["off", "low", "high", "max"],
     "offline": ["auto", "low", "high"],
 }
+DEFAULT_EFFORT = {"deepseek": "high"}
 
 NO_PROVIDER = (
     "no model provider is configured: run `acp setup`, or set DEEPSEEK_API_KEY, or set "
@@ -54,12 +60,23 @@ class ProviderConfig:
     vision: bool | list[str] = False  # `vision`: all its models take images, or these
     sees: set[str] = field(default_factory=set)  # models its endpoint says take images
 
+    # The models it offers are the built-in list (DeepSeek's) until its endpoint lists its own.
+    builtin: bool = False
+
+    @property
+    def dialect(self) -> str:
+        """ "deepseek" for DeepSeek's API (its kind, or an endpoint on api.deepseek.com): its
+        thinking, efforts and rules apply (config/deepseek.py); else the provider's kind."""
+        return "deepseek" if is_deepseek(self.kind, self.base_url) else self.kind
+
     def takes_images(self, model: str) -> bool:
         """Whether `model` (its bare id) takes images in prompts."""
         if self.kind == "offline":
             return True  # it describes what it was given
         listed = self.vision if isinstance(self.vision, list) else []
-        return self.vision is True or model in listed or model in self.sees
+        if self.vision is True or model in listed or model in self.sees:
+            return True
+        return self.dialect == "deepseek" and self.vision is False and takes_images(model)
 
     def cost(self, prompt: int, completion: int, cache_hit: int) -> float | None:
         """What a call cost, or None when the provider has no prices."""
@@ -73,7 +90,11 @@ class ProviderConfig:
 
     @property
     def efforts(self) -> list[str]:
-        return EFFORT_LEVELS.get(self.kind, [])
+        return EFFORT_LEVELS.get(self.dialect, [])
+
+    @property
+    def default_effort(self) -> str:
+        return DEFAULT_EFFORT.get(self.dialect, "auto")
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,9 @@ class Config:
     plugin_roots: list[Path] = field(default_factory=list)  # plugins.py: where plugins live
     # `[pricing]` as read; None: the built-in defaults (`pricing`), made when first asked.
     pricing_table: PricingTable | None = None
+    # Retired model ids met in config.toml → the current ones they run on (config/deepseek.py)
+    renamed: dict[str, str] = field(default_factory=dict)
+    retired_default: str | None = None  # the retired id the default model was named by
     _pricers: dict[str, Pricer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -194,7 +218,10 @@ class Config:
         session opens): the offline model, or one `vision` names. What an endpoint reports is
         learnt later, for its sessions' prompts only."""
         return any(
-            p.kind == "offline" or p.vision is True or bool(p.vision)
+            p.kind == "offline"
+            or p.vision is True
+            or bool(p.vision)
+            or any(p.takes_images(m) for m in p.models)
             for p in self.providers.values()
         )
 
@@ -208,9 +235,27 @@ class Config:
             return None
         return provider
 
+    def retired(self, model_id: str) -> str | None:
+        """The model a retired `model_id` ("provider/model" of a DeepSeek provider) runs on
+        now, or None when it is not retired."""
+        provider = self.provider_for(model_id)
+        if provider is None or provider.dialect != "deepseek":
+            return None
+        new = successor(model_id.partition("/")[2])
+        return f"{provider.name}/{new}" if new else None
+
+    def retired_notice(self, old: str, new: str) -> str:
+        return retired_notice(old.partition("/")[2], new.partition("/")[2])
+
     def efforts_for(self, model_id: str) -> list[str]:
         provider = self.provider_for(model_id)
         return provider.efforts if provider else []
+
+    def default_effort(self, model_id: str) -> str:
+        """The effort a session on `model_id` runs at until one is chosen ("auto" stands for
+        it in the store)."""
+        provider = self.provider_for(model_id)
+        return provider.default_effort if provider else "auto"
 
 
 def normalise_model(model_id: str) -> str:

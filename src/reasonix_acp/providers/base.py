@@ -26,6 +26,13 @@ class ThoughtDelta(NamedTuple):
     text: str
 
 
+class ReasoningKept(NamedTuple):
+    """A reply's reasoning as the provider sent it, by field (providers/reasoning.py): kept on
+    the assistant message where the provider needs it back. Sent once, before the tool calls."""
+
+    fields: dict[str, Any]
+
+
 class ToolCallRequest(NamedTuple):
     """A tool call the model asked for: its id, the tool, the arguments as JSON text."""
 
@@ -51,7 +58,7 @@ class Finish(NamedTuple):
     reason: str
 
 
-ModelEvent = TextDelta | ThoughtDelta | ToolCallRequest | Finish | UsageReport
+ModelEvent = TextDelta | ThoughtDelta | ReasoningKept | ToolCallRequest | Finish | UsageReport
 
 
 @dataclass
@@ -71,6 +78,12 @@ class ProviderError(Exception):
 class ContextOverflow(ProviderError):
     """The endpoint refused the request as longer than the model's context (HTTP 413, or 400
     with a context-length message): the turn compacts the history and tries once more."""
+
+
+class RequestRefused(ProviderError):
+    """The endpoint refused a request as malformed (HTTP 400 or 422, not for its length): most
+    likely something in the history the session built. A compaction rewrites the history
+    without it (turn/compaction.py)."""
 
 
 class ProviderAuthFailed(ProviderError):

@@ -148,15 +148,21 @@ async def list_models(provider: ProviderConfig, timeout: float = TIMEOUT) -> lis
 
 
 def unlisted(config: Config) -> list[ProviderConfig]:
-    """The OpenAI-compatible endpoints to ask for their models, each once per process: those
-    that name no model, or only the default one. Each is marked asked."""
+    """The endpoints to ask for their models, each once per process: OpenAI-compatible ones
+    that name no model, or only the default one, and DeepSeek's while it offers the built-in
+    list. Each is marked asked."""
     default = (config.default_model or "").partition("/")
     pending = [
         p
         for p in config.providers.values()
-        if p.kind == "openai"
-        and not p.listed
-        and (not p.models or (p.name == default[0] and p.models == [default[2]]))
+        if not p.listed
+        and (
+            p.builtin
+            or (
+                p.kind == "openai"
+                and (not p.models or (p.name == default[0] and p.models == [default[2]]))
+            )
+        )
     ]
     for p in pending:
         p.listed = True
@@ -164,7 +170,13 @@ def unlisted(config: Config) -> list[ProviderConfig]:
 
 
 def take(provider: ProviderConfig, ids: list[str]) -> bool:
-    """Add the served `ids` the provider does not name yet. → whether any was new."""
+    """Add the served `ids` the provider does not name yet; a built-in list is replaced by
+    what the endpoint serves. → whether the models changed."""
+    if provider.builtin and ids:
+        provider.builtin = False
+        changed = provider.models != ids
+        provider.models = list(ids)
+        return changed
     new = [i for i in ids if i not in provider.models]
     provider.models += new
     return bool(new)

@@ -1,7 +1,11 @@
 """OpenAI-compatible Chat Completions over httpx, streaming (DeepSeek, Ollama, vLLM, llama.cpp,
 OpenRouter ...).
 
-- `reasoning_content` deltas (DeepSeek) become thought deltas; `content` deltas text deltas.
+- Reasoning deltas (`reasoning_content`, `reasoning`, `reasoning_details`) become thought deltas,
+  and the whole of it is passed on once (`ReasoningKept`) to be sent back where the provider
+  needs it (providers/reasoning.py); `content` deltas become text deltas.
+- DeepSeek's API (`dialect`): thinking on (`thinking`, `reasoning_effort` from the session's
+  effort; `off` turns it off), and each tool-stretch message sent with its reasoning.
 - The stream is read by the SSE rules (multi-line `data:` events included); tool calls arrive
   in pieces by `index`, or by `id` when a server sends no index (or null), and are yielded
   whole, in the order they began, when the stream ends.
@@ -9,8 +13,8 @@ OpenRouter ...).
   `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` and OpenAI's `cached_tokens`.
 - 429 and 5xx are retried with backoff, but only before the first delta; after that a failure
   is a `ProviderError` (a retry would repeat text the client has already shown).
-- The finish reason is passed on (`Finish`); a request longer than the model's context (413, or
-  400 saying so) is `ContextOverflow`, which the turn answers by compacting and trying again.
+- The finish reason is passed on (`Finish`); an error answer is classified by refusals.py (a
+  request too long for the context is `ContextOverflow`: the turn compacts and tries again).
 - A chunk that is not JSON is skipped with a warning; a stream that ends without `[DONE]` or a
   finish reason is an error ("the stream ended early").
 """
@@ -30,12 +34,11 @@ from reasonix_acp.config import ProviderConfig
 from reasonix_acp.config.context import DEFAULT_WINDOW
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import (
-    ContextOverflow,
     Finish,
     ModelEvent,
     ModelRequest,
-    ProviderAuthFailed,
     ProviderError,
+    ReasoningKept,
     TextDelta,
     ThoughtDelta,
     ToolCallRequest,
@@ -49,14 +52,14 @@ from reasonix_acp.providers.discovery import (
     parse_windows,
     probe_window,
 )
+from reasonix_acp.providers.reasoning import Reasoning, outgoing
+from reasonix_acp.providers.refusals import refusal
 
 log = logging.getLogger("reasonix_acp.providers.openai")
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
-KEY_HINT = {
-    "deepseek": "config.toml or DEEPSEEK_API_KEY",
-    "openai": "config.toml or OPENAI_API_KEY",
-}
+# DeepSeek's thinking efforts (the API maps others onto these); `off` disables thinking.
+THINKING_EFFORTS = ("low", "high", "max")
 MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = (0.25, 1.0)
 DRAIN_SECONDS = 0.5  # reading past `[DONE]` to the end of the body (`_drain`)
@@ -206,9 +209,16 @@ class OpenAIProvider:
         }
         if request.tools:
             body["tools"] = request.tools
-        if request.effort and request.effort != "auto" and self.config.kind == "deepseek":
-            body["reasoning_effort"] = request.effort
-        body["messages"] = request.messages
+        if self.config.dialect == "deepseek":
+            if request.effort == "off":
+                body["thinking"] = {"type": "disabled"}
+            else:
+                body["thinking"] = {"type": "enabled"}
+                effort = request.effort if request.effort in THINKING_EFFORTS else "high"
+                body["reasoning_effort"] = effort
+            body["messages"] = outgoing(request.messages)
+        else:
+            body["messages"] = request.messages
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
@@ -236,17 +246,9 @@ class OpenAIProvider:
                         if response.status_code in RETRY_STATUS and attempt < MAX_ATTEMPTS:
                             await asyncio.sleep(_delay(response, attempt))
                             continue
-                        message = f"{self.config.name}: " + _status_message(
-                            response.status_code, text
-                        )
-                        if overflowed(response.status_code, text):
-                            raise ContextOverflow(message)
-                        if response.status_code in (401, 403):
-                            raise ProviderAuthFailed(
-                                f"{message}. Set a valid key: run `acp setup`, or set the "
-                                f"provider's key in {KEY_HINT.get(self.config.kind, 'config.toml')}"
-                            )
-                        raise ProviderError(message)
+                        c = self.config
+                        status = response.status_code
+                        raise refusal(c.name, c.kind, self.model, status, text, self.served)
                     async for event in self._events(response):
                         produced = True
                         yield event
@@ -265,6 +267,7 @@ class OpenAIProvider:
 
     async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
         calls = ToolCalls()
+        reasoning = Reasoning()
         finished = False
         reason = ""
         usage: UsageReport | None = None
@@ -283,8 +286,8 @@ class OpenAIProvider:
                     usage = _usage(chunk["usage"])
                 for choice in chunk.get("choices") or []:
                     delta = choice.get("delta") or {}
-                    if delta.get("reasoning_content"):
-                        yield ThoughtDelta(str(delta["reasoning_content"]))
+                    if thought := reasoning.feed(delta):
+                        yield ThoughtDelta(thought)
                     if delta.get("content"):
                         yield TextDelta(str(delta["content"]))
                     for part in delta.get("tool_calls") or []:
@@ -295,6 +298,8 @@ class OpenAIProvider:
                         reason = str(choice["finish_reason"])
         if not finished:
             raise ProviderError(f"{self.config.name}: the stream ended early (no finish reason)")
+        if kept := reasoning.kept():
+            yield ReasoningKept(kept)
         for call in calls.whole():
             yield call
         if reason:
@@ -390,37 +395,3 @@ def _delay(response: Any, attempt: int) -> float:
         return min(float(retry_after), 5.0) if retry_after else BACKOFF_SECONDS[min(attempt - 1, 1)]
     except ValueError:
         return BACKOFF_SECONDS[min(attempt - 1, 1)]
-
-
-# What servers say when a request is longer than the model's context (OpenAI, DeepSeek, vLLM,
-# llama.cpp, Ollama, LM Studio, OpenRouter, Anthropic-compatible gateways), lower-cased.
-OVERFLOW_WORDS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length",
-    "context window",
-    "context size",
-    "prompt is too long",
-    "too many tokens",
-    "exceeds the available context",
-    "input is too long",
-    "reduce the length",
-)
-
-
-def overflowed(status: int, text: str) -> bool:
-    """Whether an error answer says the request did not fit the model's context."""
-    if status == 413:
-        return True
-    return status == 400 and any(word in text.lower() for word in OVERFLOW_WORDS)
-
-
-def _status_message(status: int, text: str) -> str:
-    try:
-        detail = json.loads(text).get("error", {})
-        message = detail.get("message") if isinstance(detail, dict) else str(detail)
-    except (ValueError, AttributeError):
-        message = text.strip()
-    if status in (401, 403):
-        return f"authentication failed (HTTP {status}): {message or 'the API key was refused'}"
-    return f"HTTP {status}: {message or 'no detail'}"

@@ -143,7 +143,7 @@ def config_options(
                 "effort",
                 "Effort",
                 "thought_level",
-                effort if effort in efforts else "auto",
+                effort if effort in efforts else config.default_effort(model),
                 [{"value": e, "name": e[:1].upper() + e[1:]} for e in efforts],
             )
         )

@@ -71,6 +71,8 @@ class Session:
         self.machine = SessionMachine()
         self.turn = TurnMachine()
         self.desk = SteerDesk()
+        self.refused = False  # the endpoint refused its last turn's request (RequestRefused)
+        self.notices: list[str] = []  # warnings its next turn shows first (a retired model)
         self.queued: dict[str, str] = {}  # axis → value, applied when the running prompt ends
         self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work

@@ -108,6 +108,8 @@ class Opening:
             approval=controls.DEFAULT_APPROVAL,
         )
         session = self._build(method, record, [])
+        if config.retired_default is not None:  # the default model was named by a retired id
+            session.notices.append(config.retired_notice(config.retired_default, model))
 
         self.sessions.store_call(
             method, lambda: self.sessions.store.create_session(record, leased=True)
@@ -250,12 +252,21 @@ class Opening:
             )
             record.model = config.default_model
             self.sessions.store.update_session(session_id, model=record.model, touch=False)
+        current = config.retired(record.model)
+        if current is not None:
+            notice = config.retired_notice(record.model, current)
+            record.model, record.effort = current, "auto"
+            self.sessions.store.update_session(
+                session_id, model=current, effort="auto", touch=False
+            )
         unfinished = recovery.unfinished_calls(events)
         if unfinished:  # ended as the lost turn's sweep would have ended them
             closing = recovery.closing_updates(unfinished)
             self.sessions.store.append_events(session_id, record.turn_count, closing)
             events += closing
         session = self._build(method, record, events)
+        if current is not None:
+            session.notices.append(notice)
         saved = next((body for kind, body in reversed(events) if kind == "status"), None)
         if saved is not None and saved.get("state") == "running":
             session.recovery = recovery.Offer(

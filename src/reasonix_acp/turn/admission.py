@@ -158,7 +158,8 @@ class Prompts:
         compaction, turn/compaction.py); then how full the context is."""
         number = session.record.turn_count + 1
         built = self.wiring.build(session, number, self._emitter(session), None)
-        report = await built.runner.compact_now(blocks, instructions)
+        report = await built.runner.compact_now(blocks, instructions, whole=session.refused)
+        session.refused = session.refused and report.refused
         session.record.turn_count = number
         outcome = session.turn.settle(report.outcome)
         if outcome is not Outcome.CANCELLED:
@@ -204,6 +205,7 @@ class Prompts:
             session.desk.settle(session.inbox)
             detach(session, built.interactions)
         report = end.report
+        session.refused = report.refused  # a /compact now summarises the history as text
         record.turn_count = number
         outcome = session.turn.settle(report.outcome)
         self._drift(session)

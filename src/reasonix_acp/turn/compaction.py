@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NoReturn
 
 from reasonix_acp.ids import uuid4
 from reasonix_acp.providers.base import (
     ModelRequest,
     Provider,
     ProviderError,
+    RequestRefused,
     TextDelta,
     UsageReport,
 )
@@ -135,21 +136,42 @@ class Compactor:
         request: ModelRequest,
         history: list[dict[str, Any]],
         instructions: str = "",
+        whole: bool = False,
     ) -> Done | None:
         """The summary of the history before its cut point; None when there is nothing to
-        compact. Raises CompactionFailed (the history unchanged), and passes a cancel on."""
-        cut = cut_point(history, self.settings, self.gauge)
+        compact. `whole`, or an endpoint that refuses the history as it is (RequestRefused):
+        all of it is summarised from its text, and nothing is kept after the summary. Raises
+        CompactionFailed (the history unchanged), and passes a cancel on."""
+        cut = len(history) if whole and history else cut_point(history, self.settings, self.gauge)
         if cut is None:
             return None
         compaction_id = uuid4()
         self.emit(_update(compaction_id, "in_progress"))
         ask = SUMMARY_REQUEST + (f"\n\nThe user asks: {instructions}" if instructions else "")
-        older = self._fitting(history[:cut], [request.messages[0]], request.tools)
-        messages = [request.messages[0], *older, {"role": "user", "content": ask}]
-        summary_request = ModelRequest(request.model, messages, request.tools, request.effort)
+        system = request.messages[0]
+        if not whole:
+            older = self._fitting(history[:cut], [system], request.tools)
+            messages = [system, *older, {"role": "user", "content": ask}]
+            try:
+                summary = await self._written(
+                    provider, replace(request, messages=messages), compaction_id, True
+                )
+                return Done(compaction_id, summary, cut, len(history) - cut)
+            except RequestRefused:
+                cut = len(history)
+        text = self._as_text(history, system, request.tools)
+        messages = [system, {"role": "user", "content": f"{text}\n\n{ask}"}]
+        summary = await self._written(provider, replace(request, messages=messages), compaction_id)
+        return Done(compaction_id, summary, cut, 0)
+
+    async def _written(
+        self, provider: Provider, request: ModelRequest, compaction_id: str, retry: bool = False
+    ) -> str:
+        """The summary the model writes for `request`. `retry`: a RequestRefused is passed on
+        (the caller tries the history's text instead) rather than failing the compaction."""
         parts: list[str] = []
         try:
-            async for event in provider.stream(summary_request):
+            async for event in provider.stream(request):
                 if isinstance(event, TextDelta) and event.text:
                     parts.append(event.text)
                     self.emit(_chunk(compaction_id, event.text))
@@ -158,15 +180,40 @@ class Compactor:
         except asyncio.CancelledError:
             self.emit(_update(compaction_id, "cancelled"))
             raise
+        except RequestRefused as exc:
+            if retry and not parts:
+                raise
+            self._failed(compaction_id, str(exc))
         except ProviderError as exc:
-            self.emit(_update(compaction_id, "failed", error=str(exc)))
-            raise CompactionFailed(str(exc)) from None
+            self._failed(compaction_id, str(exc))
         summary = "".join(parts).strip()
         if not summary:
-            why = "the model wrote no summary"
-            self.emit(_update(compaction_id, "failed", error=why))
-            raise CompactionFailed(why)
-        return Done(compaction_id, summary, cut, len(history) - cut)
+            self._failed(compaction_id, "the model wrote no summary")
+        return summary
+
+    def _failed(self, compaction_id: str, why: str) -> NoReturn:
+        self.emit(_update(compaction_id, "failed", error=why))
+        raise CompactionFailed(why) from None
+
+    def _as_text(
+        self, history: list[dict[str, Any]], system: dict[str, Any], tools: list[dict[str, Any]]
+    ) -> str:
+        """The history as plain text for a summary request (no tool calls, no reasoning: what
+        the endpoint refused cannot be in it), its oldest lines left out past what fits."""
+        room = max(
+            int(self.settings.limit / self.gauge.per_byte) - self.gauge.size([system], tools), 0
+        )
+        lines = [HISTORY_TEXT]
+        for message in history:
+            lines.append(_line(message))
+        text = "\n\n".join(lines)
+        if len(text.encode()) > room:
+            text = (
+                HISTORY_TEXT
+                + "\n\n[... older part left out: it did not fit]\n"
+                + text[-room // 2 :]
+            )
+        return text
 
     def _fitting(
         self,
@@ -188,6 +235,22 @@ class Compactor:
                     return [*head, {"role": "user", "content": note}, *rest[start:]]
                 return part
         return [*head, *rest[starts[-1] :]] if starts else older
+
+
+HISTORY_TEXT = "[The conversation so far, as text:]"
+
+
+def _line(message: dict[str, Any]) -> str:
+    """One message of the history as a line of text: who said it, what it said or called."""
+    role = str(message.get("role") or "?")
+    content = message.get("content")
+    if isinstance(content, list):  # a prompt with images: its text parts
+        content = " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+    text = str(content or "")
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function") or {}
+        text += f"\n[called {fn.get('name')} with {fn.get('arguments')}]"
+    return f"{role}: {text}".rstrip()
 
 
 def _update(compaction_id: str, status: str, error: str | None = None) -> dict[str, Any]:

@@ -30,11 +30,14 @@ from reasonix_acp.providers.base import (
     Provider,
     ProviderAuthFailed,
     ProviderError,
+    ReasoningKept,
+    RequestRefused,
     TextDelta,
     ThoughtDelta,
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.providers.reasoning import in_tool_stretch
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.reasonix_io.readiness import Obligations
 from reasonix_acp.session.gauge import Gauge
@@ -76,6 +79,7 @@ class TurnReport:
     outcome: Outcome
     cause: str | None = None  # FAILED: what went wrong
     auth: bool = False  # FAILED because the endpoint refused the credentials
+    refused: bool = False  # FAILED because the endpoint refused the request (RequestRefused)
     warning: str | None = None  # a pause: the text of the [warning] chunk
     usage: UsageReport = field(default_factory=UsageReport)
 
@@ -110,6 +114,7 @@ class TurnSettings:
     # Awaited between streamed events: returns at once unless the client has stopped reading,
     # so a turn streams at the client's pace instead of piling updates up in memory.
     pace: Callable[[], Awaitable[None]] | None = None
+    notices: list[str] = field(default_factory=list)  # warnings shown after the prompt
 
 
 class TurnRunner:
@@ -159,6 +164,7 @@ class TurnRunner:
         )
         self.tool_calls.window = lambda: self.provider.context_window
         self.plan: list[dict[str, Any]] | None = None
+        self.notices = s.notices
         if self.context.publish is None:
             self.context.publish = self.publish
         if self.context.warn is None:
@@ -223,6 +229,9 @@ class TurnRunner:
         started = time.monotonic()
         try:
             opening()
+            for notice in self.notices:
+                self.warn(notice)
+            self.notices = []
             self.flush()
             retried_empty = False
             for step in range(self.max_steps):
@@ -257,8 +266,9 @@ class TurnRunner:
         except asyncio.CancelledError:
             return TurnReport(Outcome.CANCELLED, usage=usage)
         except ProviderError as exc:
-            auth = isinstance(exc, ProviderAuthFailed)
-            return TurnReport(Outcome.FAILED, cause=str(exc), usage=usage, auth=auth)
+            auth, refused = isinstance(exc, ProviderAuthFailed), isinstance(exc, RequestRefused)
+            cause = str(exc)
+            return TurnReport(Outcome.FAILED, cause, auth=auth, refused=refused, usage=usage)
         except Exception as exc:
             log.exception("turn %d failed", self.turn)
             return TurnReport(Outcome.FAILED, cause=f"{type(exc).__name__}: {exc}", usage=usage)
@@ -323,9 +333,12 @@ class TurnRunner:
         except ContextOverflow as exc:
             raise ProviderError(f"{exc}. {OVERFLOW_HELP}") from None
 
-    async def compact_now(self, blocks: list[dict[str, Any]], instructions: str) -> TurnReport:
+    async def compact_now(
+        self, blocks: list[dict[str, Any]], instructions: str, whole: bool = False
+    ) -> TurnReport:
         """`/compact [instructions]`: the user's words are kept in the transcript (not in the
-        model's history), then the history is compacted."""
+        model's history), then the history is compacted; `whole`: the endpoint refused it, so
+        all of it is summarised from its text (turn/compaction.py)."""
         try:
             # The words are not the model's: an empty `history` event first, so a transcript
             # still read from what it showed (one from before `history` events) stops there.
@@ -335,22 +348,27 @@ class TurnRunner:
             if self.compaction is None:
                 self.record("agent_message", {"text": "Compaction is not available here."})
             else:
-                result = await self._compact(self._request(), instructions)
+                result = await self._compact(self._request(), instructions, whole)
                 if result != COMPACTED:
                     self.record("agent_message", {"text": result})
+                return TurnReport(Outcome.END_TURN, refused=result != COMPACTED and whole)
             return TurnReport(Outcome.END_TURN)
         except asyncio.CancelledError:
             return TurnReport(Outcome.CANCELLED)
         finally:
             self.flush()
 
-    async def _compact(self, request: ModelRequest, instructions: str = "") -> str:
+    async def _compact(
+        self, request: ModelRequest, instructions: str = "", whole: bool = False
+    ) -> str:
         """Compact the history (turn/compaction.py). → COMPACTED, or why it did not."""
         assert self.compaction is not None
         self.flush()  # what the history has so far is stored before the compaction event
         compactor = Compactor(self.compaction, self.gauge, self.emit, self._count)
         try:
-            done = await compactor.summarise(self.provider, request, self.history, instructions)
+            done = await compactor.summarise(
+                self.provider, request, self.history, instructions, whole
+            )
         except CompactionFailed as exc:
             if not self.supports("compaction"):  # the others saw it fail in compaction_update
                 self.warn(
@@ -387,6 +405,7 @@ class TurnRunner:
         self.transcript.end_message()  # each reply is a message of its own
         text: list[str] = []
         calls: list[ToolCallRequest] = []
+        reasoning: dict[str, Any] = {}
         self._produced = False
         self.finish = ""
         self.requests += 1
@@ -401,6 +420,8 @@ class TurnRunner:
                 elif isinstance(event, ThoughtDelta) and event.text:
                     self._produced = True
                     self.record("agent_thought", {"text": event.text})
+                elif isinstance(event, ReasoningKept):
+                    reasoning = event.fields
                 elif isinstance(event, ToolCallRequest):
                     calls.append(event)
                 elif isinstance(event, Finish):
@@ -414,18 +435,12 @@ class TurnRunner:
         finally:
             if self.markers is not None and (rest := self.markers.flush()):
                 self.record("agent_message", {"text": rest})
-            # The assistant message is kept even when the call failed or was cancelled midway.
-            message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
-            if calls:
-                message["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments},
-                    }
-                    for c in calls
-                ]
+            message = _assistant_message("".join(text) or None, calls)
             if message["content"] is not None or calls:
+                # Kept even when the call failed or was cancelled midway; its reasoning where
+                # the provider needs it back (providers/reasoning.py).
+                if reasoning and in_tool_stretch(self.history, message):
+                    message = _assistant_message(message["content"], calls, reasoning)
                 self.history.append(message)
         return calls, usage
 
@@ -448,6 +463,20 @@ class TurnRunner:
     def calls(self) -> int:
         """Tool calls this turn made."""
         return self.tool_calls.count
+
+
+def _assistant_message(
+    content: str | None, calls: list[ToolCallRequest], reasoning: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A reply as the history keeps it: its text, its reasoning, its tool calls, in that order
+    (the order of its bytes in every later request)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, **(reasoning or {})}
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in calls
+        ]
+    return message
 
 
 def _title(text: str) -> str:

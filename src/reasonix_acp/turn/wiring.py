@@ -113,7 +113,9 @@ class Wiring:
             steers=lambda final: session.desk.take(session.inbox, final),
             readiness=obligations,
             pace=self.sessions.writable,
+            notices=session.notices,
         )
+        session.notices = []
         runner = TurnRunner(settings)
         return Built(runner, obligations, self._interactions(session, runner), goal_tool)
 
