@@ -1,0 +1,257 @@
+"""A stand-in for DeepSeek's chat API on 127.0.0.1 that refuses what the real one refuses.
+
+The rules are DeepSeek's documentation's (`guides/thinking_mode`, `quick_start/pricing`, late
+2026; src/reasonix_acp/config/deepseek.py says the same from the agent's side):
+
+- `GET /models` lists the served models; a request naming another model (the retired
+  `deepseek-chat`, `deepseek-reasoner`) is answered 400 "Model Not Exist".
+- `thinking` is `{"type": "enabled" | "disabled"}` (enabled when absent); `reasoning_effort` one
+  of the documented values. Anything else: 400.
+- Every assistant message's tool calls are answered by tool messages right after it, and every
+  tool message answers one of them (the OpenAI rule DeepSeek keeps): else 400.
+- In thinking mode, between two user messages where the model made tool calls, every assistant
+  message must carry its `reasoning_content` (a non-empty string): else 400 `The
+  "reasoning_content" in the thinking mode must be passed back to the API.` Where it made none,
+  reasoning sent is ignored; with thinking disabled it is ignored everywhere.
+- Thinking on: each reply streams `reasoning_content` before its content and tool calls.
+- Usage: `prompt_cache_hit_tokens` is the longest byte prefix the request shares with an earlier
+  one, in 64-token blocks (a token is taken as 4 bytes); the rest is a miss.
+
+Replies come from `replies` in order (`{"thought", "text", "tool_calls": [{"name",
+"arguments"}]}`), and when it runs out: a tool result is answered "Done." and a prompt "Reply
+to: <its first line>". `refuse` queues plain failures `(status, message)` for the next requests.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODELS = ["deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash"]
+EFFORTS = {"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}
+MISSING_REASONING = 'The "reasoning_content" in the thinking mode must be passed back to the API.'
+BLOCK = 64  # tokens a cache hit is counted in
+
+
+def problem(body: Any, served: list[str], reasoner: bool = True) -> str | None:
+    """Why DeepSeek's API would refuse this request body (HTTP 400), or None."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    if body.get("model") not in served:
+        return "Model Not Exist"
+    thinking = body.get("thinking", {"type": "enabled"})
+    if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled"):
+        return f"invalid thinking: {thinking!r}"
+    if "reasoning_effort" in body and body["reasoning_effort"] not in EFFORTS:
+        return f"invalid reasoning_effort: {body['reasoning_effort']!r}"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages must be a non-empty list"
+    if any(not isinstance(m, dict) or m.get("role") not in ROLES for m in messages):
+        return "every message needs a role of system, user, assistant or tool"
+    return unanswered(messages) or (
+        missing_reasoning(messages) if reasoner and thinking["type"] == "enabled" else None
+    )
+
+
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def unanswered(messages: list[dict[str, Any]]) -> str | None:
+    """The OpenAI pairing rule: tool calls answered right after, tool messages answering."""
+    open_calls: set[str] = set()
+    for i, message in enumerate(messages):
+        role = message["role"]
+        if role == "tool":
+            if message.get("tool_call_id") not in open_calls:
+                return f"messages[{i}]: a tool message must answer a preceding tool call"
+            open_calls.discard(message["tool_call_id"])
+            continue
+        if open_calls:
+            return f"messages[{i}]: the tool calls {sorted(open_calls)} were not answered"
+        if role == "assistant":
+            open_calls = {c.get("id") for c in message.get("tool_calls") or []}
+    return f"the tool calls {sorted(open_calls)} were not answered" if open_calls else None
+
+
+def missing_reasoning(messages: list[dict[str, Any]]) -> str | None:
+    """Thinking mode: every assistant message of a stretch with tool calls carries its
+    reasoning."""
+    stretch: list[dict[str, Any]] = []
+    for message in [*messages, {"role": "user"}]:
+        if message["role"] == "user":
+            if any(m.get("tool_calls") for m in stretch):
+                for m in stretch:
+                    text = m.get("reasoning_content")
+                    if not (isinstance(text, str) and text):
+                        return MISSING_REASONING
+            stretch = []
+        elif message["role"] == "assistant":
+            stretch.append(message)
+    return None
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """The length of the longest common prefix of `a` and `b`."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # a[:low] == b[:low]; the answer is in [low, high]
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    body = {
+        "id": "ds",
+        "object": "chat.completion.chunk",
+        "model": "deepseek-flash",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+def _pieces(text: str, size: int = 7) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or []
+
+
+class DeepSeek:
+    def __init__(self) -> None:
+        self.models = list(MODELS)
+        self.replies: deque[dict[str, Any]] = deque()
+        self.refuse: deque[tuple[int, str]] = deque()
+        self.bodies: list[bytes] = []  # every request body, refused ones included
+        self.refused: list[str] = []  # why each refused request was refused
+        self.usage: list[dict[str, int]] = []  # the usage of each answered request
+        self.calls = 0
+        # False: as the retired non-thinking deepseek-chat was (no reasoning, no rule about it)
+        self.reasoner = True
+        self._answered: list[bytes] = []
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                if not self.path.endswith("/models"):
+                    self._json(404, {"error": {"message": "Not Found"}})
+                    return
+                data = [{"id": m, "object": "model", "owned_by": "deepseek"} for m in outer.models]
+                self._json(200, {"object": "list", "data": data})
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with outer._lock:
+                    status, answer = outer._answer(raw)
+                if status != 200:
+                    self._json(status, {"error": {"message": answer, "type": "invalid_request"}})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(answer)
+                self.close_connection = True
+
+            def _json(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> DeepSeek:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def requests(self) -> list[dict[str, Any]]:
+        return [json.loads(b) for b in self.bodies]
+
+    def _answer(self, raw: bytes) -> tuple[int, Any]:
+        self.bodies.append(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        why = problem(body, self.models, self.reasoner)
+        if why is None and self.refuse:
+            status, why = self.refuse.popleft()
+            self.refused.append(why)
+            return status, why
+        if why is not None:
+            self.refused.append(why)
+            return 400, why
+        self.calls += 1
+        thinking = self.reasoner and body.get("thinking", {}).get("type", "enabled") == "enabled"
+        reply = self.replies.popleft() if self.replies else self._default(body["messages"])
+        usage = self._usage(raw, reply)
+        self._answered.append(raw)
+        return 200, self._stream(reply, thinking, usage)
+
+    def _default(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        last = messages[-1]
+        if last["role"] == "tool":
+            return {"thought": "The tool answered.", "text": "Done."}
+        content = last.get("content")
+        text = content if isinstance(content, str) else json.dumps(content)
+        first = (text.strip().splitlines() or [""])[0][:60]
+        return {"thought": f"Thinking about: {first}", "text": f"Reply to: {first}"}
+
+    def _usage(self, raw: bytes, reply: dict[str, Any]) -> dict[str, int]:
+        shared = max((common_prefix(e, raw) for e in self._answered[-4:]), default=0)
+        prompt = len(raw) // 4 + 1
+        hit = min((shared // 4) // BLOCK * BLOCK, prompt)
+        completion = (len(reply.get("thought", "")) + len(reply.get("text", ""))) // 4 + 1
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_cache_hit_tokens": hit,
+            "prompt_cache_miss_tokens": prompt - hit,
+        }
+        self.usage.append(usage)
+        return usage
+
+    def _stream(self, reply: dict[str, Any], thinking: bool, usage: dict[str, int]) -> bytes:
+        frames = [_chunk({"role": "assistant", "content": ""})]
+        if thinking:
+            thought = reply.get("thought") or "Thinking."
+            frames += [_chunk({"reasoning_content": p}) for p in _pieces(thought)]
+        frames += [_chunk({"content": p}) for p in _pieces(reply.get("text", ""))]
+        calls = reply.get("tool_calls") or []
+        for n, call in enumerate(calls):
+            self_id = call.get("id") or f"call_{self.calls}_{n}"
+            arguments = json.dumps(call.get("arguments", {}))
+            head = {"index": n, "id": self_id, "type": "function"}
+            frames.append(
+                _chunk(
+                    {"tool_calls": [{**head, "function": {"name": call["name"], "arguments": ""}}]}
+                )
+            )
+            for piece in _pieces(arguments, 11):
+                frames.append(
+                    _chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]})
+                )
+        frames.append(_chunk({"content": ""}, "tool_calls" if calls else "stop"))
+        tail = {"id": "ds", "object": "chat.completion.chunk", "choices": [], "usage": usage}
+        frames.append(b"data: " + json.dumps(tail).encode() + b"\n\n")
+        frames.append(b"data: [DONE]\n\n")
+        return b"".join(frames)
