@@ -47,7 +47,7 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg
-    if "offline" in header.get("args", []):
+    if "offline" in header.get("args", []) or "deepseek" in header:
         frames = promised_usage(frames)
     assert transcript.normalise(frames, context) == snapshot(
         extension_class=NDJSONSnapshotExtension
@@ -56,8 +56,10 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
 
 def promised_usage(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The offline model's `used` is its estimate of the request (characters / 4), and the
-    request holds the workspace's path, whose length depends on where the suite runs. What the
-    protocol promises is pinned instead: a whole number of tokens, at most the context's size."""
+    DeepSeek stand-in's counts the request's bytes; the request holds the workspace's path,
+    whose length depends on where the suite runs, and a DeepSeek cost depends on the hour
+    (peak or off-peak). What the protocol promises is pinned instead: a whole number of tokens,
+    at most the context's size, and a cost that is a positive amount in a currency."""
     out = []
     for frame in frames:
         update = ((frame.get("msg") or {}).get("params") or {}).get("update") or {}
@@ -65,7 +67,13 @@ def promised_usage(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
             used, size = update["used"], update["size"]
             assert type(used) is int and type(size) is int and 0 <= used <= size, update
             msg = frame["msg"]
-            params = {**msg["params"], "update": {**update, "used": "<tokens>"}}
+            shown = {**update, "used": "<tokens>"}
+            if "cost" in update:
+                cost = update["cost"]
+                assert isinstance(cost["amount"], float | int) and cost["amount"] > 0, cost
+                assert len(cost["currency"]) == 3, cost
+                shown["cost"] = {**cost, "amount": "<amount>"}
+            params = {**msg["params"], "update": shown}
             frame = {**frame, "msg": {**msg, "params": params}}
         out.append(frame)
     return out

@@ -7,6 +7,8 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
   request: a behaviour name of tests/sse_server.py ("ok", "tool", "401" ...) or `[status,
   body]`, variables added to the agent's environment, and what the machine must have
   (`"bwrap"`: a working bubblewrap; tests/test_golden.py skips the scenario without it);
+  `"deepseek": {"replies": [...], "models": [...]}` starts the DeepSeek stand-in
+  (tests/deepseek_server.py) at `${DEEPSEEK}` with these replies and served models;
 - `{"dir": "c2a", "msg": <any JSON>}`: a frame to send, serialised compactly;
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
@@ -40,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests import sse_server
+from tests import deepseek_server, sse_server
 
 WAIT_SECONDS = 20
 INTERPRETER = re.compile(re.escape(str(Path(sys.executable).parent)) + r"/python[0-9.]*\b")
@@ -221,7 +223,18 @@ class Scenario:
                 node = node.replace(message, f"<message-{i}>")
             # The agent's interpreter, however its launcher names it (python, python3, python3.11)
             node = INTERPRETER.sub("<python>", node)
-            for key in ("HTTP", "PYTHON", "CWD2", "CWD", "DATA", "GOLDEN", "MCP", "PLUGINS", "TMP"):
+            for key in (
+                "HTTP",
+                "DEEPSEEK",
+                "PYTHON",
+                "CWD2",
+                "CWD",
+                "DATA",
+                "GOLDEN",
+                "MCP",
+                "PLUGINS",
+                "TMP",
+            ):
                 if key in self.vars:
                     node = node.replace(self.vars[key], f"<{key.lower()}>")
             node = TEMP_BASE.sub("reasonix-acp-<uid>", node)  # the session temp's base
@@ -240,7 +253,7 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
     scenario = Scenario(tmp)
     header = entries.pop(0) if entries and "args" in entries[0] else {"args": []}
     args: list[str] = scenario.substitute(header["args"])
-    server = None
+    server: Any = None
     if "http" in header:  # an OpenAI-style server on 127.0.0.1: ${HTTP} is its base URL
         server = sse_server.Server().__enter__()
         for behaviour in header["http"]:
@@ -249,6 +262,11 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 (behaviour[0], behaviour[1].encode()) if is_plain else behaviour
             )
         scenario.vars["HTTP"] = server.url
+    if "deepseek" in header:  # the DeepSeek stand-in (tests/deepseek_server.py) at ${DEEPSEEK}
+        server = deepseek_server.DeepSeek().__enter__()
+        server.replies.extend(header["deepseek"].get("replies", []))
+        server.models = header["deepseek"].get("models", server.models)
+        scenario.vars["DEEPSEEK"] = server.url
     scenario.env.update(scenario.substitute(header.get("env", {})))
     for name, text in header.get("files", {}).items():
         # a file the scenario's workspace starts with (an absolute path, `${CWD}/...`)
