@@ -18,6 +18,12 @@ the context, 16 KB here), a `read` of a small one, a reply. The session compacts
 5. `session/load` of the session in a fresh process, after one `session/list` has loaded the
    session code as in bench/sessions.py (its transcript: every compaction and every event of
    the 300 turns, the tool output shown included), median of 5 (target ≤ 100 ms).
+
+`--deepseek`: the server also keeps DeepSeek's rules (tests/deepseek_server.py): thinking on,
+each reply's `reasoning_content` streamed first, a request refused (HTTP 400) when a tool
+stretch lacks its reasoning; the agent runs on a `deepseek` provider, and the prefix figures
+include the reasoning sent back. It also reports the cache hit share: prompt tokens the server
+counted as hits (the request's prefix shared with the previous one, in 64-token blocks).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -34,6 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from ready import Agent, environment
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stand-in's rules
+from tests.deepseek_server import BLOCK, problem  # noqa: E402
 
 WINDOW = 32768
 RESULT = 24 * 1024
@@ -45,10 +55,16 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
-def _stream(delta: dict[str, Any], finish: str, prompt_tokens: int) -> bytes:
+def _stream(
+    delta: dict[str, Any], finish: str, prompt_tokens: int, thought: str = "", hit: int = 0
+) -> bytes:
     usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 20}
+    if thought:
+        usage |= {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt_tokens - hit}
+    thinking = [_chunk({"reasoning_content": thought})] if thought else []
     return b"".join(
         [
+            *thinking,
             _chunk({"role": "assistant", **delta}),
             _chunk({}, finish=finish),
             b"data: " + json.dumps({"id": "c", "choices": [], "usage": usage}).encode() + b"\n\n",
@@ -60,8 +76,11 @@ def _stream(delta: dict[str, Any], finish: str, prompt_tokens: int) -> bytes:
 class Model(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, deepseek: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.deepseek = deepseek  # DeepSeek's rules and reasoning (tests/deepseek_server.py)
+        self.why: list[str] = []  # why each refusal was given
+        self.hits = [0, 0]  # prompt tokens counted as cache hits, and in all
         self.requests: list[tuple[float, bytes, str]] = []  # (arrived, body, kind)
         self.answered: list[float] = []
         self.refused = 0
@@ -89,20 +108,34 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         request = json.loads(body)
         tokens = len(body) // 4
-        if tokens > WINDOW:
+        why = problem(request, ["deepseek-flash"]) if self.server.deepseek else None
+        if tokens > WINDOW or why is not None:
             self.server.refused += 1
-            message = f"This model's maximum context length is {WINDOW} tokens"
+            message = why or f"This model's maximum context length is {WINDOW} tokens"
+            self.server.why.append(message)
             self._send(
                 400, "application/json", json.dumps({"error": {"message": message}}).encode()
             )
             return
         last = request["messages"][-1]
-        kind, answer = _answer(request["messages"], last, tokens)
+        kind, answer = _answer(request["messages"], last, tokens, self._hit(body, tokens))
         with self.server.lock:
             self.server.requests.append((arrived, body, kind))
         self._send(200, "text/event-stream", answer)
         with self.server.lock:
             self.server.answered.append(time.perf_counter())
+
+    def _hit(self, body: bytes, tokens: int) -> int | None:
+        """DeepSeek: the prompt tokens its prefix cache holds (shared with the previous
+        request, in 64-token blocks); None when the server is not DeepSeek's."""
+        if not self.server.deepseek:
+            return None
+        with self.server.lock:
+            before = self.server.requests[-1][1] if self.server.requests else b""
+        hit = min(common_prefix(before, body) // 4 // BLOCK * BLOCK, tokens)
+        self.server.hits[0] += hit
+        self.server.hits[1] += tokens
+        return hit
 
     def _send(self, status: int, kind: str, data: bytes) -> None:
         self.send_response(status)
@@ -113,11 +146,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _answer(messages: list[dict[str, Any]], last: dict[str, Any], tokens: int) -> tuple[str, bytes]:
+def _answer(
+    messages: list[dict[str, Any]], last: dict[str, Any], tokens: int, hit: int | None = None
+) -> tuple[str, bytes]:
     content = str(last.get("content") or "")
+    thought = "" if hit is None else f"Step {len(messages)}: the next read, then the reply. " * 3
     if last["role"] == "user" and content.startswith("[Compaction]"):
         summary = "Summary: the user asked for the big file to be read, turn after turn. " * 12
-        return "summary", _stream({"content": summary}, "stop", tokens)
+        return "summary", _stream({"content": summary}, "stop", tokens, thought, hit or 0)
     reads = 0
     for message in reversed(messages):
         if message["role"] == "user":
@@ -130,8 +166,9 @@ def _answer(messages: list[dict[str, Any]], last: dict[str, Any], tokens: int) -
             "type": "function",
             "function": {"name": "read", "arguments": json.dumps({"path": FILES[reads]})},
         }
-        return "tool", _stream({"tool_calls": [call]}, "tool_calls", tokens)
-    return "reply", _stream({"content": "Read both; nothing changed."}, "stop", tokens)
+        return "tool", _stream({"tool_calls": [call]}, "tool_calls", tokens, thought, hit or 0)
+    reply = {"content": "Read both; nothing changed."}
+    return "reply", _stream(reply, "stop", tokens, thought, hit or 0)
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -145,8 +182,8 @@ def common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
-def run(tmp: Path, turns: int) -> dict[str, Any]:
-    model = Model()
+def run(tmp: Path, turns: int, deepseek: bool = False) -> dict[str, Any]:
+    model = Model(deepseek)
     cwd = tmp / "ws"
     cwd.mkdir()
     (cwd / "big.txt").write_text(("0123456789abcdef" * 4 + "\n") * (RESULT // 65), "utf-8")
@@ -155,9 +192,17 @@ def run(tmp: Path, turns: int) -> dict[str, Any]:
     env["REASONIX_ACP_SANDBOX"] = "off"
     config = Path(env["HOME"]) / ".config" / "reasonix-acp"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text(
-        f'[context.windows]\n"openai/bench-model" = {WINDOW}\n', "utf-8"
-    )
+    text = f'[context.windows]\n"openai/bench-model" = {WINDOW}\n'
+    if deepseek:  # a DeepSeek provider at the server, in DeepSeek's dialect
+        for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            env.pop(name)
+        base = model.url.removesuffix("/v1")
+        text = (
+            f'default_model = "ds/deepseek-flash"\n[context.windows]\n"ds/deepseek-flash" = {WINDOW}\n'
+            f'[providers.ds]\nkind = "deepseek"\nbase_url = "{base}"\napi_key = "k"\n'
+            'models = ["deepseek-flash"]\n'
+        )
+    (config / "config.toml").write_text(text, "utf-8")
     agent = Agent(env)
     agent.until(agent.send("initialize", {"protocolVersion": 1}))
     sid = agent.until(agent.send("session/new", {"cwd": str(cwd), "mcpServers": []}))[0][
@@ -244,16 +289,26 @@ def events(done: dict[str, Any]) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--deepseek", action="store_true", help="DeepSeek's rules and thinking")
     args = parser.parse_args()
     turns = max(args.turns, 30)
-    done = run(Path(tempfile.mkdtemp()), turns)
+    done = run(Path(tempfile.mkdtemp()), turns, args.deepseek)
     f = figures(done)
     load = load_time(done)
     stored = events(done)
     ratio = f["own_late"] / f["own_early"] if f["own_early"] else float("inf")
-    print(f"long session ({turns} turns, {f['requests']} model requests, window {WINDOW} tokens)")
+    kind = ", DeepSeek's rules, thinking on" if args.deepseek else ""
+    print(
+        f"long session ({turns} turns, {f['requests']} model requests, window {WINDOW} tokens{kind})"
+    )
     print(f"  failed turns            {done['failed']}   (target 0)")
     print(f"  compactions             {f['compactions']}   refused by the server: {f['refused']}")
+    model: Model = done["model"]
+    if model.why:
+        print(f"  refusals said           {sorted(set(model.why))[:3]}")
+    if model.deepseek:
+        share = model.hits[0] / model.hits[1] if model.hits[1] else 0.0
+        print(f"  cache hit share         {share:.4f} of {model.hits[1]} prompt tokens (DeepSeek)")
     print(
         f"  common prefix           median {f['prefix_median']:.4f}, lowest {f['prefix_lowest']:.4f}"
         "   (target: lowest ≥ 0.95 outside compactions)"
