@@ -43,7 +43,7 @@ from typing import Any
 from ready import Agent, environment
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stand-in's rules
-from tests.deepseek_server import BLOCK, problem  # noqa: E402
+from tests.deepseek_server import BLOCK, problem
 
 WINDOW = 32768
 RESULT = 24 * 1024
