@@ -226,7 +226,9 @@ def test_a_retired_model_runs_on_its_successor_and_says_so(tmp_path: Path) -> No
         c = agent(tmp_path, 'default_model = "deepseek/deepseek-chat"\n' + config(server))
         sid = c.start()
         assert prompt(c, sid, "hello")["result"] == {"stopReason": "end_turn"}
+        assert prompt(c, sid, "/status")["result"] == {"stopReason": "end_turn"}
         assert c.close() == 0
+    assert "model deepseek/deepseek-flash (effort high)" in json.dumps(c.notes)
     assert server.refused == [] and server.requests()[0]["model"] == "deepseek-flash"
     said = json.dumps(updates_of(c.notes, sid))
     assert "DeepSeek retired the model deepseek-chat" in said and "deepseek-flash" in said

@@ -125,6 +125,15 @@ class Session:
         return self.settings.config
 
     @property
+    def effort(self) -> str:
+        """The effort it runs at, as its option shows it (a stored "auto", or a level the model
+        does not offer, is the model's default: DeepSeek's `high`)."""
+        model, effort = self.record.model, self.record.effort
+        if effort in self.config.efforts_for(model):
+            return effort
+        return self.config.default_effort(model)
+
+    @property
     def plugins(self) -> list[Plugin]:
         return self.settings.plugins
 

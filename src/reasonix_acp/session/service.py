@@ -404,7 +404,7 @@ class Sessions:
         """`_reasonix.io/session/status`: the session's status object, as of now."""
         session = self.lookup("_reasonix.io/session/status", params.session_id)
         record = session.record
-        session.status.controls(record.model, record.effort, record.mode)
+        session.status.controls(record.model, session.effort, record.mode)
         snapshot: dict[str, Any] = session.status.snapshot()
         return snapshot
 

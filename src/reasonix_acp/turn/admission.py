@@ -193,7 +193,7 @@ class Prompts:
         if built.goal_tool is not None:
             loop = GoalLoop(self.sessions, session, built.runner, built.goal_tool)
             loop.start(text)  # the goal is stored before the turn runs
-        session.status.controls(record.model, record.effort, record.mode)
+        session.status.controls(record.model, session.effort, record.mode)
         session.status.begin_turn()
         session.desk.open = True
         try:
@@ -229,7 +229,7 @@ class Prompts:
             return
         record.mode = "normal"
         self.sessions.store.update_session(session.id, mode="normal", touch=False)
-        session.status.controls(record.model, record.effort, record.mode)
+        session.status.controls(record.model, session.effort, record.mode)
         self.sessions.send_all(session, session.mode_updates())
 
     def _conclude(self, session: Session, built: Built, end: GoalEnd, outcome: Outcome) -> None:

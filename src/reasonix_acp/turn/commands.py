@@ -59,7 +59,7 @@ class Commands:
             text = commands.help_text(session.plugins, project.commands, shadowed, prompts)
         elif name == "status":
             text = (
-                f"model {record.model} (effort {record.effort}), mode {record.mode}, "
+                f"model {record.model} (effort {session.effort}), mode {record.mode}, "
                 f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
                 f"{session.sandbox.describe()}; {session.goal.describe()}; "
                 f"{session.project.instructions.describe()}"

@@ -157,7 +157,7 @@ class Wiring:
         record = session.record
         record.mode = mode
         self.sessions.store.update_session(session.id, mode=mode, touch=False)
-        session.status.controls(record.model, record.effort, record.mode)
+        session.status.controls(record.model, session.effort, record.mode)
         self.sessions.send_all(session, session.mode_updates())
 
     def _price(self, session: Session) -> Callable[[UsageReport], float | None]:
