@@ -22,7 +22,7 @@ def test_precedence_and_providers(tmp_path: Path) -> None:
     assert cfg.default_effort("deepseek/deepseek-flash") == "high"
     assert cfg.takes_images("deepseek/deepseek-flash")
     assert not cfg.takes_images("deepseek/deepseek-v4-pro")
-    assert cfg.window("deepseek/deepseek-v4-pro") == (1_000_000, "published")
+    assert cfg.window("deepseek/deepseek-v4-pro") == (1_048_576, "published")
     assert cfg.providers["deepseek"].builtin  # until the endpoint lists its models
     env_cfg = config.load(
         env={

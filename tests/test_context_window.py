@@ -135,7 +135,7 @@ def test_window_order() -> None:
     assert window_size(settings, "q/b", None, {}) == (6000, "config")  # by bare id
     assert window_size(settings, "p/c", 9000, {"c": 1234}) == (9000, "config")
     assert window_size(settings, "p/c", None, {"c": 1234}) == (1234, "endpoint")
-    assert window_size(settings, "deepseek/deepseek-flash", None, {}) == (1_000_000, "published")
+    assert window_size(settings, "deepseek/deepseek-flash", None, {}) == (1_048_576, "published")
     assert window_size(settings, "p/c", None, {}) == (7000, "default")
 
 

@@ -91,7 +91,7 @@ def test_a_tool_turn_sends_its_reasoning_back_and_the_next_prompt_too(tmp_path: 
     )
     assert "I should read the notes." in thoughts and "The notes say 42." in thoughts
     usage = [u for u in stream if u["sessionUpdate"] == "usage_update"]
-    assert usage[-1]["size"] == 1_000_000
+    assert usage[-1]["size"] == 1_048_576
     assert usage[-1]["cost"]["currency"] == "CNY" and usage[-1]["cost"]["amount"] > 0
     assert KEY.encode() not in json.dumps(c.notes).encode()
 

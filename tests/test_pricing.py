@@ -389,3 +389,36 @@ def test_quotes_are_exact_decimals() -> None:
     assert ledger.totals == {"USD": Decimal("0.000003")}
     quote: CostQuote | None = ledger.total()
     assert quote is not None and quote.cost("USD") == 0.000003
+
+
+def test_deepseek_peak_is_weekday_office_hours_in_beijing_and_holidays_are_off_peak(
+    tmp_path: Path,
+) -> None:
+    """DeepSeek's pricing page: peak is Monday to Friday 09:00-12:00 and 14:00-18:00 Beijing
+    time; weekends and Chinese public holidays (listed by the user) are off-peak, at half."""
+    flash = PricingTable.defaults().models["deepseek-flash"]
+    pro = PricingTable.defaults().models["deepseek-v4-pro"]
+    wednesday_10 = datetime(2026, 12, 2, 2, 0, tzinfo=UTC)  # 10:00 in Beijing
+    saturday_10 = datetime(2026, 12, 5, 2, 0, tzinfo=UTC)
+    wednesday_13 = datetime(2026, 12, 2, 5, 0, tzinfo=UTC)  # the lunch hour
+    for at, band, flash_cost, pro_cost in (
+        (wednesday_10, "peak", "2", "9.0"),
+        (saturday_10, "off_peak", "1", "4.5"),
+        (wednesday_13, "off_peak", "1", "4.5"),
+    ):
+        quote = flash.quote(MILLION, "deepseek/deepseek-flash", at)
+        assert (quote.rate_band, quote.original.amount) == (band, Decimal(flash_cost))
+        assert pro.quote(MILLION, "deepseek/deepseek-v4-pro", at).original.amount == Decimal(
+            pro_cost
+        )
+    # A cache hit and an output token, at peak: 0.04 and 8 per million (flash), 0.30 and 27 (pro)
+    hit_and_out = Usage(1_000_000, 1_000_000, 1_000_000)
+    assert flash.quote(hit_and_out, "m", wednesday_10).original.amount == Decimal("8.04")
+    assert pro.quote(hit_and_out, "m", wednesday_10).original.amount == Decimal("27.30")
+    holiday = load(tmp_path, '[pricing]\noff_peak_dates = ["2026-12-02"]\n').pricing
+    quote = holiday.models["deepseek-flash"].quote(MILLION, "m", wednesday_10)
+    assert (quote.rate_band, quote.original.amount) == ("off_peak", Decimal(1))
+    with pytest.raises(ValueError, match=r"off_peak_dates\[0\]"):
+        load(tmp_path, '[pricing]\noff_peak_dates = ["Dec 2"]\n', strict=True)
+    with pytest.raises(ValueError, match=r"peak_days"):
+        load(tmp_path, '[pricing]\npeak_days = ["monday"]\n', strict=True)

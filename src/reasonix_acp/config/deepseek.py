@@ -2,8 +2,8 @@
 `quick_start/pricing`, late 2026). Re-read those pages before changing a figure here.
 
 - Models: `deepseek-flash` (DeepSeek-V4.1-Flash, takes images) and `deepseek-v4-pro` (no
-  images); `deepseek-v4-flash` is still served (by V4.1 Flash). Context 1M tokens, output up to
-  384K. What the endpoint's `GET /models` lists wins over this list (providers/discovery.py).
+  images); `deepseek-v4-flash` and `deepseek-v4-flash-vision-exp` are still served (by V4.1
+  Flash, at its prices). Context 1M tokens, output up to 384K. What the endpoint's `GET /models` lists wins over this list (providers/discovery.py).
 - `deepseek-chat` and `deepseek-reasoner` were retired in July 2026 (the API answers 400 "Model
   Not Exist"): a configured or stored one runs on its successor, and the session says so once.
 - Thinking is on by default: `thinking: {"type": "enabled" | "disabled"}`, `reasoning_effort`
@@ -11,7 +11,7 @@
   (providers/reasoning.py).
 - Prices, CNY per 1M tokens (cache hit, cache miss, output), peak and off-peak (half); peak is
   Beijing time (UTC+8) Monday to Friday 09:00-12:00 and 14:00-18:00. Chinese public holidays
-  are off-peak too, which the agent cannot know: `[pricing] off_peak_dates` names them.
+  (and weekends) are off-peak all day, which the agent cannot know: `[pricing] off_peak_dates` names them.
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ DEEPSEEK_URL = "https://api.deepseek.com"
 DEEPSEEK_MODELS = ["deepseek-flash", "deepseek-v4-pro"]
 RETIRED = {"deepseek-chat": "deepseek-flash", "deepseek-reasoner": "deepseek-flash"}
 RETIRED_ON = "July 2026"
-WINDOW = 1_000_000  # tokens of context, each model
-OUTPUT = 384_000  # tokens a reply may take at most
-WINDOWS = {m: WINDOW for m in ("deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro")}
-VISION = frozenset({"deepseek-flash", "deepseek-v4-flash"})
+# "1M" and "384K" as the API counts them (its hard limit, measured by others: 1,048,570).
+WINDOW = 1_048_576  # tokens of context, each model
+OUTPUT = 393_216  # tokens a reply may take at most
+# Older Flash ids are still served, by V4.1 Flash at its prices.
+FLASH = ("deepseek-flash", "deepseek-v4-flash", "deepseek-v4-flash-vision-exp")
+WINDOWS = {m: WINDOW for m in (*FLASH, "deepseek-v4-pro")}
+VISION = frozenset(FLASH)
 # (cache hit, cache miss, output) peak, then off-peak; CNY per 1M tokens.
 PRICES = {
-    "deepseek-flash": (("0.04", "2", "8"), ("0.02", "1", "4")),
-    "deepseek-v4-flash": (("0.04", "2", "8"), ("0.02", "1", "4")),
+    **{m: (("0.04", "2", "8"), ("0.02", "1", "4")) for m in FLASH},
     "deepseek-v4-pro": (("0.30", "9.0", "27"), ("0.15", "4.5", "13.5")),
 }
 PEAK_WINDOWS = ((9 * 60, 12 * 60), (14 * 60, 18 * 60))  # minutes after midnight, UTC+8
