@@ -15,9 +15,11 @@ STATUS_OPT_IN = {"_meta": {"reasonix.io": {"statusUpdates": {"supported": True}}
 
 
 class Client:
-    def __init__(self, tmp: Path, *args: str, scenario: Scenario | None = None) -> None:
+    def __init__(
+        self, tmp: Path, *args: str, scenario: Scenario | None = None, cwd: str | None = None
+    ) -> None:
         self.scenario = scenario or Scenario(tmp)
-        self.agent = AgentProcess(list(args), self.scenario.env)
+        self.agent = AgentProcess(list(args), self.scenario.env, cwd)
         self._id = 0
         self.notes: list[dict[str, Any]] = []
 

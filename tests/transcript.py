@@ -61,9 +61,12 @@ def _default_expect(entry: dict[str, Any]) -> int:
 
 
 class AgentProcess:
-    def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, args: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> None:
         self.proc = subprocess.Popen(
             [*acp_command(), *args],
+            cwd=cwd,  # as an editor may start it: in the project's directory
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -22,9 +22,10 @@ def agent(
     turns: list[dict[str, Any]],
     config: str = "",
     env: dict[str, str] | None = None,
+    in_workspace: bool = False,
 ) -> Client:
     """An offline agent that runs `turns` (one model answer each, then "ok"); `env` is added
-    to the scenario's environment."""
+    to the scenario's environment; `in_workspace`: the process starts in the workspace."""
     scenario = Scenario(tmp_path)
     scenario.env.update(env or {})
     if config:
@@ -36,7 +37,10 @@ def agent(
         lines += [json.dumps(turn), json.dumps({"steps": [{"text": "ok"}]})]
     script = tmp_path / "script.jsonl"
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return Client(tmp_path, "--model", "offline", "--script", str(script), scenario=scenario)
+    cwd = scenario.vars["CWD"] if in_workspace else None
+    return Client(
+        tmp_path, "--model", "offline", "--script", str(script), scenario=scenario, cwd=cwd
+    )
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from reasonix_acp.tools.provable import Proof, Unprovable, prove
 from reasonix_acp.tools.shell_words import (
     SHELLS,
     Simple,
+    UnreadOption,
     distinct_names,
     find_runs,
     operands,
@@ -232,7 +233,11 @@ class _Walker:
         elif base == "tee":
             self.line.writes += operands(rest)
         elif wrapper(base):
-            inner = wrapped(base, rest)
+            try:
+                inner = wrapped(base, rest)
+            except UnreadOption as exc:
+                self.line.problems.append(str(exc))
+                inner = [None]
             if inner:
                 self._simple(tuple(inner))
             if base == "env" and any(w in ("-S", "--split-string") for w in rest):

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from reasonix_acp.tools.shell_words import (
     SHELLS,
     Simple,
+    UnreadOption,
     distinct_names,
     find_runs,
     operands,
@@ -65,6 +66,8 @@ PLAIN_BUILTINS = frozenset({
 })
 # fmt: on
 RUNS_TEXT = SHELLS | {"eval", "source", ".", "watch", "su", "runuser"}
+# Commands that run a command named after arguments whose shape is not read here.
+UNREAD_RUNNERS = frozenset({"chrt", "taskset", "nsenter", "unshare", "chroot", "systemd-run"})
 FREE = frozenset({"true", "false", ":"})  # need no grant (nor does `exit N`)
 _BLANK = " \t"
 _METACHAR = set(" \t\n;&|<>()")
@@ -125,17 +128,41 @@ def prove(text: str) -> Proof:
 
 
 def _command(proof: Proof, words: list[Word], redirects: list[Redirect]) -> None:
+    moved: set[str] = set()  # the descriptors an earlier redirection of this command set
     for redirect in redirects:
-        if redirect.target is None:
-            continue
-        path = _path(redirect.target)
-        (proof.reads if redirect.op == "<" else proof.writes).append(path)
+        fds = _fds(redirect)
+        if redirect.target is not None:
+            path = _path(redirect.target)
+            stream = STANDARD.get(os.path.normpath(path))
+            # `/dev/stderr` is the command's own fd 2, unless a redirection before it moved
+            # that descriptor to a file (which it would then reopen: tools/kernel_paths.py)
+            if stream is None or stream in moved:
+                (proof.reads if redirect.op == "<" else proof.writes).append(path)
+        moved |= fds
     if words:
         argv = [
             None if w.pattern and not (w.value == "[" and i == 0) else w.value
             for i, w in enumerate(words)
         ]
         _simple(proof, argv)
+
+
+# The standard streams by their paths, and the descriptor each names.
+STANDARD = {
+    "/dev/stdin": "0",
+    "/dev/stdout": "1",
+    "/dev/stderr": "2",
+    "/dev/fd/0": "0",
+    "/dev/fd/1": "1",
+    "/dev/fd/2": "2",
+}
+
+
+def _fds(redirect: Redirect) -> set[str]:
+    """The descriptors a redirection sets."""
+    if redirect.op in ("&>", "&>>"):
+        return {"1", "2"}
+    return {redirect.fd or ("0" if redirect.op in ("<", "<&") else "1")}
 
 
 def _path(word: Word) -> str:
@@ -174,21 +201,45 @@ def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
         proof.writes += operands(rest)
     elif base == "find":
         _find(proof, rest)
+    elif base == "git":
+        _git(rest)
+    elif base in UNREAD_RUNNERS:
+        raise Unprovable(f"`{base}` runs a command its arguments name, not read here")
     elif wrapper(base):
-        if base == "env" and any(w is None or "=" in w or w.startswith("-S") for w in rest):
+        if base == "env" and any(w is None or "=" in w for w in rest):
             raise Unprovable("`env` sets variables for the command it runs")
-        if base == "env" and any(w in ("-C", "--chdir") for w in rest):
+        if base == "env" and any(w is not None and w.startswith(("-C", "--chdir")) for w in rest):
             proof.changes_dir = True
-        inner = wrapped(base, rest)
+        try:
+            inner = wrapped(base, rest)
+        except UnreadOption as exc:
+            raise Unprovable(str(exc)) from None
         if inner:
             _simple(proof, inner)
 
 
 def _find(proof: Proof, rest: list[str | None]) -> None:
+    if None in rest:  # a pattern or brace word can expand to `-exec`, `-delete`, `-fprint`...
+        raise Unprovable("`find` has a word known only when it runs, which may be an action")
     runs, writes = find_runs(rest)
     for argv in runs:
         _simple(proof, argv)
     proof.writes += writes
+
+
+def _git(rest: list[str | None]) -> None:
+    """git's own options before its subcommand: configuration set there (`-c`, `--config-env`)
+    or a program path can make git run any program (core.pager, core.sshCommand, an alias)."""
+    words = iter(rest)
+    for word in words:
+        if word is None:
+            raise Unprovable("`git` has a word known only when it runs before its subcommand")
+        if not word.startswith("-"):
+            return  # the subcommand
+        if word.startswith(("-c", "--config-env", "--exec-path")):
+            raise Unprovable(f"`git {word}` sets configuration that can run programs")
+        if word in ("-C", "--git-dir", "--work-tree", "--namespace"):
+            next(words, None)  # its value
 
 
 @dataclass
@@ -297,6 +348,7 @@ class _Lexer:
         word = Word()
         start = self.i
         parts: list[str] = []
+        globbed = tilde = False  # an unquoted `*?[`; a `~` inside the word
         while self.i < len(text):
             c = text[self.i]
             if c in _METACHAR:
@@ -333,14 +385,18 @@ class _Lexer:
                     raise Unprovable(f"a tilde expansion `~{following}` at offset {self.i}")
                 else:
                     parts.append(c)
-                    word.pattern = True  # `a=~/x`: bash expands it in some words
+                    word.pattern = tilde = True  # `a=~/x`: bash expands it in some words
                 self.i += 1
             else:
                 if c in _PATTERN:
                     word.pattern = True
+                    globbed = globbed or c != "{"
                 parts.append(c)
                 self.i += 1
         word.value = "".join(parts)
+        if word.pattern and not globbed and not tilde:  # braces only: `{}` is a plain word
+            raw = text[start : self.i]
+            word.pattern = "," in raw or ".." in raw  # bash expands `{a,b}` and `{1..3}`
         return word
 
     def _double(self) -> str:

@@ -35,6 +35,7 @@ from typing import Any
 from reasonix_acp.redact import scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed
 from reasonix_acp.tools.command_line import CommandLine, parse
+from reasonix_acp.tools.kernel_paths import KNOWN, through_kernel
 from reasonix_acp.tools.provable import FREE, Proof
 from reasonix_acp.tools.shell import ran_by, reads_as_bash
 from reasonix_acp.tools.shell_words import Simple
@@ -50,8 +51,6 @@ RERUN_SCOPE = "outside the sandbox"
 PLAN_MODE = "refused in plan mode"
 PLAN_NEXT = "Investigate with reads and searches, then present the plan."  # a remembered "do not offer a run outside the sandbox"
 # What bash itself handles as a stream in a redirection, never opening a file of that name.
-STREAMS = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-DESCRIPTOR = re.compile(r"/dev/fd/[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,8 @@ class Verdict:
 
     decision: str  # "allow", "reject" (remembered), "deny" (rules), "ask"
     reason: str = ""
-    outside: tuple[str, ...] = ()
+    outside: tuple[str, ...] = ()  # written
+    reads: tuple[str, ...] = ()  # read through a redirection
 
 
 def judge_line(
@@ -109,12 +109,14 @@ def judge_line(
             return Verdict("allow" if allowed else "reject")
     if sandboxed:
         return Verdict("allow", "runs in the sandbox")
-    outside = tuple(writes_outside(proof, _judged(workspace), workspace.inside))
+    judged = _judged(workspace)
+    outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
+    reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
     names = granted_names(proof)
     covered = all(remembered.get(name) is True for name in names)
-    if not outside and covered and (names or not proof.writes):
+    if not outside and not reads and covered and (names or not proof.writes):
         return Verdict("allow")
-    return Verdict("ask", outside=outside)
+    return Verdict("ask", outside=outside, reads=reads)
 
 
 def granted_names(proof: Proof) -> list[str]:
@@ -139,18 +141,40 @@ def _unchecked(line: CommandLine, rules: Rules) -> str:
 
 
 def writes_outside(
-    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool]
+    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool], cwd: str = "/"
 ) -> list[str]:
     """The targets the line writes that are outside (or cannot be judged): as shown to the user.
-    A target is judged after `realpath` (`..` and links followed); only the exact names bash
-    itself handles as streams are not files."""
+    A target is judged after `realpath` (`..` and links followed); `/dev/null` is the only
+    stream, and a path through the kernel's trees (/proc, /dev, /sys: `/dev/stdout`,
+    `/proc/self/cwd/...`) is never judged inside (tools/kernel_paths.py)."""
+    return _outside(proof.writes, proof.changes_dir, resolve, inside, cwd)
+
+
+def reads_outside(
+    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool], cwd: str = "/"
+) -> list[str]:
+    """The files the line's input redirections read that are outside (or cannot be judged)."""
+    return _outside(proof.reads, proof.changes_dir, resolve, inside, cwd)
+
+
+def _outside(
+    targets: list[str | None],
+    changes_dir: bool,
+    resolve: Callable[[str], str],
+    inside: Callable[[str], bool],
+    cwd: str,
+) -> list[str]:
     out = []
-    for target in proof.writes:
+    for target in targets:
         if target is None:
             out.append("(a path known only when it runs)")
-        elif target in STREAMS or DESCRIPTOR.fullmatch(target):
+        elif os.path.normpath(target) in KNOWN:
             continue
-        elif (proof.changes_dir and not os.path.isabs(target)) or not inside(resolve(target)):
+        elif (
+            (changes_dir and not os.path.isabs(target))
+            or through_kernel(target, cwd)
+            or not inside(resolve(target))
+        ):
             out.append(target)
     return out
 
@@ -373,6 +397,9 @@ def _shown_line(
     if verdict.outside:
         raw["writesOutsideWorkspace"] = list(verdict.outside)
         notes.append("writes outside the workspace: " + ", ".join(verdict.outside))
+    if verdict.reads:
+        raw["readsOutsideWorkspace"] = list(verdict.reads)
+        notes.append("reads outside the workspace: " + ", ".join(verdict.reads))
     if line.proof is None:
         raw["unprovable"] = verdict.reason or line.unprovable
         notes.append("not provably safe: " + raw["unprovable"])
