@@ -4,7 +4,9 @@ starts traced (`strace -f -e trace=execve`, where ptrace is allowed) and every c
 finds on PATH a stand-in that logs itself. The programs started must be covered by the grants, and no file outside the
 workspace may change. Lines come from a grammar holding every construct the gate must see
 through (expansions, substitutions, assignments, arithmetic, aliases, traps, heredocs, nested
-shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace ...).
+shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace ...), and
+`edge_lines`: brace words as `find` actions, option clusters, descriptor files, `/proc/self`
+paths and `cd` before a path, with those commands granted.
 
 Examples: GATE_EXAMPLES (2,000 unless set; `nox -s soak` runs more). The seed is printed;
 GATE_SEED=N replays it.
@@ -31,6 +33,19 @@ from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.gate import Rules, judge_line
 
 EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "2000"))
+# GATE_ONLY=descriptor|brace|cluster|proc: only edge lines of that class (their known escapes).
+ONLY = os.environ.get("GATE_ONLY", "")
+CLASSES = {
+    "descriptor": [
+        "echo X 5<../outside/canary >>/dev/fd/5",
+        "echo X 1<../outside/canary >/dev/stdout",
+        "echo X 2<../outside/canary >/dev/stderr",
+        "echo X <../outside/canary >/dev/stdin",
+    ],
+    "brace": ["find . {-exec,touch} P \\;", "find . {-exec,sh} -c 'touch P' \\;"],
+    "cluster": ["echo a | xargs -rI grep touch P", "echo a | xargs -0rI grep touch P"],
+    "proc": ["cd .. && echo X > /proc/self/cwd/made", "cd sub && echo X > /proc/self/cwd/../../m"],
+}
 SEED = int(os.environ.get("GATE_SEED", str(random.SystemRandom().randrange(1 << 32))))
 
 
@@ -47,7 +62,10 @@ def _tracer() -> str | None:
 STRACE = _tracer()
 NAMES = ["echo", "ls", "cat", "git", "touch", "rm", "x", "printf", "test", "[", "tee", "env"]
 NAMES += ["xargs", "find", "sh", "bash", "eval", "trap", "alias", "export", "cd", "exit"]
-NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch"]
+NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch", "grep"]
+# Commands whose stand-in runs the real program after logging itself: what they run in turn
+# (`find -exec`, `xargs`) is seen through the other stand-ins.
+REAL = {n: p for n in ("find", "xargs") if (p := shutil.which(n)) is not None}
 HIDDEN = "touch P"  # the command a line hides, when it hides one
 
 
@@ -140,7 +158,47 @@ def near_lines(draw: st.DrawFn) -> str:
     return out
 
 
-GRANTS = st.lists(st.sampled_from(["echo", "ls", "cat", "git status"]), unique=True, min_size=1)
+@st.composite
+def edge_lines(draw: st.DrawFn) -> str:
+    """Lines of granted commands built from the constructs that once got past the gate: brace
+    words where `find` reads an action, option clusters of wrappers, descriptor files that
+    reopen what an earlier redirection named, `/proc/self` paths, `cd` before a path."""
+    prefix = draw(st.sampled_from(["", "", "cd .. && ", "cd {base}/outside && ", "cd sub; "]))
+    if ONLY:  # one class of construct (GATE_ONLY), to replay what finds it
+        return draw(st.sampled_from(CLASSES[ONLY]))
+    commands = [
+        "echo X",
+        "find .",
+        "find . -name a",
+        "echo a | xargs",
+        "echo a | xargs grep a",
+    ]
+    body = draw(st.sampled_from(commands))
+    words = st.sampled_from(
+        [
+            "{-exec,touch} P \\;", "{-exec,sh} -c 'touch P' \\;", "{-delete,-print}",
+            "-rI grep touch P", "-I grep touch P", "-r grep", "-0r echo", "-I{} echo {}",
+            "-exec echo {} \\;", "{a,b}", "{}", "-print",
+        ]
+    )  # fmt: skip
+    for word in draw(st.lists(words, max_size=2)):
+        body += " " + word
+    redirect = st.sampled_from(
+        [
+            "<../outside/canary >/dev/stdin", "5<../outside/canary >>/dev/fd/5",
+            "1<../outside/canary >/dev/stdout", "2<../outside/canary >/dev/stderr",
+            "> /proc/self/cwd/made", "> /dev/fd/1", ">/dev/stderr", "< ../outside/canary",
+            "> /proc/self/root{base}/outside/r", "> /dev/null", "", "",
+        ]
+    )  # fmt: skip
+    return prefix + body + " " + draw(redirect)
+
+
+GRANTS = st.lists(
+    st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd"]),
+    unique=True,
+    min_size=1,
+)
 
 
 def _grants(names: list[str]) -> list[tuple[str, str, bool]]:
@@ -165,7 +223,9 @@ def _shims(directory: Path, log: Path) -> None:
         if "/" in name or name in ("[",):
             continue
         shim = directory / name
-        shim.write_text(f'#!/bin/sh\necho "$0" >> {shlex.quote(str(log))}\nexit 0\n')
+        real = REAL.get(name)  # a wrapper: it logs itself, then runs as itself
+        then = f'exec {shlex.quote(real)} "$@"' if real else "exit 0"
+        shim.write_text(f'#!/bin/sh\necho "$0" >> {shlex.quote(str(log))}\n{then}\n')
         shim.chmod(0o755)
 
 
@@ -223,7 +283,10 @@ def _announce() -> Iterator[None]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     print_blob=True,
 )
-@given(line=st.one_of(lines(), near_lines(), near_lines()), granted=GRANTS)
+@given(
+    line=edge_lines() if ONLY else st.one_of(lines(), near_lines(), near_lines(), edge_lines()),
+    granted=GRANTS,
+)
 def test_what_runs_unasked_is_what_was_granted(
     tmp_path_factory: pytest.TempPathFactory, line: str, granted: list[str]
 ) -> None:
@@ -232,10 +295,13 @@ def test_what_runs_unasked_is_what_was_granted(
     workspace = _layout(base)
     home = os.environ.get("HOME")
     os.environ["HOME"] = str(base / "home")  # as the command will see it
+    here = os.getcwd()
+    os.chdir(workspace.cwd)  # as an editor starts the agent: in the project (its /proc/self/cwd)
     try:
         verdict = judge_line(parse(line), "workspace-write", _grants(granted), Rules(), workspace)
     finally:
         os.environ["HOME"] = home or ""
+        os.chdir(here)
     COUNTS["judged"] += 1
     if verdict.decision != "allow":
         shutil.rmtree(base)
@@ -256,5 +322,7 @@ def test_what_runs_unasked_is_what_was_granted(
 
 def test_the_generator_reaches_lines_that_run() -> None:
     """Runs after the property: a grammar whose lines were all asked would prove nothing."""
+    if ONLY:
+        pytest.skip("GATE_ONLY: one class of known escapes, asked when the gate holds")
     assert COUNTS["judged"] >= EXAMPLES // 2
     assert COUNTS["ran"] >= COUNTS["judged"] // 10, COUNTS
