@@ -4,7 +4,8 @@ Layers, top to bottom; a module imports only its own layer's siblings (without c
 the layers below it:
 
     cli → server → turn → session → {vendor, plugins, mcp_servers, providers, tools}
-        → {machines, config, redact, sqlite, ids, digests, dirs} → {protocol, generated}
+        → {machines, config, redact, sqlite, ids, digests, dirs, safe_read}
+        → {protocol, generated}
 
 Function-level imports count like any other. The few that exist only to keep start-up fast
 say so in a comment on the line above (`# lazy: start-up`); none may point upward.
@@ -26,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"turn"},
     {"session"},
     {"reasonix_io", "plugins", "mcp_servers", "providers", "tools", "project"},
-    {"machines", "config", "redact", "sqlite", "ids", "digests", "dirs"},
+    {"machines", "config", "redact", "sqlite", "ids", "digests", "dirs", "safe_read"},
     {"protocol", "generated", "__init__"},
 ]
 LAZY_MARK = "# lazy: start-up"

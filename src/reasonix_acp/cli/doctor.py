@@ -126,6 +126,8 @@ def _project(report: Report, config_dir: str | None) -> None:
     report.line(f"in {here}: skills: {names}")
     for shadowed in (*found.shadowed, *skills.shadowed):
         report.line(f"in {here}: not offered: {shadowed}")
+    for refused in (*found.refused, *skills.refused):
+        report.line(f"in {here}: not read: {refused}")
 
 
 def run_doctor(data: Path) -> int:

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from reasonix_acp.dirs import user_dir
+from reasonix_acp.safe_read import read_regular
 
 log = logging.getLogger("reasonix_acp.config")
+MAX_BYTES = 4 * 1024 * 1024  # a config.toml larger than this is not read
 
 
 def config_dir(env: dict[str, str] | None = None) -> Path:
@@ -22,11 +24,14 @@ def config_dir(env: dict[str, str] | None = None) -> Path:
 
 def read_table(path: Path, strict: bool = False) -> tuple[dict[str, Any], str | None]:
     """(the table, None), or ({}, why the file cannot be read: path, line, column, cause)."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file only, never a FIFO to wait on (safe_read.py)
+        size, data = read_regular(path, MAX_BYTES + 1)
+        if size > MAX_BYTES or len(data) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES} bytes")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return {}, None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         return {}, unreadable(path, exc, strict)
     # lazy: start-up (no file, no parser: a configuration from the environment alone)
     import tomllib

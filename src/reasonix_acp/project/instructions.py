@@ -9,7 +9,13 @@ Which files, in this order (the more general first, the more specific last):
 
 A file is read whole up to LIMIT bytes for all files together; the one that crosses it is cut
 (the cut is said in the text), and the ones after it are named as not loaded. The same file
-reached twice (a link) is taken once. Only regular files are read.
+reached twice (a link) is taken once.
+
+Every project file (these, command files, skills) is read only where it really is, links
+resolved (`Bounds`, `read_within`): a project's inside the project, that is a repository root,
+the cwd or an additional directory; a user's inside the config directory; never under /proc,
+/dev or /sys; only a regular file, opened without blocking (safe_read.py). A link that leaves
+those places is refused, and named with why by `describe` (`/status`, `acp doctor`).
 
 Loaded when a session opens and again by its reload (`_reasonix.io/session/reloadExtensions`),
 never during a turn: the system prompt, and with it the provider's cached prefix, stays the same
@@ -19,8 +25,10 @@ from request to request.
 from __future__ import annotations
 
 import os
-import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from reasonix_acp.safe_read import NotRegular, read_regular, system_path
 
 NAME = "AGENTS.md"
 LIMIT = 32 * 1024  # bytes of instructions, all files together
@@ -52,11 +60,69 @@ class Instructions:
 
     files: tuple[Loaded, ...] = ()
     text: str = ""  # "" when there is none
+    refused: tuple[str, ...] = ()  # the files not read, each with why
 
-    def describe(self) -> str:
+    def describe(self, also_refused: Iterable[str] = ()) -> str:
+        """The files loaded, then those not read and why: these and `also_refused` (the
+        project's other files, command files and skills)."""
+        refused = [*self.refused, *also_refused]
         if not self.files:
-            return f"project instructions: none (no {NAME} found)"
-        return "project instructions: " + "; ".join(f.describe() for f in self.files)
+            loaded = "none" if self.refused else f"none (no {NAME} found)"
+        else:
+            loaded = "; ".join(f.describe() for f in self.files)
+        text = f"project instructions: {loaded}"
+        return text + "; not read: " + "; ".join(refused) if refused else text
+
+
+class Refused(Exception):
+    """A project or user file that is not read: `note` names it and says why."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Where a session's files may really be (real paths): the project's (its repository
+    roots, the cwd and additional directories) and the user's (the config directory)."""
+
+    project: tuple[str, ...]
+    user: tuple[str, ...]
+
+
+def bounds(cwd: str, extra: Iterable[str], config_dir: str | None) -> Bounds:
+    project: list[str] = []
+    for directory in (cwd, *extra):
+        for root in (repository_root(directory), directory):
+            real = os.path.realpath(root) if root else None
+            if real and real not in project:
+                project.append(real)
+    return Bounds(tuple(project), (os.path.realpath(config_dir),) if config_dir else ())
+
+
+def _within(real: str, roots: Iterable[str]) -> bool:
+    return any(os.path.commonpath([real, root]) == root for root in roots)
+
+
+def read_within(
+    path: str, roots: tuple[str, ...], limit: int, where: str
+) -> tuple[str, int, bytes]:
+    """(its real path, its size, its first `limit` bytes) of a file that really is inside
+    `roots` (`where` names them for the refusal). Refused for one that is not (a link out of
+    them, a system file, not a regular file); OSError when there is no such file."""
+    os.lstat(path)  # no such file: nothing to say
+    real = os.path.realpath(path)
+    shown = f"{path} (a link to {real}, " if real != os.path.abspath(path) else f"{path} ("
+    if system_path(real):
+        raise Refused(f"{shown}a system file: never read)")
+    if not _within(real, roots):
+        raise Refused(f"{shown}outside {where}: not read)")
+    try:  # links resolved and checked: the real path itself, never a link swapped in since
+        size, data = read_regular(real, limit, follow=False)
+    except NotRegular as exc:
+        raise Refused(f"{shown}{exc.strerror}: not read)") from None
+    return real, size, data
 
 
 def repository_root(directory: str) -> str | None:
@@ -90,13 +156,26 @@ def candidates(cwd: str, extra: list[str], config_dir: str | None) -> list[str]:
     return found
 
 
+PROJECT = "the project and workspace"
+USER = "the config directory"
+
+
 def load(cwd: str, extra: list[str], config_dir: str | None, limit: int = LIMIT) -> Instructions:
     files: list[Loaded] = []
     parts: list[str] = []
+    refused: list[str] = []
     seen: set[str] = set()
     left = limit
+    where = bounds(cwd, extra, config_dir)
+    user = os.path.join(config_dir, NAME) if config_dir else None
     for path in candidates(cwd, extra, config_dir):
-        found = _read(path, seen, left)
+        roots, named = (where.user, USER) if path == user else (where.project, PROJECT)
+        try:
+            found = _read(path, roots, named, seen, left)
+        except Refused as exc:
+            if exc.note not in refused:
+                refused.append(exc.note)
+            continue
         if found is None:
             continue
         size, taken = found
@@ -109,24 +188,20 @@ def load(cwd: str, extra: list[str], config_dir: str | None, limit: int = LIMIT)
             body += f"\n[cut: {len(taken)} of {size} bytes of this file; the rest is not loaded]"
         parts.append(f"## {path}\n{body}")
     text = "\n\n".join([HEADING, *parts]) if parts else ""
-    return Instructions(tuple(files), text)
+    return Instructions(tuple(files), text, tuple(refused))
 
 
-def _read(path: str, seen: set[str], most: int) -> tuple[int, bytes] | None:
+def _read(
+    path: str, roots: tuple[str, ...], where: str, seen: set[str], most: int
+) -> tuple[int, bytes] | None:
     """(a regular file's size, its first `most` bytes), once per real file; None when there is
-    no such file to read."""
+    no such file to read; Refused for one that may not be read."""
     try:
         real = os.path.realpath(path)
         if real in seen:
             return None
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO never blocks
-        with os.fdopen(fd, "rb", buffering=0) as fh:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            os.set_blocking(fd, True)
-            data = fh.read(most) if most > 0 else b""
+        real, size, data = read_within(path, roots, max(most, 0), where)
     except (OSError, ValueError):
         return None
     seen.add(real)
-    return info.st_size, data
+    return size, data

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from reasonix_acp.project import commands, instructions, skills
+from reasonix_acp.redact import scrub_known
 
 
 @dataclass(frozen=True)
@@ -18,15 +20,25 @@ class Project:
     commands: commands.Found
     skills: skills.Skills
 
-    def prompt(self) -> str:
-        """What the system prompt says of the project: its instructions, then its skills."""
+    @cached_property
+    def _prompt(self) -> str:
         parts = (self.instructions.text, self.skills.listing())
-        return "\n\n".join(part for part in parts if part)
+        return scrub_known("\n\n".join(part for part in parts if part))
+
+    def prompt(self) -> str:
+        """What the system prompt says of the project: its instructions, then its skills, with
+        every remembered secret redacted as a tool's output is (redact.py). Made once, so it
+        stays the same bytes from request to request."""
+        return self._prompt
+
+    def describe(self) -> str:
+        """For `/status`: the instruction files, and every project or user file not read."""
+        return self.instructions.describe((*self.commands.refused, *self.skills.refused))
 
 
 def read(cwd: str, extra: list[str], config_dir: str | None, reserved: Iterable[str]) -> Project:
     return Project(
         instructions.load(cwd, extra, config_dir),
-        commands.load(cwd, config_dir, reserved),
-        skills.load(cwd, config_dir),
+        commands.load(cwd, config_dir, reserved, extra),
+        skills.load(cwd, config_dir, extra),
     )

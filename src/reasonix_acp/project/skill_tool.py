@@ -7,7 +7,8 @@ import os
 from typing import Any
 
 from reasonix_acp.project.commands import front_matter
-from reasonix_acp.project.skills import Skill, Skills
+from reasonix_acp.project.skills import MAX_BYTES, Skill, Skills
+from reasonix_acp.safe_read import read_regular
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 
 MAX_FILES = 100  # files beside SKILL.md named by the tool
@@ -45,8 +46,12 @@ class SkillTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         skill = self._skill(args)
-        with open(skill.path, encoding="utf-8", errors="replace") as fh:
-            _, body = front_matter(fh.read())
+        try:  # the real path checked when it was found; a regular file only, never waited on
+            real = skill.real or os.path.realpath(skill.path)
+            _, data = read_regular(real, MAX_BYTES, follow=False)
+        except OSError as exc:
+            raise ToolFailed(f"skill: {skill.path} cannot be read: {exc.strerror}") from None
+        _, body = front_matter(data.decode("utf-8", "replace"))
         folder = os.path.dirname(skill.path)
         beside: list[str] = []
         for root, dirs, files in os.walk(folder):

@@ -1,8 +1,9 @@
 """The transcript in the model's words: prompt content flattened to text, and the chat history
 rebuilt from a stored transcript.
 
-Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link inside
-the workspace is read, any other is passed to the model as a note naming it).
+Prompt content: `text`; `resource` with embedded text; `resource_link` (a `file://` link to a
+regular file inside the workspace is read, without blocking (safe_read.py); any other is passed
+to the model as a note naming it and why).
 
 Invariant: every tool call in a history sent to a model is answered. A stored call whose end
 was never stored (a process that died mid-call, before the repair at opening) gets a tool reply
@@ -16,6 +17,9 @@ import logging
 import os
 from typing import Any
 from urllib.parse import unquote, urlparse
+
+from reasonix_acp import digests
+from reasonix_acp.safe_read import NotRegular, read_regular
 
 log = logging.getLogger("reasonix_acp.session.history")
 
@@ -59,9 +63,10 @@ def _linked(block: dict[str, Any], roots: list[str]) -> str:
         path = unquote(parsed.path)
         if not _inside(path, roots):
             return f"[linked file {uri} is outside the workspace; not read]"
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_LINKED_FILE + 1)
+        try:  # the real path, its links checked above: a FIFO or device is never opened to wait
+            _, data = read_regular(os.path.realpath(path), MAX_LINKED_FILE + 1, follow=False)
+        except NotRegular as exc:
+            return f"[linked file {uri} is {exc.strerror}; not read]"
         except OSError as exc:
             return f"[linked file {uri} could not be read: {exc.strerror}]"
         text = data[:MAX_LINKED_FILE].decode("utf-8", "replace")
@@ -144,12 +149,30 @@ def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def compacted(history: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The history after a stored compaction: its summary, then the `kept` newest messages."""
+    """The history after a stored compaction: its summary, then the messages it kept, from
+    the one `keptFirst` names (by its digest, `message_digest`) to the end; by the count
+    `kept` where the event names none (one stored before it did) or that message is not
+    found. The kept part never starts with a tool reply: its call would be summarised away."""
     kept = body.get("kept")
     summary = body.get("summary")
     if type(kept) is not int or not isinstance(summary, str) or not 0 <= kept <= len(history):
         return history  # a damaged row: the history stays as it was
-    return [summary_message(summary), *history[len(history) - kept :]]
+    start = len(history) - kept
+    first = body.get("keptFirst")
+    if kept and isinstance(first, str) and message_digest(history[start]) != first:
+        found = [i for i in range(len(history)) if message_digest(history[i]) == first]
+        if found:
+            log.warning("a compaction's kept part was found by its first message, not its count")
+            start = found[-1]
+    while start < len(history) and history[start].get("role") == "tool":
+        start += 1
+    return [summary_message(summary), *history[start:]]
+
+
+def message_digest(message: dict[str, Any]) -> str:
+    """What names a message of the history: a digest of its canonical JSON."""
+    text = json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return digests.sha256_hex(text.encode())[:24]
 
 
 SUMMARY_NOTE = (

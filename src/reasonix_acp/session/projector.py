@@ -15,7 +15,8 @@ Transcript events (kind, body), as stored:
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
   plan              {"entries": [PlanEntry, ...]}
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
-  compaction        {"compactionId", "summary": str, "compacted": int, "kept": int}
+  compaction        {"compactionId", "summary": str, "compacted": int, "kept": int,
+                    "keptFirst": the digest of the first message kept, when any}
                     the history's oldest `compacted` messages replaced by the summary
                     (turn/compaction.py); shown as `compaction_update` to clients that
                     advertise `session.compaction`, as a short agent message to the others

@@ -41,7 +41,7 @@ from reasonix_acp.providers.reasoning import in_tool_stretch
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.reasonix_io.readiness import Obligations
 from reasonix_acp.session.gauge import Gauge
-from reasonix_acp.session.history import answer_open_calls
+from reasonix_acp.session.history import answer_open_calls, message_digest
 from reasonix_acp.session.images import user_content
 from reasonix_acp.tools.base import Tool, ToolContext, ToolResult
 from reasonix_acp.turn.compaction import (
@@ -274,10 +274,11 @@ class TurnRunner:
             return TurnReport(Outcome.FAILED, cause=f"{type(exc).__name__}: {exc}", usage=usage)
         finally:
             self.tool_calls.sweep()
-            self.flush()
             # However the turn ended, every tool call the model made is answered in the history
-            # the next model call reads (OpenAI-compatible APIs refuse it otherwise).
+            # the next model call reads (OpenAI-compatible APIs refuse it otherwise), and the
+            # answer is stored with the rest: a load rebuilds the same history.
             answer_open_calls(self.history, CANCELLED_CALL)
+            self.flush()
 
     def _apply_steers(self, final: bool) -> bool:
         """Steers become user messages after the history; the transcript keeps their words."""
@@ -377,12 +378,14 @@ class TurnRunner:
             return f"Compaction failed: {exc}"
         if done is None:
             return "Nothing to compact yet: the conversation is only its newest turns."
-        body = {
+        body: dict[str, Any] = {
             "compactionId": done.compaction_id,
             "summary": done.summary,
             "compacted": done.compacted,
             "kept": done.kept,
         }
+        if done.kept:  # what it keeps, by identity (session/history.py)
+            body["keptFirst"] = message_digest(self.history[len(self.history) - done.kept])
         self.record("compaction", body)
         self.transcript.compacted(body)
         self.flush()
