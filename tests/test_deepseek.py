@@ -110,9 +110,15 @@ def test_today_s_refusal_is_what_the_stand_in_gives_without_the_reasoning() -> N
     body = {"model": "deepseek-flash", "messages": messages}
     assert problem(body, ["deepseek-flash"]) == MISSING_REASONING
     assert problem({**body, "thinking": {"type": "disabled"}}, ["deepseek-flash"]) is None
-    messages[1]["reasoning_content"] = "because"
+    messages[1]["reasoning_content"] = ""  # accepted, as the API accepts it
     assert problem(body, ["deepseek-flash"]) is None
-    assert problem({**body, "model": "deepseek-chat"}, ["deepseek-flash"]) == "Model Not Exist"
+    messages.append({"role": "assistant", "content": "a text reply without the field"})
+    assert problem(body, ["deepseek-flash"]) == MISSING_REASONING
+    retired = problem({**body, "model": "deepseek-chat"}, ["deepseek-flash"])
+    assert (
+        retired == "The supported API model names are deepseek-flash, but you passed deepseek-chat."
+    )
+    assert problem({**body, "model": "nope"}, ["deepseek-flash"]) == "Model Not Exist"
 
 
 def test_after_a_sigkill_a_loaded_session_sends_the_same_bytes(tmp_path: Path) -> None:
@@ -189,9 +195,8 @@ def test_the_effort_switch_turns_thinking_off_and_back(tmp_path: Path) -> None:
     off, _, on = server.requests()
     assert off["thinking"] == {"type": "disabled"} and "reasoning_effort" not in off
     assert on["thinking"] == {"type": "enabled"} and on["reasoning_effort"] == "max"
-    # Replies made without thinking have none to send: the stand-in text takes its place.
-    kept = [m.get("reasoning_content") for m in assistants(on)]
-    assert len(kept) == 2 and all(isinstance(k, str) and k for k in kept)
+    # Replies made without thinking have none to send: an empty one takes its place.
+    assert [m.get("reasoning_content") for m in assistants(on)] == ["", ""]
 
 
 def test_a_session_stored_before_reasoning_was_kept_goes_on(tmp_path: Path) -> None:
@@ -218,7 +223,8 @@ def test_a_session_stored_before_reasoning_was_kept_goes_on(tmp_path: Path) -> N
         assert again.close() == 0
     last = server.requests()[-1]
     assert server.refused == []
-    assert all(m.get("reasoning_content") for m in assistants(last)[:2])
+    # The old tool stretch had no reasoning: each of its messages goes with an empty one.
+    assert [m.get("reasoning_content") for m in assistants(last)] == ["", ""]
 
 
 def test_a_retired_model_runs_on_its_successor_and_says_so(tmp_path: Path) -> None:

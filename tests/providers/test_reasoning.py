@@ -18,24 +18,17 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "read", "arguments"
 
 
 def test_each_field_is_joined_and_the_text_shown_once() -> None:
+    """OpenRouter streams every `reasoning_details` piece at index 0: a piece continues the
+    last item unless it names another type or id."""
     r = Reasoning()
+    text = {"type": "reasoning.text", "index": 0}
     shown = [
         r.feed(
-            {
-                "reasoning": "Let ",
-                "reasoning_details": [
-                    {"type": "reasoning.text", "text": "Let ", "index": 0, "format": "f"}
-                ],
-            }
+            {"reasoning": "Let ", "reasoning_details": [{**text, "text": "Let ", "format": "f"}]}
         ),
-        r.feed(
-            {
-                "reasoning": "me.",
-                "reasoning_details": [{"type": "reasoning.text", "text": "me.", "index": 0}],
-            }
-        ),
-        r.feed({"reasoning_details": [{"type": "reasoning.encrypted", "data": "xyz", "index": 1}]}),
+        r.feed({"reasoning": "me.", "reasoning_details": [{**text, "text": "me."}]}),
         r.feed({"reasoning_details": [{"index": 0, "signature": "sig"}]}),
+        r.feed({"reasoning_details": [{"type": "reasoning.encrypted", "data": "xyz", "index": 0}]}),
         r.feed({"content": "answer"}),
     ]
     assert shown == ["Let ", "me.", "", "", ""]
@@ -44,12 +37,12 @@ def test_each_field_is_joined_and_the_text_shown_once() -> None:
         "reasoning_details": [
             {
                 "type": "reasoning.text",
-                "text": "Let me.",
                 "index": 0,
+                "text": "Let me.",
                 "format": "f",
                 "signature": "sig",
             },
-            {"type": "reasoning.encrypted", "data": "xyz", "index": 1},
+            {"type": "reasoning.encrypted", "data": "xyz", "index": 0},
         ],
     }
     plain = Reasoning()
@@ -70,20 +63,21 @@ def test_a_tool_stretch_runs_from_a_call_to_the_next_user_message() -> None:
     assert not in_tool_stretch([user], final)
 
 
-def test_outgoing_stands_in_only_where_a_stretch_lacks_reasoning() -> None:
+def test_outgoing_gives_deepseek_a_reasoning_on_every_assistant_message() -> None:
     kept = {"role": "assistant", "content": None, "reasoning_content": "r", "tool_calls": [CALL]}
     lacking = {"role": "assistant", "content": None, "tool_calls": [CALL]}
-    plain = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
-    assert outgoing(plain) is plain  # nothing to add: the very list, no copy
     stretch = [
         {"role": "user", "content": "q"},
         kept,
         {"role": "tool", "tool_call_id": "c1", "content": "r"},
     ]
-    assert outgoing(stretch) is stretch
-    sent = outgoing([{"role": "user", "content": "q"}, lacking])
+    assert outgoing(stretch) is stretch  # nothing to add: the very list, no copy
+    sent = outgoing(
+        [{"role": "user", "content": "q"}, lacking, {"role": "assistant", "content": "a"}]
+    )
     assert list(sent[1]) == ["role", "content", "reasoning_content", "tool_calls"]
-    assert sent[1]["reasoning_content"] == MISSING and "reasoning_content" not in lacking
+    assert sent[1]["reasoning_content"] == MISSING == "" and "reasoning_content" not in lacking
+    assert sent[2] == {"role": "assistant", "content": "a", "reasoning_content": ""}
     # The same bytes every time: what later requests send is what this one sent.
     assert json.dumps(outgoing([lacking])) == json.dumps(outgoing([lacking]))
 

@@ -18,9 +18,12 @@ Rules:
   kept in the model's history (the transcript still shows it): DeepSeek ignores it there.
 - Whether a message belongs to a tool stretch depends only on it and the messages before it, so
   a message is sent with the same bytes in every later request and the prefix cache holds.
-- A tool-stretch message without reasoning (a session stored before reasoning was kept, a reply
-  made with thinking off, another provider's) is sent to a DeepSeek endpoint with a stand-in
-  `reasoning_content` (`MISSING`), always the same bytes, so the request is accepted.
+- To a DeepSeek endpoint every assistant message is sent with a `reasoning_content`: where
+  none was kept (outside tool stretches; a session stored before reasoning was kept; a reply
+  made with thinking off) it is the empty string, which the API accepts (reported by those who
+  tested it; some of its checks reject an assistant message without the field, even outside a
+  tool stretch). Not a placeholder text: one repeated on every message has been seen to make
+  the model answer nothing. Always the same bytes for the same message.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
-# What a DeepSeek endpoint is sent for a tool-stretch message whose reasoning was never kept.
-MISSING = "(The reasoning of this step was not kept.)"
+# What a DeepSeek endpoint is sent for an assistant message whose reasoning was not kept.
+MISSING = ""
 
 
 class Reasoning:
@@ -37,7 +40,7 @@ class Reasoning:
 
     def __init__(self) -> None:
         self.texts: dict[str, list[str]] = {}  # reasoning_content / reasoning → pieces
-        self.details: dict[Any, dict[str, Any]] = {}  # reasoning_details by index
+        self.details: list[dict[str, Any]] = []  # reasoning_details, pieces merged
 
     def feed(self, delta: dict[str, Any]) -> str:
         """Take a delta's reasoning; → the text to show of it ("" for none)."""
@@ -49,27 +52,36 @@ class Reasoning:
                 shown = shown or value
         items = delta.get("reasoning_details")
         if isinstance(items, list):
-            said = "".join(self._detail(n, item) for n, item in enumerate(items))
+            said = "".join(self._detail(item) for item in items)
             shown = shown or said
         return shown
 
-    def _detail(self, position: int, item: Any) -> str:
+    def _detail(self, item: Any) -> str:
+        """One streamed `reasoning_details` piece, merged into the item it continues: the last
+        one, when the piece names no other `type` or `id` (OpenRouter streams every piece at
+        `index` 0, so the index cannot tell items apart). Text is joined, a later `signature`
+        or `data` kept, the other keys as first given."""
         if not isinstance(item, dict):
             return ""
-        index = item.get("index", position)
-        kept = self.details.get(index)
-        if kept is None:
-            self.details[index] = dict(item)
-            kept = self.details[index]
+        last = self.details[-1] if self.details else None
+        same = (
+            last is not None
+            and item.get("type") in (None, last.get("type"))
+            and item.get("id") in (None, last.get("id"))
+        )
+        if last is None or not same:
+            self.details.append(dict(item))
         else:
             for key, value in item.items():
-                if key in ("text", "summary", "data") and isinstance(value, str):
-                    kept[key] = str(kept.get(key) or "") + value
-                elif key == "signature" and value:
-                    kept[key] = value
+                if key in ("text", "summary") and isinstance(value, str):
+                    last[key] = str(last.get(key) or "") + value
+                elif key in ("signature", "data") and value:
+                    last[key] = value
                 else:
-                    kept.setdefault(key, value)
-        return "".join(item[key] for key in ("text", "summary") if isinstance(item.get(key), str))
+                    last.setdefault(key, value)
+        return "".join(
+            item[key] for key in ("text", "summary") if isinstance(item.get(key), str)
+        )
 
     def kept(self) -> dict[str, Any]:
         """The fields to keep on the assistant message (empty: the reply had no reasoning)."""
@@ -78,7 +90,7 @@ class Reasoning:
             if field in self.texts:
                 out[field] = "".join(self.texts[field])
         if self.details:
-            out["reasoning_details"] = list(self.details.values())
+            out["reasoning_details"] = list(self.details)
         return out
 
 
@@ -97,24 +109,17 @@ def in_tool_stretch(history: list[dict[str, Any]], message: dict[str, Any]) -> b
 
 
 def outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages as sent to a DeepSeek endpoint: a tool-stretch assistant message without
+    """The messages as sent to a DeepSeek endpoint: an assistant message without a string
     `reasoning_content` gets `MISSING` (a copy; the history is not changed). → `messages`
-    itself when nothing lacks it (the usual case)."""
+    itself when nothing lacks it."""
     out: list[dict[str, Any]] | None = None
-    stretch = False
     for i, message in enumerate(messages):
-        role = message.get("role")
-        if role == "user":
-            stretch = False
-        elif role == "tool":
-            stretch = True
-        elif role == "assistant":
-            stretch = stretch or bool(message.get("tool_calls"))
-            text = message.get("reasoning_content")
-            if stretch and not (isinstance(text, str) and text):
-                if out is None:
-                    out = list(messages)
-                out[i] = _with_stand_in(message)
+        if message.get("role") == "assistant" and not isinstance(
+            message.get("reasoning_content"), str
+        ):
+            if out is None:
+                out = list(messages)
+            out[i] = _with_stand_in(message)
     return messages if out is None else out
 
 

@@ -36,8 +36,9 @@ OVERFLOW_WORDS = (
     "input is too long",
     "reduce the length",
 )
-# What servers say of a model id they do not serve (DeepSeek: "Model Not Exist").
-NO_MODEL_WORDS = ("model not exist", "model_not_found", "unknown model")
+# What servers say of a model id they do not serve (DeepSeek: "Model Not Exist", and for a
+# retired id "The supported API model names are ..., but you passed ...").
+NO_MODEL_WORDS = ("model not exist", "model_not_found", "unknown model", "supported api model")
 REFUSED_HELP = (
     "The endpoint refused the request this session's history makes: run /compact to rewrite "
     "the history as a summary (the session goes on from it), or start a new session"
