@@ -56,7 +56,25 @@ def tests(session: nox.Session) -> None:
     """The test suite against real subprocesses; needs `nox -s update_schema` first."""
     session.install("-e", ".[test,codegen]")
     # pytest exits 5 when it collected no test; nox treats any non-zero exit as a failure.
-    session.run("pytest", *session.posargs)
+    # In parallel: a module's tests on one worker, in order (tests/conftest.py). Three workers
+    # on two cores: much of the suite waits on agents' timeouts rather than computing.
+    session.run("pytest", *PARALLEL, *session.posargs)
+
+
+PARALLEL = ("-n", os.environ.get("PYTEST_WORKERS", "3"), "--dist", "loadgroup")
+# Left out of `quick`: the conformance calibration, packaging, the seeded storm.
+SLOW = ("tests/conformance", "tests/test_packaging.py", "tests/test_session_storm.py")
+
+
+@nox.session
+def quick(session: nox.Session) -> None:
+    """The inner loop: the suite without its slowest parts (the conformance calibration,
+    packaging, the session storm) and the gate's differential test at 300 lines; posargs
+    narrow it further (`nox -s quick -- tests/test_deepseek.py`)."""
+    session.install("-e", ".[test,codegen]")
+    ignored = [f"--ignore={path}" for path in SLOW]
+    env = {"GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "300")}
+    session.run("pytest", *PARALLEL, *ignored, *session.posargs, env=env)
 
 
 @nox.session
