@@ -79,9 +79,7 @@ class Reasoning:
                     last[key] = value
                 else:
                     last.setdefault(key, value)
-        return "".join(
-            item[key] for key in ("text", "summary") if isinstance(item.get(key), str)
-        )
+        return "".join(item[key] for key in ("text", "summary") if isinstance(item.get(key), str))
 
     def kept(self) -> dict[str, Any]:
         """The fields to keep on the assistant message (empty: the reply had no reasoning)."""
