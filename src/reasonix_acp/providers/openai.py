@@ -5,7 +5,8 @@ OpenRouter ...).
   and the whole of it is passed on once (`ReasoningKept`) to be sent back where the provider
   needs it (providers/reasoning.py); `content` deltas become text deltas.
 - DeepSeek's API (`dialect`): thinking on (`thinking`, `reasoning_effort` from the session's
-  effort; `off` turns it off), and each tool-stretch message sent with its reasoning.
+  effort; `off` turns it off), every assistant message sent with a `reasoning_content`
+  (providers/reasoning.py).
 - The stream is read by the SSE rules (multi-line `data:` events included); tool calls arrive
   in pieces by `index`, or by `id` when a server sends no index (or null), and are yielded
   whole, in the order they began, when the stream ends.

@@ -117,11 +117,11 @@ def outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ):
             if out is None:
                 out = list(messages)
-            out[i] = _with_stand_in(message)
+            out[i] = _with_empty_reasoning(message)
     return messages if out is None else out
 
 
-def _with_stand_in(message: dict[str, Any]) -> dict[str, Any]:
+def _with_empty_reasoning(message: dict[str, Any]) -> dict[str, Any]:
     """`message` with `MISSING` as its reasoning, in the place a kept one would have."""
     out: dict[str, Any] = {}
     for key, value in message.items():
