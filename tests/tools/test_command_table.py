@@ -44,26 +44,33 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("echo a; touch X", NO_TOUCH + E, "reject", "allow"),
     ("touch X", NO_TOUCH, "reject", "allow"),
     # grouping and nesting
-    ("(echo a; touch X)", E, "ask", "ask"),
-    ("{ echo a; touch X; }", E, "ask", "ask"),
+    ("(echo a; touch X)", E, "ask", "allow"),
+    ("{ echo a; touch X; }", E, "ask", "allow"),
     ("echo $(touch X)", E, "ask", "ask"),
     ("echo `touch X`", E, "ask", "ask"),
     ('echo "$(touch X)"', E, "ask", "ask"),
     ("cat <(touch X)", EC, "ask", "ask"),
     ("echo a > >(touch X)", E, "ask", "ask"),
-    ("if true; then echo a; fi", E, "ask", "ask"),  # `if` is outside the provable language
+    ("if true; then echo a; fi", E, "allow", "allow"),
+    ("case a in a) touch X;; esac", E, "ask", "allow"),
+    ("while false; do touch X; done", E, "ask", "allow"),
+    ("! echo a", E, "allow", "allow"),
+    ("echo a; }", E, "ask", "ask"),
+    ("(echo a) b", E, "ask", "ask"),
     ("echo second; exit 2", E, "allow", "allow"),
     ("true; exit 0", [], "allow", "allow"),  # free: `true`, `false`, `:`, `exit N`
     ("exit x", [], "ask", "allow"),  # `exit` with a word that is not a number needs a grant
     ("[ -f x ] && echo a", E, "ask", "allow"),  # `[` needs a grant like any command
     ("[ -f x ] && echo a", ["[", "echo"], "allow", "allow"),
     ("test -v 'a[$(touch X)]'", ["test"], "ask", "ask"),  # evaluates the subscript,
-    ("for f in a b; do touch $f; done", E, "ask", "ask"),
+    ("for f in a b; do touch $f; done", E, "ask", "allow"),
     ("f() { touch X; }; f", E, "ask", "ask"),
     ("X=$(touch Y) echo a", E, "ask", "ask"),
     ("export A=$(id)", E, "ask", "ask"),
     ("cat <<EOF\n$(touch X)\nEOF", EC, "ask", "ask"),
-    ("cat <<'EOF'\n$(touch X)\nEOF", EC, "ask", "ask"),  # heredocs are outside the language
+    ("cat <<'EOF'\n$(touch X)\nEOF", EC, "allow", "allow"),  # a quoted heredoc is text
+    ("cat <<EOF\nplain\nEOF", EC, "allow", "allow"),
+    ("python - <<'EOF'\nimport os\nEOF", ["python"], "allow", "allow"),
     # wrappers and nested shells
     ("env echo a", E, "ask", "allow"),
     ("sudo echo a", E, "ask", "allow"),
@@ -95,10 +102,28 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("trap 'touch X' EXIT", ["trap"], "ask", "ask"),
     ("alias x=touch\nx X", ["alias", "x"], "ask", "ask"),
     ("printf -v 'a[$(touch X)]' x", ["printf"], "ask", "ask"),
-    ("FOO=1 echo a", E, "ask", "ask"),
+    ("FOO=1 echo a", E, "allow", "allow"),
+    ("env FOO=1 echo a", ["env", "echo"], "allow", "allow"),
+    # what a variable changes: which program runs, what it loads, how the line is read
+    ("PATH=. echo a", E, "ask", "ask"),
+    ("LD_PRELOAD=./x.so echo a", E, "ask", "ask"),
+    ("export PATH=.; echo a", E, "ask", "ask"),
+    ("IFS=/; echo a", E, "ask", "ask"),
+    ("npm_config_script_shell=./x npm test", ["npm"], "ask", "ask"),
+    # reads: a variable the line surely set, a loop's, or one that holds no secret
+    ("echo $OPENAI_API_KEY", E, "ask", "ask"),
+    ('echo "$HOME"', E, "allow", "allow"),
+    ("X=1; echo $X", E, "allow", "allow"),
+    ("X=1 echo $X", E, "ask", "ask"),  # the assignment is the command's, after the expansion
+    ("if true; then X=1; fi; echo $X", E, "ask", "ask"),
+    ('(X=1); echo "$X"', E, "ask", "ask"),
+    ('for f in *; do [ -f "$f" ] && echo "$f"; done', ["[", "echo"], "allow", "allow"),
+    ('for f in *; do [ -v "$f" ]; done', ["["], "ask", "ask"),
+    ("for f in *; do [ $f ]; done", ["["], "ask", "ask"),  # unquoted: it may become `-v x[…]`
+    ("{ echo X >/dev/stdout; } >out", E, "ask", "allow"),  # fd 1 is `out` inside the group
     ("env LD_PRELOAD=x.so echo a", ["env", "echo"], "ask", "ask"),
     ("hash -p ./x echo; echo a", ["hash", "echo"], "ask", "ask"),
-    ("time echo a", E, "ask", "ask"),
+    ("time echo a", E, "allow", "allow"),
     ("echo a |& cat", EC, "ask", "ask"),
     ("cat < /dev/tcp/127.0.0.1/80", EC, "ask", "ask"),  # bash connects: not a file
     # writes

@@ -133,12 +133,13 @@ def test_a_provable_line_under_full_access_with_deny_rules_runs(tmp_path: Path) 
 def test_an_unprovable_line_offers_no_always(tmp_path: Path) -> None:
     """An "always" answer could only cover the line by its text; for a line the gate cannot
     read, that would be a grant of whatever it does next time: only once, and reject."""
-    c = agent(tmp_path, [bash("for f in a b; do echo $f; done")])
+    c = agent(tmp_path, [bash("select f in a b; do echo $f; done")])
     sid = c.start()
     asked, _ = prompt(c, sid, reject)
     kinds = [o["optionId"] for o in asked[0]["options"]]
     assert kinds == ["allow_once", "reject_once", "reject_always"]
-    assert "not provably safe: the reserved word `for`" in asked[0]["toolCall"]["title"]
+    title = asked[0]["toolCall"]["title"]
+    assert "not provably safe: the reserved word `select` where a command should be" in title
     assert c.close() == 0
 
 

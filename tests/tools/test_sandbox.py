@@ -115,9 +115,9 @@ def test_a_denied_path_is_hidden_from_a_command(
     tmp_path: Path, bwrap: Engine, outside: Path
 ) -> None:
     (outside / "key.txt").write_text("TOPSECRET outside\n")
-    # The path hides in a variable: the gate cannot check the line against deny_paths, so it
-    # asks; allowed, only the sandbox can keep the file from `cat`.
-    attempts = [f"p={outside}; cat $p/key.txt", "p=private; cat $p/key.txt", "ls private"]
+    # The path hides in a command substitution: the gate cannot check the line against
+    # deny_paths, so it asks; allowed, only the sandbox can keep the file from `cat`.
+    attempts = [f"cat $(echo {outside})/key.txt", "cat $(echo private)/key.txt", "ls private"]
     config = f'[permissions]\ndeny_paths = ["{outside}/**", "{tmp_path}/ws/private/**"]\n'
     c = agent(tmp_path, [bash(a) for a in attempts], config, env=SANDBOX_ON)
     sid, cwd = start(c)
