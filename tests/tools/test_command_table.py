@@ -137,7 +137,13 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("echo a > out*", E, "ask", "ask"),
     ("echo a | tee out.txt", EC, "allow", "allow"),
     ("echo a | tee -a ../out.txt", EC, "ask", "allow"),
-    ("cd .. && echo a > out.txt", EC, "ask", "allow"),
+    ("cd .. && echo a > out.txt", EC, "ask", "ask"),  # `cd ..` goes by the text: unknown
+    ("cd /etc && echo a > hosts", EC, "deny", "deny"),
+    ("cd sub && echo a > o.txt", EC, "allow", "allow"),
+    ("cd sub; cd ../.. && echo a > o.txt", EC, "ask", "ask"),  # where `cd ../..` goes: unknown
+    ("(cd /etc; cd sub) && echo a > hosts", EC, "allow", "allow"),  # the subshell's `cd` is gone
+    ("(cd sub && make); echo a > o.txt", EC, "allow", "allow"),  # the subshell's `cd` is gone
+    ("cd sub | echo a > o.txt", EC, "allow", "allow"),
     ("cat > out.txt ../elsewhere", EC, "allow", "allow"),
     # deny rules: under every preset
     ("rm -rf build", [], "deny", "deny"),

@@ -78,6 +78,8 @@ def _words() -> st.SearchStrategy[str]:
             "~", "~/h", "~+/..", "~-", "*", "[z-a]*", "{a,b}", "{touch,P}", "a=~+", "#c",
             "\\;", ";", "'", '"', "\\", "(", ")", "!", "!(a)", "-v", "-v 'a[$(touch P)]'",
             "a\\\nb", "'touch P'", "-c 'touch P'", "-exec touch P ;", "-delete", "a\r",
+            "$HOME", '"$HOME"', "$v", '"$v"', "${v}x", '"${v}"', "$SECRET", '"$SECRET"', "$?",
+            '-v "$v"', "-v $v", "$v $w", '"$w"', "((x))", "$1", '"$@"', "${v:-x}", "!(a)",
         ]
     )  # fmt: skip
     quoted = st.sampled_from(["'$(touch P)'", '"a;b"', "'a b'", "\\$x", '"\\$(touch P)"', "a\\ b"])
@@ -91,7 +93,9 @@ def _redirects() -> st.SearchStrategy[str]:
             "> /dev/fd/../../..{base}/outside/fd", "> ~+/../tilde", "> {base}/outside/abs",
             "&> o2", "2> e", "< a", "<<EOF\n$(touch P)\nEOF", "<<'EOF'\nx\nEOF", "<<< $x",
             "> >(touch P)", "< <(touch P)", "> $x", "> o*", "{fd}> o", ">&-", ">| out",
-            "> ~/home-file", "3<> a", "2>&3",
+            "> ~/home-file", "3<> a", "2>&3", '> "$v"', "<<< $SECRET", '<<< "$v"',
+            "<<-'EOF'\n\tx\n\tEOF", "<<EOF\n$SECRET\nEOF", "<<'EOF' && touch P\nx\nEOF",
+            "<<'EOF'\nx", "<<EOF\nplain\nEOF",
         ]
     )  # fmt: skip
 
@@ -103,6 +107,10 @@ def _prefixes() -> st.SearchStrategy[str]:
             "x='$(touch P)'; ", "PATH=. ", "trap 'touch P' EXIT; ", "f() { touch P; }; ",
             "cd ..; ", "cd sub && ", "shopt -s expand_aliases; alias ls=touch\n",
             "export BASH_ENV=a; ", "set -o xtrace; PS4='$(touch P)'; ", "hash -p ./a ls; ",
+            "v=sub; ", "v=sub w=-v; ", "export v=a; ", "v=a && ", "(v=a); ", "v=a | true; ",
+            "if false; then v=a; fi; ", "if true; then v=a; else v=b; fi; ", "PATH=.:/x ",
+            "export PATH=.; ", "IFS=/; ", "LD_PRELOAD=./a ", "BASH_ENV=./a ", "v='-v'; ",
+            "w='a[$(touch P)]'; ", "x=~; ", "GIT_PAGER='touch P' ", "v=$SECRET; ",
         ]
     )  # fmt: skip
 
@@ -116,6 +124,15 @@ def _command(draw: st.DrawFn) -> str:
     benign = st.sampled_from(["> out", "2>&1", ">/dev/null", "< a", ">> sub/o", "> link/x"])
     redirect = draw(st.one_of(st.just(""), st.just(""), st.just(""), benign, _redirects()))
     wraps = ["({})", "{{ {}; }}", "$({})", "if {}; then :; fi", "! {}", "time {}", "{} &"]
+    wraps += [
+        "for v in a *; do {}; done",
+        "for v in $SECRET; do {}; done",
+        "while false; do :; done; {}",
+    ]
+    wraps += ["until {}; do break; done", "case a in a) {};; esac", "case $v in (*) {};; esac"]
+    wraps += ["if false; then :; elif {0}; then :; else {0}; fi", "{{ {}; }} > out", "({}) 2>&1"]
+    wraps += ["{{ {} >/dev/stdout; }} 1<&0", "{{ {}; }} 1<../outside/canary", "time -p {}"]
+    wraps += ["for PATH in .; do {}; done", "{{ {} }}", "( ({}) )", "{} <<'EOF'\n$(touch P)\nEOF"]
     wrap = draw(st.one_of(*[st.just("{}")] * 6, st.sampled_from(wraps)))
     body = " ".join([name, *args, redirect]).strip()
     return prefix + wrap.format(body)
@@ -194,11 +211,48 @@ def edge_lines(draw: st.DrawFn) -> str:
     return prefix + body + " " + draw(redirect)
 
 
+@st.composite
+def everyday_lines(draw: st.DrawFn) -> str:
+    """Lines in the shape agents write them, from the forms the language reads (assignments,
+    `export`, subshells, groups, `if`/`for`/`while`/`case`, `time`, heredocs, variable reads),
+    each part drawn with its hostile neighbours: a name that changes what runs, a read of a
+    secret, a target outside, a descriptor moved around a group."""
+    command = st.sampled_from(
+        [
+            "echo X", "cat a", "ls", "git status", "grep a a", "find . -name a",
+            "echo a | xargs grep a", '[ -f "$v" ]', "[ -f a ]", "true", "echo $v",
+            'echo "$HOME" $PATH', "echo $SECRET", '[ -v "$v" ]', '[ $v ]', "cd sub",
+            "echo X > out", "echo X > ../outside/canary", "echo X >/dev/stdout", "printf '%s' \"$v\"",
+        ]
+    )  # fmt: skip
+    assign = st.sampled_from(
+        [
+            "v=a", "v='a b'", "v=*", "v='a[$(touch P)]'", "v=-v", "FOO=1", "NODE_ENV=t",
+            "PATH=.", "LD_PRELOAD=./a", "IFS=a", "HOME=..", "BASH_ENV=./a", "GIT_DIR=..",
+        ]
+    )  # fmt: skip
+    forms = [
+        "{a} {c}", "export {a} && {c}", "{a}; {c}", "({c1} && {c2})", "{{ {c1}; {c2}; }}",
+        "for v in a sub *; do {c}; done", "for v in a; do {c1}; done; {c2}",
+        "if {c1}; then {c2}; fi", "if {c1}; then {a}; else {a}; fi; {c2}", "time {c}",
+        "while {c1}; do {c2}; break; done", "case {w} in a|b) {c1};; *) {c2};; esac",
+        "cat <<'EOF' > notes\n$(touch P) $SECRET\nEOF", "{c} <<< \"$v\"", "! {c}",
+        "{{ {c}; }} > out", "{{ {c}; }} 1<&0", "( {a}; {c1} ) && {c2}", "{a} | {c1}; {c2}",
+    ]  # fmt: skip
+    form = draw(st.sampled_from(forms))
+    c1, c2, c = draw(command), draw(command), draw(command)
+    return form.format(a=draw(assign), c=c, c1=c1, c2=c2, w=draw(st.sampled_from(["a", "$v"])))
+
+
 GRANTS = st.lists(
     st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd"]),
     unique=True,
     min_size=1,
 )
+
+
+# Every name `everyday_lines` uses but the ones a line hides (`touch`, `rm`).
+EVERYDAY = ["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "[", "printf"]
 
 
 def _grants(names: list[str]) -> list[tuple[str, str, bool]]:
@@ -213,6 +267,8 @@ def _layout(base: Path) -> Workspace:
     (base / "outside" / "canary").write_text("c")
     (ws / "a").write_text("a\n")
     (ws / "link").symlink_to(base / "outside")
+    for name in ("-v", "a[$(touch P)]"):  # file names a pattern or a loop hands to `[`
+        (ws / name).write_text("")
     return Workspace(str(ws), temp=str(base / "tmp"))
 
 
@@ -243,15 +299,19 @@ def _state(base: Path) -> dict[str, str]:
     return found
 
 
-def _run(line: str, base: Path) -> list[str]:
+# In the environment the line runs with, as secrets: no line run unasked may show them.
+SECRETS = {"SECRET": "sekrit-canary-1", "v": "sekrit-canary-2", "w": "sekrit-canary-3"}
+
+
+def _run(line: str, base: Path) -> tuple[list[str], bytes]:
     """Run `line` as the bash tool does; → the programs it started (their paths): every one
-    strace saw where it can trace, and every stand-in that ran."""
+    strace saw where it can trace, and every stand-in that ran; and what it printed."""
     trace, ran = base / "trace.log", base / "ran.log"
     argv = command_argv("bash", line)
     if STRACE is not None:
         argv = [STRACE, "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
-    env = {"PATH": str(base / "shims"), "HOME": str(base / "home"), "LANG": "C.UTF-8"}
-    subprocess.run(
+    env = {"PATH": str(base / "shims"), "HOME": str(base / "home"), "LANG": "C.UTF-8", **SECRETS}
+    done = subprocess.run(
         argv, cwd=base / "ws", env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=10
     )
     started = ran.read_text().split() if ran.exists() else []
@@ -262,7 +322,7 @@ def _run(line: str, base: Path) -> list[str]:
             if "execve(" in entry and "= 0" in entry.rsplit(")", 1)[-1]
         ]
         started += execs[1:]  # the first is bash itself
-    return started
+    return started, done.stdout + done.stderr
 
 
 COUNTS = {"judged": 0, "ran": 0}
@@ -284,10 +344,12 @@ def _announce() -> Iterator[None]:
     print_blob=True,
 )
 @given(
-    line=edge_lines() if ONLY else st.one_of(lines(), near_lines(), near_lines(), edge_lines()),
-    granted=GRANTS,
+    line=edge_lines()
+    if ONLY
+    else st.one_of(lines(), near_lines(), near_lines(), edge_lines(), everyday_lines()),
+    granted=st.one_of(GRANTS, GRANTS, st.just(EVERYDAY)),
 )
-def test_what_runs_unasked_is_what_was_granted(
+def _what_runs_unasked_is_what_was_granted(
     tmp_path_factory: pytest.TempPathFactory, line: str, granted: list[str]
 ) -> None:
     base = tmp_path_factory.mktemp("gate")
@@ -309,7 +371,9 @@ def test_what_runs_unasked_is_what_was_granted(
     COUNTS["ran"] += 1
     _shims(base / "shims", base / "ran.log")
     before = _state(base)
-    started = _run(line, base)
+    started, output = _run(line, base)
+    shown = [value for value in SECRETS.values() if value.encode() in output]
+    assert not shown, f"GATE_SEED={SEED}: {line!r} under {granted} showed {shown}"
     allowed = {n for n in granted if " " not in n} | ({"git"} if line in granted else set())
     strays = [p for p in started if os.path.basename(p) not in allowed]
     assert not strays, f"GATE_SEED={SEED}: {line!r} under {granted} started {strays}"
@@ -320,9 +384,10 @@ def test_what_runs_unasked_is_what_was_granted(
     shutil.rmtree(base)
 
 
-def test_the_generator_reaches_lines_that_run() -> None:
-    """Runs after the property: a grammar whose lines were all asked would prove nothing."""
+def test_what_runs_unasked_is_what_was_granted(tmp_path_factory: pytest.TempPathFactory) -> None:
+    _what_runs_unasked_is_what_was_granted(tmp_path_factory=tmp_path_factory)
     if ONLY:
-        pytest.skip("GATE_ONLY: one class of known escapes, asked when the gate holds")
+        return  # one class of known escapes: asked when the gate holds
+    # a grammar whose lines were all asked would prove nothing
     assert COUNTS["judged"] >= EXAMPLES // 2
     assert COUNTS["ran"] >= COUNTS["judged"] // 10, COUNTS

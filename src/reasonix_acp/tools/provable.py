@@ -30,6 +30,7 @@ Invariants:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from reasonix_acp.tools.shell_lexer import Redirect, Unprovable, Word
 from reasonix_acp.tools.shell_names import NAME, READABLE, may_set, why_not_read, why_not_set
@@ -96,16 +97,24 @@ class _Prover:
         if len(pipeline.commands) == 1:
             return self._node(pipeline.commands[0], defined, moved)
         for node in pipeline.commands:  # each in a subshell: what it sets is gone after
-            self._node(node, defined, moved)
+            self._subshell(lambda n=node: self._node(n, defined, moved))
         return defined
+
+    def _subshell(self, run: Callable[[], object]) -> None:
+        """Runs a part in a subshell: a `cd` there moves nothing after it."""
+        dirs = self.proof.dirs
+        run()
+        self.proof.dirs = dirs
 
     def _node(self, node: Node, defined: Names, moved: Names) -> Names:
         if isinstance(node, Command):
             return self._command(node, defined, moved)
         inner = self._redirects(node.redirects, defined, moved)
+        if isinstance(node, Group) and node.subshell:
+            self._subshell(lambda: self.sequence(node.body, defined, inner))
+            return defined
         if isinstance(node, Group):
-            after = self.sequence(node.body, defined, inner)
-            return defined if node.subshell else after
+            return self.sequence(node.body, defined, inner)
         if isinstance(node, If):
             return self._if(node, defined, inner)
         if isinstance(node, Loop):
@@ -171,7 +180,7 @@ class _Prover:
                 # `/dev/stderr` is the command's own fd 2, unless a redirection before it moved
                 # that descriptor to a file (which it would then reopen: tools/kernel_paths.py)
                 if stream is None or stream in moved:
-                    (self.proof.reads if redirect.op == "<" else self.proof.writes).append(path)
+                    self.proof.opened(path, write=redirect.op != "<")
             moved = moved | _fds(redirect)
         return moved
 
@@ -209,6 +218,8 @@ def _assignment(word: Word) -> None:
 
 def _export(words: list[Word]) -> Names:
     """`export NAME[=value] …`: names a line may set, values literal (brace words expand here)."""
+    if not words:
+        raise Unprovable("`export` with no name prints the environment, secrets too")
     names = set()
     for word in words:
         if not word.known:

@@ -61,11 +61,43 @@ class Proof:
     commands: list[Simple] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
     reads: list[str | None] = field(default_factory=list)
-    changes_dir: bool = False
+    adrift: list[str] = field(default_factory=list)  # relative paths opened after a `cd` to
+    # a place not known here
+    # While proving: the directories the shell may be in, relative to where it started;
+    # None after a `cd` to a place not known here.
+    dirs: frozenset[str] | None = frozenset({""})
 
     @property
     def names(self) -> list[str]:
         return distinct_names(self.commands)
+
+    def opened(self, path: str | None, write: bool = True) -> None:
+        """A path the line writes (or reads): a relative one in every directory the shell may
+        be in, or `adrift` when that is not known."""
+        paths = self.writes if write else self.reads
+        if path is None or os.path.isabs(path):
+            paths.append(path)
+        elif self.dirs is None:
+            paths.append(path)
+            self.adrift.append(path)
+        else:
+            paths += [os.path.join(d, path) if d else path for d in sorted(self.dirs)]
+
+    def cd(self, args: list[str | None]) -> None:
+        """`cd DIR` may fail: the shell is where it was, or in DIR. Known only for one literal
+        DIR with no `..` (bash reads `..` in a `cd` by the text, not by the links) and no
+        option; `cd` alone goes $HOME, `cd -` to $OLDPWD: places not known here."""
+        where = args[0] if len(args) == 1 else None
+        if self.dirs is None or not where or where.startswith("-") or ".." in where.split("/"):
+            self.dirs = None
+            return
+        dirs = self.dirs | {
+            where if os.path.isabs(where) else os.path.join(d, where) for d in self.dirs
+        }
+        self.dirs = frozenset(dirs) if len(dirs) <= MAX_DIRS else None
+
+
+MAX_DIRS = 16
 
 
 def simple(proof: Proof, argv: list[str | None]) -> None:
@@ -81,15 +113,16 @@ def simple(proof: Proof, argv: list[str | None]) -> None:
     if name in BUILTINS and name not in PLAIN_BUILTINS:
         raise Unprovable(f"the builtin `{name}` changes how the shell reads what follows")
     proof.commands.append(Simple(tuple(argv)))
-    if base == "cd":
-        proof.changes_dir = True
     _runs(proof, base, argv[1:])
+    if base == "cd":
+        proof.cd(argv[1:])
 
 
 def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
     """What a command runs in its turn, and the files it is told to write."""
     if base == "tee":
-        proof.writes += operands(rest)
+        for path in operands(rest):
+            proof.opened(path)
     elif base == "find":
         _find(proof, rest)
     elif base == "git":
@@ -116,7 +149,7 @@ def _env(proof: Proof, rest: list[str | None]) -> None:
         if eq and not word.startswith("-") and not may_set(name):
             raise Unprovable(why_not_set(name))
         if word.startswith(("-C", "--chdir")):
-            proof.changes_dir = True
+            proof.dirs = None  # for the command it runs: for the rest too, to be sure
 
 
 def _find(proof: Proof, rest: list[str | None]) -> None:
@@ -125,7 +158,8 @@ def _find(proof: Proof, rest: list[str | None]) -> None:
     runs, writes = find_runs(rest)
     for argv in runs:
         simple(proof, argv)
-    proof.writes += writes
+    for path in writes:
+        proof.opened(path)
 
 
 def _git(rest: list[str | None]) -> None:

@@ -90,6 +90,8 @@ def judge_line(
         return Verdict("deny", denied)
     proof = line.proof
     checked = proof is not None or not (rules.commands or rules.paths)
+    if preset == FULL and proof is not None and proof.adrift and rules.paths:
+        return Verdict("ask", f"cannot be checked against deny_paths: {proof.adrift[0]} after `cd`")
     if preset == FULL:
         return Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))
     remembered = {
@@ -147,19 +149,19 @@ def writes_outside(
     A target is judged after `realpath` (`..` and links followed); `/dev/null` is the only
     stream, and a path through the kernel's trees (/proc, /dev, /sys: `/dev/stdout`,
     `/proc/self/cwd/...`) is never judged inside (tools/kernel_paths.py)."""
-    return _outside(proof.writes, proof.changes_dir, resolve, inside, cwd)
+    return _outside(proof.writes, proof.adrift, resolve, inside, cwd)
 
 
 def reads_outside(
     proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool], cwd: str = "/"
 ) -> list[str]:
     """The files the line's input redirections read that are outside (or cannot be judged)."""
-    return _outside(proof.reads, proof.changes_dir, resolve, inside, cwd)
+    return _outside(proof.reads, proof.adrift, resolve, inside, cwd)
 
 
 def _outside(
     targets: list[str | None],
-    changes_dir: bool,
+    adrift: list[str],
     resolve: Callable[[str], str],
     inside: Callable[[str], bool],
     cwd: str,
@@ -170,11 +172,7 @@ def _outside(
             out.append("(a path known only when it runs)")
         elif os.path.normpath(target) in KNOWN:
             continue
-        elif (
-            (changes_dir and not os.path.isabs(target))
-            or through_kernel(target, cwd)
-            or not inside(resolve(target))
-        ):
+        elif target in adrift or through_kernel(target, cwd) or not inside(resolve(target)):
             out.append(target)
     return out
 
