@@ -79,6 +79,8 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ('sh -c "$CMD"', ["sh"], "ask", "ask"),
     ("eval 'touch X'", ["eval"], "ask", "ask"),
     ("xargs touch < list", EC, "ask", "allow"),
+    ("xargs < list", ["xargs"], "ask", "allow"),  # it runs `echo`
+    ("xargs < list", ["xargs", "echo"], "allow", "allow"),
     ("find . -exec touch {} ;", ["find"], "ask", "allow"),
     ("nice -n 5 echo a", ["nice", "echo"], "allow", "allow"),
     ("timeout 5 touch X", ["timeout"], "ask", "allow"),
@@ -142,7 +144,13 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("cd sub && echo a > o.txt", EC, "allow", "allow"),
     ("cd sub; cd ../.. && echo a > o.txt", EC, "ask", "ask"),  # where `cd ../..` goes: unknown
     ("(cd /etc; cd sub) && echo a > hosts", EC, "allow", "allow"),  # the subshell's `cd` is gone
-    ("(cd sub && make); echo a > o.txt", EC, "allow", "allow"),  # the subshell's `cd` is gone
+    ("(cd sub && echo a); echo a > o.txt", EC, "allow", "allow"),  # the subshell's `cd` is gone
+    # a program that ran before a path is opened may have made a link on its way (`ln -s`)
+    ("make && echo a > o.txt", EC, "ask", "ask"),
+    ("make 2>&1 | tee build.log", EC, "ask", "ask"),
+    ("make > build.log 2>&1", EC, "allow", "allow"),  # opened before `make` runs
+    ("for f in a b; do cat a > o.txt; done", EC, "ask", "ask"),  # after the first turn's `cat`
+    ("for f in a b; do echo a > o.txt; done", EC, "allow", "allow"),
     ("cd sub | echo a > o.txt", EC, "allow", "allow"),
     ("cat > out.txt ../elsewhere", EC, "allow", "allow"),
     # deny rules: under every preset

@@ -45,6 +45,12 @@ CLASSES = {
     "brace": ["find . {-exec,touch} P \\;", "find . {-exec,sh} -c 'touch P' \\;"],
     "cluster": ["echo a | xargs -rI grep touch P", "echo a | xargs -0rI grep touch P"],
     "proc": ["cd .. && echo X > /proc/self/cwd/made", "cd sub && echo X > /proc/self/cwd/../../m"],
+    "link": [
+        "ln -s ../outside lnk && echo X > lnk/made",
+        "ln -s ../outside/canary c; echo X > c",
+        "ln -s ../outside lnk | tee lnk/made",
+        "for d in a b; do echo X > lnk2/m; ln -s ../outside lnk2; done",
+    ],
 }
 SEED = int(os.environ.get("GATE_SEED", str(random.SystemRandom().randrange(1 << 32))))
 
@@ -65,7 +71,8 @@ NAMES += ["xargs", "find", "sh", "bash", "eval", "trap", "alias", "export", "cd"
 NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch", "grep"]
 # Commands whose stand-in runs the real program after logging itself: what they run in turn
 # (`find -exec`, `xargs`) is seen through the other stand-ins.
-REAL = {n: p for n in ("find", "xargs") if (p := shutil.which(n)) is not None}
+NAMES += ["ln"]
+REAL = {n: p for n in ("find", "xargs", "ln") if (p := shutil.which(n)) is not None}
 HIDDEN = "touch P"  # the command a line hides, when it hides one
 
 
@@ -180,7 +187,8 @@ def edge_lines(draw: st.DrawFn) -> str:
     """Lines of granted commands built from the constructs that once got past the gate: brace
     words where `find` reads an action, option clusters of wrappers, descriptor files that
     reopen what an earlier redirection named, `/proc/self` paths, `cd` before a path."""
-    prefix = draw(st.sampled_from(["", "", "cd .. && ", "cd {base}/outside && ", "cd sub; "]))
+    prefix = st.sampled_from(["", "", "cd .. && ", "cd {base}/outside && ", "cd sub; "])
+    prefix = draw(st.one_of(prefix, st.sampled_from(["ln -s ../outside lnk && ", "ln -s a c; "])))
     if ONLY:  # one class of construct (GATE_ONLY), to replay what finds it
         return draw(st.sampled_from(CLASSES[ONLY]))
     commands = [
@@ -223,6 +231,7 @@ def everyday_lines(draw: st.DrawFn) -> str:
             "echo a | xargs grep a", '[ -f "$v" ]', "[ -f a ]", "true", "echo $v",
             'echo "$HOME" $PATH', "echo $SECRET", '[ -v "$v" ]', '[ $v ]', "cd sub",
             "echo X > out", "echo X > ../outside/canary", "echo X >/dev/stdout", "printf '%s' \"$v\"",
+            "ln -s ../outside lnk", "echo X > lnk/f", "ln -s ../outside/canary out",
         ]
     )  # fmt: skip
     assign = st.sampled_from(
@@ -245,14 +254,14 @@ def everyday_lines(draw: st.DrawFn) -> str:
 
 
 GRANTS = st.lists(
-    st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd"]),
+    st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "ln"]),
     unique=True,
     min_size=1,
 )
 
 
 # Every name `everyday_lines` uses but the ones a line hides (`touch`, `rm`).
-EVERYDAY = ["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "[", "printf"]
+EVERYDAY = ["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "[", "printf", "ln"]
 
 
 def _grants(names: list[str]) -> list[tuple[str, str, bool]]:
@@ -280,7 +289,9 @@ def _shims(directory: Path, log: Path) -> None:
             continue
         shim = directory / name
         real = REAL.get(name)  # a wrapper: it logs itself, then runs as itself
-        then = f'exec {shlex.quote(real)} "$@"' if real else "exit 0"
+        # `ln` makes links in the workspace only: never through a link it made (`-n`)
+        options = " -n" if name == "ln" else ""
+        then = f'exec {shlex.quote(real)}{options} "$@"' if real else "exit 0"
         shim.write_text(f'#!/bin/sh\necho "$0" >> {shlex.quote(str(log))}\n{then}\n')
         shim.chmod(0o755)
 

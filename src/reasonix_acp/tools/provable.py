@@ -30,7 +30,8 @@ Invariants:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from reasonix_acp.tools.shell_lexer import Redirect, Unprovable, Word
 from reasonix_acp.tools.shell_names import NAME, READABLE, may_set, why_not_read, why_not_set
@@ -96,9 +97,29 @@ class _Prover:
     def _pipeline(self, pipeline: Pipeline, defined: Names, moved: Names) -> Names:
         if len(pipeline.commands) == 1:
             return self._node(pipeline.commands[0], defined, moved)
+        proof = self.proof
+        linked = proof.linked
+        parts = []  # each command's: (whether a program ran in it, what it opened)
         for node in pipeline.commands:  # each in a subshell: what it sets is gone after
+            programs, writes, reads = proof.programs, len(proof.writes), len(proof.reads)
             self._subshell(lambda n=node: self._node(n, defined, moved))
+            parts.append((proof.programs > programs, proof.writes[writes:] + proof.reads[reads:]))
+        for i, (_, opened) in enumerate(parts):
+            # they run at once: a path is adrift when a program runs beside it
+            if not linked and any(program for j, (program, _) in enumerate(parts) if j != i):
+                proof.adrift += [path for path in opened if path is not None]
         return defined
+
+    @contextmanager
+    def _together(self) -> Iterator[None]:
+        """A loop: its turns follow each other, so when a program ran in it, every path it
+        opens may come after that program (in a later turn)."""
+        proof = self.proof
+        programs, writes, reads = proof.programs, len(proof.writes), len(proof.reads)
+        yield
+        if proof.programs > programs:
+            opened = proof.writes[writes:] + proof.reads[reads:]
+            proof.adrift += [path for path in opened if path is not None]
 
     def _subshell(self, run: Callable[[], object]) -> None:
         """Runs a part in a subshell: a `cd` there moves nothing after it."""
@@ -118,15 +139,17 @@ class _Prover:
         if isinstance(node, If):
             return self._if(node, defined, inner)
         if isinstance(node, Loop):
-            condition = self.sequence(node.condition, defined, inner)
-            self.sequence(node.body, condition, inner)
+            with self._together():
+                condition = self.sequence(node.condition, defined, inner)
+                self.sequence(node.body, condition, inner)
             return condition
         if isinstance(node, For):
             if not NAME.match(node.name) or not may_set(node.name):
                 raise Unprovable(why_not_set(node.name))
             for word in node.words:
                 _reads(word, defined)
-            self.sequence(node.body, defined | {node.name}, inner)
+            with self._together():
+                self.sequence(node.body, defined | {node.name}, inner)
             return defined
         assert isinstance(node, Case)
         _reads(node.subject, defined)

@@ -61,11 +61,17 @@ class Proof:
     commands: list[Simple] = field(default_factory=list)
     writes: list[str | None] = field(default_factory=list)
     reads: list[str | None] = field(default_factory=list)
-    adrift: list[str] = field(default_factory=list)  # relative paths opened after a `cd` to
-    # a place not known here
+    # Paths whose place is not known here: relative after a `cd` to a place not known, or
+    # opened after a program ran (`linked`).
+    adrift: list[str] = field(default_factory=list)
     # While proving: the directories the shell may be in, relative to where it started;
     # None after a `cd` to a place not known here.
     dirs: frozenset[str] | None = frozenset({""})
+    # While proving: a program may have run before this point (or beside it, in a pipeline or
+    # an earlier turn of a loop). Any program may make a link where a later path leads (`ln`,
+    # `git checkout`, `tar x` ...); the shell follows it. Builtins make none.
+    linked: bool = False
+    programs: int = 0  # the programs it runs, counted as read
 
     @property
     def names(self) -> list[str]:
@@ -73,9 +79,13 @@ class Proof:
 
     def opened(self, path: str | None, write: bool = True) -> None:
         """A path the line writes (or reads): a relative one in every directory the shell may
-        be in, or `adrift` when that is not known."""
+        be in; `adrift` when that is not known, or when a program that ran before it may have
+        made a link on its way."""
         paths = self.writes if write else self.reads
-        if path is None or os.path.isabs(path):
+        if path is not None and self.linked:
+            paths.append(path)
+            self.adrift.append(path)
+        elif path is None or os.path.isabs(path):
             paths.append(path)
         elif self.dirs is None:
             paths.append(path)
@@ -114,6 +124,9 @@ def simple(proof: Proof, argv: list[str | None]) -> None:
         raise Unprovable(f"the builtin `{name}` changes how the shell reads what follows")
     proof.commands.append(Simple(tuple(argv)))
     _runs(proof, base, argv[1:])
+    if name not in PLAIN_BUILTINS:  # a program (a path to one too: `/bin/echo`)
+        proof.linked = True
+        proof.programs += 1
     if base == "cd":
         proof.cd(argv[1:])
 
@@ -136,6 +149,8 @@ def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
             inner = wrapped(base, rest)
         except UnreadOption as exc:
             raise Unprovable(str(exc)) from None
+        if not inner and base == "xargs":
+            inner = ["echo"]  # what xargs runs when it is given no command
         if inner:
             simple(proof, inner)
 
