@@ -29,6 +29,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -102,7 +103,7 @@ class _Prover:
         parts = []  # each command's: (whether a program ran in it, what it opened)
         for node in pipeline.commands:  # each in a subshell: what it sets is gone after
             programs, writes, reads = proof.programs, len(proof.writes), len(proof.reads)
-            self._subshell(lambda n=node: self._node(n, defined, moved))
+            self._subshell(functools.partial(self._node, node, defined, moved))
             parts.append((proof.programs > programs, proof.writes[writes:] + proof.reads[reads:]))
         for i, (_, opened) in enumerate(parts):
             # they run at once: a path is adrift when a program runs beside it

@@ -195,7 +195,10 @@ class _Parser:
     def _simple(self) -> Command:
         command = Command([], [])
         while (token := self._peek()) is not None and not isinstance(token, Op):
-            (command.words if isinstance(token, Word) else command.redirects).append(token)
+            if isinstance(token, Word):
+                command.words.append(token)
+            else:
+                command.redirects.append(token)
             self.i += 1
         if not command.words and not command.redirects:
             raise Unprovable(f"{_shown(token) if token else 'the end'} where a command should be")
@@ -264,7 +267,7 @@ class _Parser:
         self.i += 1
         self._newlines()
         self._expect("in")
-        branches = []
+        branches: list[tuple[list[Word], Sequence]] = []
         while True:
             self._newlines()
             if self._reserved("esac"):
