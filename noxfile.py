@@ -91,11 +91,14 @@ def soak(session: nox.Session) -> None:
     """The seeded session storm at length: STORM_SEEDS seeds (200 unless set) of STORM_STEPS
     steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED. The
     gate's differential test with GATE_EXAMPLES lines (50,000 unless set), replayed with
-    GATE_SEED."""
+    GATE_SEED. The reload property with HISTORY_EXAMPLES sessions (200 unless set), replayed
+    with HISTORY_SEED."""
     session.install("-e", ".[test,codegen]")
     env = {
         "STORM_SEEDS": os.environ.get("STORM_SEEDS", "200"),
         "GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "50000"),
+        "HISTORY_EXAMPLES": os.environ.get("HISTORY_EXAMPLES", "200"),
     }
     tests = ["tests/test_session_storm.py", "tests/tools/test_gate_differential.py"]
+    tests += ["tests/test_history_reload_property.py"]
     session.run("pytest", "-q", "-s", *tests, *session.posargs, env=env)

@@ -17,7 +17,7 @@ from tests.deepseek_server import DeepSeek
 from tests.test_deepseek import agent, config
 from tests.test_history_exact import converse
 
-ASKS = {"name": "bash", "arguments": {"command": "echo $HOME > made"}}  # unprovable: it asks
+ASKS = {"name": "bash", "arguments": {"command": "echo $HOME > made"}}  # nothing granted: asks
 
 
 def cancel_at_question(c: Client, sid: str) -> Any:

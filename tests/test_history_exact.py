@@ -126,7 +126,7 @@ def live_through(c: Client, sid: str, cwd: Path) -> None:
 def behaviours() -> list[Any]:
     return [
         text_stream("I read the notes."),
-        bash_stream("call_x", "echo $HOME"),  # an expansion: not provable, so it asks
+        bash_stream("call_x", "echo $HOME"),  # nothing granted: it asks
         text_stream("Done, with tabs."),
         text_stream("Once more."),
         text_stream("Notes read; echo run; tabs asked for."),  # the summary of /compact
