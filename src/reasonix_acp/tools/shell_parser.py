@@ -40,11 +40,15 @@ class Command:
 
 @dataclass
 class Pipeline:
+    """Commands joined by `|`: each runs in a subshell, all at once."""
+
     commands: list[Node]
 
 
 @dataclass
 class AndOr:
+    """Pipelines joined by `&&` and `||`."""
+
     first: Pipeline
     rest: list[tuple[str, Pipeline]] = field(default_factory=list)
 
@@ -63,6 +67,8 @@ class Group:
 
 @dataclass
 class If:
+    """`if`/`elif` branches (condition, body) and the `else` body, if any."""
+
     branches: list[tuple[Sequence, Sequence]]  # (condition, body)
     otherwise: Sequence | None
     redirects: list[Redirect] = field(default_factory=list)
@@ -79,6 +85,8 @@ class Loop:
 
 @dataclass
 class For:
+    """`for NAME in WORDS; do BODY; done`."""
+
     name: str
     words: list[Word]
     body: Sequence
@@ -87,6 +95,8 @@ class For:
 
 @dataclass
 class Case:
+    """`case SUBJECT in PATTERNS) BODY;; … esac`."""
+
     subject: Word
     branches: list[tuple[list[Word], Sequence]]
     redirects: list[Redirect] = field(default_factory=list)
@@ -102,6 +112,8 @@ def parse_line(text: str) -> Sequence:
 
 @dataclass
 class _Parser:
+    """Reads tokens into the line's commands, by recursive descent."""
+
     tokens: list[Token]
     i: int = 0
 
