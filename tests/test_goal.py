@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.session.store import DB_NAME
+from reasonix_acp.session.store_rows import DB_NAME
 from tests.client import Client
 from tests.sse_server import OK_STREAM, Server, chunk
 from tests.test_store_robustness import write_lock_held

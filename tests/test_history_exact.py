@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reasonix_acp.session.store import SessionRecord, Store
+from reasonix_acp.session.store import Store
+from reasonix_acp.session.store_rows import SessionRecord
 from tests.client import Client
 from tests.sse_server import OK_STREAM, Server, chunk
 from tests.transcript import Scenario

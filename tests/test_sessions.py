@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.session.store import DB_NAME
+from reasonix_acp.session.store_rows import DB_NAME
 from tests.client import Client
 
 GOLDEN = Path(__file__).parent / "golden"

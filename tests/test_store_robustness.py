@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from reasonix_acp.session import store as store_module
-from reasonix_acp.session.store import DB_NAME, LeaseHeld, SessionRecord, Store
+from reasonix_acp.session import store_rows
+from reasonix_acp.session.store import LeaseHeld, Store
+from reasonix_acp.session.store_rows import DB_NAME, SessionRecord
 from tests.client import Client
 from tests.transcript import Scenario
 
@@ -257,15 +258,15 @@ def test_a_stored_body_reads_as_json_loads_reads_it(text: str) -> None:
     except ValueError:
         ok = False
     if ok and text == '{"a":NaN}':
-        assert math.isnan(store_module._object(text)["a"])
+        assert math.isnan(store_rows.object_body(text)["a"])
     elif ok:
-        assert store_module._object(text) == expected
+        assert store_rows.object_body(text) == expected
     else:
         with pytest.raises(ValueError):
-            store_module._object(text)
+            store_rows.object_body(text)
 
 
 def test_a_blob_row_reads_as_json_loads_reads_it() -> None:
-    assert store_module._object(b'{"a": 1}') == {"a": 1}  # type: ignore[arg-type]
+    assert store_rows.object_body(b'{"a": 1}') == {"a": 1}  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        store_module._object(b"[1]")  # type: ignore[arg-type]
+        store_rows.object_body(b"[1]")  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ import os
 import sqlite3
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 5000
@@ -83,3 +84,33 @@ def _wal(db: sqlite3.Connection, busy_ms: int) -> None:
             if not is_busy(exc) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.01)
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    version: int = db.execute("PRAGMA user_version").fetchone()[0]
+    return version
+
+
+def migrate(db: sqlite3.Connection, migrations: list[str]) -> None:
+    """Bring the schema forward from the file's `user_version` to `len(migrations)`, inside
+    the caller's write transaction (another process may have migrated it meanwhile)."""
+    for index in range(schema_version(db), len(migrations)):
+        for statement in migrations[index].split(";"):
+            if statement.strip():
+                db.execute(statement)
+    db.execute(f"PRAGMA user_version = {len(migrations)}")
+
+
+@contextlib.contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One `BEGIN IMMEDIATE` transaction; it has committed when the block exits without
+    error. A transaction still open after a failure (BEGIN, the block or COMMIT) is rolled
+    back, so the connection is never left inside one."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise

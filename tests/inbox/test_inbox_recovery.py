@@ -12,7 +12,7 @@ import pytest
 
 from reasonix_acp.reasonix_io import inbox_store
 from reasonix_acp.reasonix_io.inbox import InboxStore, SessionInbox
-from reasonix_acp.reasonix_io.inbox_store import InboxClosed, InboxReadOnly
+from reasonix_acp.reasonix_io.inbox_errors import InboxClosed, InboxReadOnly
 from tests.inbox import Clock, add, snapshot
 
 # -- recovery, read-only, closing, dropping ----------------------------------------------------

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from reasonix_acp.reasonix_io import inbox as inbox_mod
-from reasonix_acp.reasonix_io import inbox_store
+from reasonix_acp.reasonix_io import inbox_rows, inbox_store
 from reasonix_acp.reasonix_io.inbox import InboxStore, SessionInbox
-from reasonix_acp.reasonix_io.inbox_store import (
+from reasonix_acp.reasonix_io.inbox_errors import (
     InboxBodyEmpty,
     InboxByteLimit,
     InboxEmptyText,
@@ -409,7 +409,7 @@ def test_byte_limit(inbox: SessionInbox, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_real_single_item_limit(inbox: SessionInbox) -> None:
     # The text appears three times in the envelope (display, raw and submit text).
     limit = 4 * 1024 * 1024
-    longest = (limit - len(inbox_mod.compact(inbox_mod.envelope("", None, "acp")))) // 3
+    longest = (limit - len(inbox_rows.compact(inbox_rows.envelope("", None, "acp")))) // 3
     meta = inbox.get(add(inbox, "x" * longest))["meta"]
     assert limit - 3 < meta["byteSize"] <= limit
     with pytest.raises(InboxItemTooLarge, match=r"^inbox item exceeds single-item size limit$"):

@@ -30,7 +30,6 @@ Invariants:
 from __future__ import annotations
 
 import builtins
-import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -41,30 +40,32 @@ from reasonix_acp.ids import uuid4, uuid4_hex
 from reasonix_acp.machines.inbox import ItemMachine, State
 
 # The two errors a caller maps (InboxEmptyText to -32602, every other InboxError to -32600);
-# the specific sentinels live in inbox_store.
-from reasonix_acp.reasonix_io.inbox_store import (
-    ITEM_COLUMNS,
-    SNAPSHOT_SCHEMA_VERSION,
+# the specific sentinels live in inbox_errors.
+from reasonix_acp.reasonix_io.inbox_errors import (
     InboxBodyEmpty,
     InboxByteLimit,
-    InboxInvalidKey,
     InboxItemLimit,
     InboxItemTooLarge,
     InboxNotFound,
-    Sidecar,
-    Tx,
+)
+from reasonix_acp.reasonix_io.inbox_errors import InboxEmptyText as InboxEmptyText
+from reasonix_acp.reasonix_io.inbox_errors import InboxError as InboxError
+from reasonix_acp.reasonix_io.inbox_rows import (
     body,
     checksum,
+    clean_text,
     compact,
+    envelope,
     meta,
+    preview,
+    request_hash,
+    validate_key,
 )
-from reasonix_acp.reasonix_io.inbox_store import InboxEmptyText as InboxEmptyText
-from reasonix_acp.reasonix_io.inbox_store import InboxError as InboxError
+from reasonix_acp.reasonix_io.inbox_store import ITEM_COLUMNS, SNAPSHOT_SCHEMA_VERSION, Sidecar, Tx
 
 MAX_ITEMS = 64
 MAX_ITEM_BYTES = 4 * 1024 * 1024
 MAX_BYTES = 64 * 1024 * 1024
-PREVIEW_CHARS = 120
 RECOVERY_REASON = "in-flight owner is no longer active"
 
 
@@ -389,49 +390,3 @@ def _receipt(disposition: str, item_id: str, paused: bool, position: int) -> dic
     return {"disposition": disposition, "idempotent": hit, "itemId": item_id, "paused": paused} | {
         "position": position
     }
-
-
-# -- item text ------------------------------------------------------------------------------
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """Trimmed text; lone surrogates (invalid UTF-8 sent as a JSON escape) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text).strip()
-
-
-def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """Trimmed, whitespace runs collapsed to one space, at most `limit` characters plus `…`."""
-    flat = " ".join(_SURROGATE.sub("", text).split())
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit].rstrip() + "…"
-
-
-def envelope(text: str, idempotency_key: str | None, source: str) -> dict[str, Any]:
-    """The stored body (PromptEnvelope). ACP prompts have no invocations, refs or attachments,
-    so display, raw and submit text are all the trimmed text."""
-    stored: dict[str, Any] = {"displayText": text, "rawText": text, "submitText": text}
-    if idempotency_key is not None:
-        stored["idempotencyKey"] = idempotency_key
-    stored["source"] = source
-    return stored
-
-
-def request_hash(stored: dict[str, Any]) -> str:
-    """What a retried enqueue must repeat to be the same request: the input, without frozen
-    references (a retry after the workspace changed is no conflict) and without the key."""
-    fields = ("displayText", "rawText", "submitText", "invocations", "format", "attachments")
-    hashed = {k: stored[k] for k in (*fields, "explicitRefs", "source", "extra") if k in stored}
-    return checksum(compact(hashed))
-
-
-def validate_key(key: str | None) -> str | None:
-    """None for no key ("" counts as none); raises InboxInvalidKey for a malformed key:
-    surrounding whitespace, a NUL, or more than 1024 UTF-8 bytes."""
-    if key is None or key == "":
-        return None
-    if key != key.strip() or "\x00" in key or len(key.encode("utf-8", "replace")) > 1024:
-        raise InboxInvalidKey()
-    return key

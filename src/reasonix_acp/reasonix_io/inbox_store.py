@@ -1,4 +1,4 @@
-"""The inbox sidecar file: errors, schema, durable transactions and the primitives one inbox
+"""The inbox sidecar file: schema, durable transactions and the primitives one inbox
 mutation is made of (`Tx`). `reasonix_acp.reasonix_io.inbox` builds the inbox and its rules on top.
 
 Invariants:
@@ -15,7 +15,6 @@ Invariants:
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -25,11 +24,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reasonix_acp import digests
 from reasonix_acp.machines._base import StateMachine, TransitionRefused
 from reasonix_acp.machines.inbox import InboxMachine, ItemMachine, State
-from reasonix_acp.protocol.errors import PeerError
-from reasonix_acp.sqlite import connect, private_dir
+from reasonix_acp.reasonix_io.inbox_errors import (
+    InboxClosed,
+    InboxIdempotencyConflict,
+    InboxInvalidState,
+    InboxNotFound,
+    InboxPaused,
+    InboxReadOnly,
+)
+from reasonix_acp.reasonix_io.inbox_rows import body, timestamp
+from reasonix_acp.sqlite import connect, immediate, migrate, private_dir, schema_version
 
 log = logging.getLogger("reasonix_acp.reasonix_io.inbox")
 
@@ -92,67 +98,6 @@ ITEM_COLUMNS = (
 )
 
 
-# -- errors: the message of each is the wire sentinel, answered as-is -------------------------
-
-
-class InboxError(PeerError):
-    """-32600 with the raw message; every inbox failure but InboxEmptyText."""
-
-    CODE = -32600
-    MESSAGE = "inbox error"
-
-
-class InboxEmptyText(InboxError):
-    """-32602: enqueue got no text. The caller answers `<method>: empty text`."""
-
-    CODE = -32602
-    MESSAGE = "empty text"
-
-
-class InboxItemLimit(InboxError):
-    MESSAGE = "session inbox item limit reached"
-
-
-class InboxByteLimit(InboxError):
-    MESSAGE = "session inbox byte limit reached"
-
-
-class InboxItemTooLarge(InboxError):
-    MESSAGE = "inbox item exceeds single-item size limit"
-
-
-class InboxNotFound(InboxError):
-    MESSAGE = "inbox item not found"
-
-
-class InboxInvalidState(InboxError):
-    MESSAGE = "inbox item state does not allow this operation"
-
-
-class InboxReadOnly(InboxError):
-    MESSAGE = "inbox schema is newer and is read-only"
-
-
-class InboxClosed(InboxError):
-    MESSAGE = "inbox is closed"
-
-
-class InboxBodyEmpty(InboxError):
-    MESSAGE = "inbox item body is empty"
-
-
-class InboxPaused(InboxError):
-    MESSAGE = "inbox is paused"
-
-
-class InboxIdempotencyConflict(InboxError):
-    MESSAGE = "idempotency key was already used for different input"
-
-
-class InboxInvalidKey(InboxError):
-    MESSAGE = "sessioninbox: invalid idempotency key"
-
-
 # -- the file -----------------------------------------------------------------------------------
 
 
@@ -167,7 +112,7 @@ class Sidecar:
         self.readonly = False
         self.closed = False
         self._db = self._connect(readonly=False)
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        version = schema_version(self._db)
         if version > SCHEMA_VERSION:
             self._db.close()
             self.readonly = True
@@ -182,12 +127,7 @@ class Sidecar:
 
     def _migrate(self) -> None:
         with self.write() as db:
-            current = db.execute("PRAGMA user_version").fetchone()[0]
-            for index in range(current, SCHEMA_VERSION):
-                for statement in MIGRATIONS[index].split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            migrate(db, MIGRATIONS)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -197,15 +137,8 @@ class Sidecar:
                 raise InboxClosed()
             if self.readonly:
                 raise InboxReadOnly()
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self._db) as db:
                 yield db
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
 
     def query(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
         """The rows of one SELECT: a single statement reads one consistent snapshot by itself,
@@ -391,52 +324,3 @@ class Tx:
             "recovered = ?, recovered_count = ? WHERE session_id = ?",
             (self.revision, self.run_id, self.now, *flags, self.session_id),
         )
-
-
-# -- rows -----------------------------------------------------------------------------------
-
-
-def timestamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def compact(value: dict[str, Any]) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def checksum(raw: bytes) -> str:
-    return digests.sha256_hex(raw)
-
-
-def body(row: sqlite3.Row) -> dict[str, Any]:
-    """The stored envelope of an item, checked against its checksum."""
-    raw = row["envelope"].encode("utf-8")
-    if checksum(raw) != row["checksum"]:
-        raise InboxError(f"inbox item {row['id']} is corrupt (checksum mismatch)")
-    value: dict[str, Any] = json.loads(raw)
-    return value
-
-
-def meta(row: sqlite3.Row) -> dict[str, Any]:
-    """InboxItemMeta of a stored item; never the body."""
-    out: dict[str, Any] = {
-        "id": row["id"],
-        "sessionId": row["session_id"],
-        "intent": row["intent"],
-        "state": row["state"],
-        "revision": row["revision"],
-        "createdAt": row["created_at"],
-        "updatedAt": row["updated_at"],
-        "preview": row["preview"],
-        "byteSize": row["byte_size"],
-        "checksum": row["checksum"],
-    }
-    for column, name in (
-        ("source", "source"),
-        ("idempotency_key", "idempotencyKey"),
-        ("block_reason", "blockReason"),
-        ("run_id", "runId"),
-    ):
-        if row[column]:
-            out[name] = row[column]
-    return out

@@ -26,7 +26,7 @@ from reasonix_acp.session import commands, controls
 from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import history_from_events
-from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
 

@@ -36,7 +36,7 @@ from reasonix_acp.session.service import (
     check_session_id,
     log,
 )
-from reasonix_acp.session.store import SessionRecord
+from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.workspace import session_temp
 
 

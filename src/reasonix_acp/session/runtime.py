@@ -24,7 +24,8 @@ from reasonix_acp.providers.base import Provider
 from reasonix_acp.reasonix_io.inbox import InboxStore
 from reasonix_acp.reasonix_io.status import StatusTracker
 from reasonix_acp.session.live import MakeProvider, Session, Settings
-from reasonix_acp.session.store import SessionRecord, Store
+from reasonix_acp.session.store import Store
+from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.sandbox import refusal
 
 if TYPE_CHECKING:

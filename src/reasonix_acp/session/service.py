@@ -33,7 +33,8 @@ from reasonix_acp.redact import redact
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates, named
 from reasonix_acp.session.runtime import Runtime
-from reasonix_acp.session.store import LeaseHeld, SessionRecord, Store, StoreError, now
+from reasonix_acp.session.store import LeaseHeld, Store, StoreError
+from reasonix_acp.session.store_rows import SessionRecord, now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
 

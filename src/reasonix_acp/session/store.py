@@ -25,63 +25,31 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from reasonix_acp import digests
-from reasonix_acp.config.mcp_entries import names_only
 from reasonix_acp.session.projector import well_formed
-from reasonix_acp.sqlite import connect, is_busy, private_dir
+from reasonix_acp.session.store_rows import (
+    COLUMNS,
+    DB_NAME,
+    DEFERRED,
+    EVENTS,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    TRANSCRIPT,
+    Deferred,
+    SessionRecord,
+    StoredEvent,
+    all_bodies,
+    column,
+    now,
+    object_body,
+    record,
+)
+from reasonix_acp.sqlite import connect, immediate, is_busy, migrate, private_dir, schema_version
 
 log = logging.getLogger("reasonix_acp.session.store")
-
-MIGRATIONS: list[str] = [
-    """
-    CREATE TABLE sessions (
-        id TEXT PRIMARY KEY,
-        cwd TEXT NOT NULL,
-        additional_directories TEXT NOT NULL DEFAULT '[]',
-        mcp_servers TEXT NOT NULL DEFAULT '[]',
-        title TEXT,
-        model TEXT NOT NULL,
-        effort TEXT NOT NULL DEFAULT 'auto',
-        mode TEXT NOT NULL DEFAULT 'normal',
-        approval TEXT NOT NULL DEFAULT 'workspace-write',
-        plan TEXT NOT NULL DEFAULT '[]',
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        event_count INTEGER NOT NULL DEFAULT 0,
-        turn_count INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX sessions_by_update ON sessions (updated_at DESC, id);
-    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at DESC, id);
-    CREATE TABLE events (
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        turn INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, seq)
-    ) WITHOUT ROWID;
-    CREATE TABLE meta (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    );
-    CREATE TABLE leases (
-        session_id TEXT PRIMARY KEY,
-        pid INTEGER NOT NULL,
-        host TEXT NOT NULL,
-        holder TEXT NOT NULL,
-        acquired_at TEXT NOT NULL
-    );
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
-DB_NAME = "reasonix-acp.sqlite3"
-
-_JSON_FIELDS = ("additional_directories", "mcp_servers", "plan")
 
 
 class StoreError(Exception):
@@ -102,134 +70,6 @@ class LeaseHeld(StoreError):
         self.holder = holder
 
 
-_scan: Any = getattr(json.decoder.JSONDecoder(), "scan_once")  # noqa: B009 - untyped attribute
-
-
-def _object(text: str) -> dict[str, Any]:
-    """A stored event body: what json.loads makes of it, which must be an object (ValueError
-    otherwise). The rows we write are compact JSON, so the scanner alone reads them (a replay
-    decodes thousands); anything it does not read whole goes through json.loads."""
-    try:
-        value, end = _scan(text, 0)
-    except (StopIteration, ValueError, TypeError):  # TypeError: a BLOB row; json.loads reads it
-        end = -1
-    if end != len(text) or not isinstance(text, str):
-        value = json.loads(text)
-    if not isinstance(value, dict):
-        raise ValueError("not an object")
-    return value
-
-
-EVENTS = "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq"
-TRANSCRIPT = "SELECT kind, body FROM events WHERE session_id = ? ORDER BY seq"
-
-
-# Kinds a load does not need to decode: the model's messages (`history`), the largest rows,
-# are read when the history is rebuilt (the session's first turn), if ever.
-DEFERRED = frozenset({"history"})
-
-
-class Deferred(dict[str, Any]):
-    """A stored body not decoded yet: empty as a dict; `decoded()` reads its text (a damaged
-    one reads as None)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def decoded(self) -> dict[str, Any] | None:
-        try:
-            body = json.loads(self.text)
-        except ValueError:
-            return None
-        return body if type(body) is dict else None
-
-
-def _objects(kinds: list[str], texts: list[Any]) -> list[dict[str, Any]] | None:
-    """Every row's body decoded in one pass, as a replay reads thousands; None when they do not
-    read as one JSON object per row, each of its kind's shape (projector.well_formed; the caller
-    then goes row by row and skips the bad ones).
-
-    The bodies are joined into one JSON array. A damaged body breaks the array or changes its
-    count of items: for damage to pass, the damaged rows together would have to read as
-    exactly one object per row, which torn or overwritten bytes do not do (only a deliberate
-    rewrite of the file could, and that can store any rows it likes anyway)."""
-    if not all(type(text) is str for text in texts):
-        return None  # a BLOB row: json.loads reads it on its own
-    try:
-        values: list[Any] = json.loads("[" + ",".join(texts) + "]")
-    except ValueError:
-        return None
-    if len(values) != len(texts) or not all(
-        type(value) is dict and well_formed(kind, value)
-        for kind, value in zip(kinds, values, strict=True)
-    ):
-        return None
-    return values
-
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-@dataclass
-class SessionRecord:
-    """A session as the store keeps it: where it works, its model and controls, its plan,
-    its counters."""
-
-    id: str
-    cwd: str
-    model: str
-    additional_directories: list[str] = field(default_factory=list)
-    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
-    title: str | None = None
-    effort: str = "auto"
-    mode: str = "normal"
-    approval: str = "workspace-write"
-    plan: list[dict[str, Any]] = field(default_factory=list)
-    created_at: str = field(default_factory=now)
-    updated_at: str = ""
-    event_count: int = 0
-    turn_count: int = 0
-
-    def __post_init__(self) -> None:
-        self.updated_at = self.updated_at or self.created_at
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One transcript row: its sequence number, the turn it belongs to, its kind and its
-    body."""
-
-    seq: int
-    turn: int
-    kind: str
-    body: dict[str, Any]
-
-
-_COLUMNS = [f for f in SessionRecord.__dataclass_fields__]
-
-
-def _column(name: str, value: Any) -> Any:
-    """A field as stored: lists and objects as JSON; MCP servers without header or env values."""
-    if name == "mcp_servers":
-        value = names_only(value)
-    return json.dumps(value) if name in _JSON_FIELDS else value
-
-
-def _record(row: sqlite3.Row) -> SessionRecord:
-    values = dict(zip(row.keys(), tuple(row), strict=True))
-    for name in _JSON_FIELDS:
-        try:
-            values[name] = json.loads(values[name])
-        except ValueError:
-            log.warning("session %s: corrupt %s column ignored", values["id"], name)
-            values[name] = []
-    return SessionRecord(**values)
-
-
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -247,7 +87,7 @@ class Store:
         self._lock = threading.Lock()
         self.readonly_reason: str | None = None
         self._db = self._connect(readonly=False)
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        version = schema_version(self._db)
         if version > SCHEMA_VERSION:
             self._db.close()
             self.readonly_reason = (
@@ -257,7 +97,7 @@ class Store:
             log.warning("%s", self.readonly_reason)
             self._db = self._connect(readonly=True)
         elif version < SCHEMA_VERSION:
-            self._migrate(version)
+            self._migrate()
         self.host = socket.gethostname()
         self.pid = os.getpid()
 
@@ -266,14 +106,9 @@ class Store:
         db.execute("PRAGMA foreign_keys = ON")
         return db
 
-    def _migrate(self, version: int) -> None:
-        with self._write():
-            current = self._db.execute("PRAGMA user_version").fetchone()[0]
-            for index in range(current, SCHEMA_VERSION):
-                for statement in MIGRATIONS[index].split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    def _migrate(self) -> None:
+        with self._write() as db:
+            migrate(db, MIGRATIONS)
 
     @contextmanager
     def _busy(self) -> Iterator[None]:
@@ -303,16 +138,8 @@ class Store:
         transaction, so the next call starts clean."""
         if self.readonly_reason:
             raise StoreReadOnly(self.readonly_reason)
-        with self._lock, self._busy():
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+        with self._lock, self._busy(), immediate(self._db) as db:
+            yield db
 
     def close(self) -> None:
         self._db.close()
@@ -322,10 +149,10 @@ class Store:
     def create_session(self, rec: SessionRecord, leased: bool = False) -> None:
         """Store a new session; `leased`: this process holds its lease from the same commit
         (a new id has no other holder)."""
-        values = [_column(c, getattr(rec, c)) for c in _COLUMNS]
+        values = [column(c, getattr(rec, c)) for c in COLUMNS]
         with self._write() as db:
             db.execute(
-                f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
                 values,
             )
             if leased:
@@ -342,9 +169,9 @@ class Store:
             if row is None:
                 return False
             rec.event_count, rec.turn_count = row
-            values = [_column(c, getattr(rec, c)) for c in _COLUMNS]
+            values = [column(c, getattr(rec, c)) for c in COLUMNS]
             db.execute(
-                f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
                 values,
             )
             db.execute(
@@ -358,7 +185,7 @@ class Store:
     def get_session(self, session_id: str) -> SessionRecord | None:
         with self._read() as db:
             row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return _record(row) if row else None
+        return record(row) if row else None
 
     def update_session(self, session_id: str, touch: bool = True, **changes: Any) -> None:
         """Change stored fields. The store owns `updated_at`: a change that is activity
@@ -367,7 +194,7 @@ class Store:
         if touch:
             changes.setdefault("updated_at", now())
         sets = ", ".join(f"{k} = ?" for k in changes)
-        values = [_column(k, v) for k, v in changes.items()]
+        values = [column(k, v) for k, v in changes.items()]
         with self._write() as db:
             db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", [*values, session_id])
 
@@ -403,7 +230,7 @@ class Store:
         sql += " ORDER BY updated_at DESC, id ASC LIMIT ?"
         with self._read() as db:
             rows = db.execute(sql, [*args, limit]).fetchall()
-        return [_record(r) for r in rows]
+        return [record(r) for r in rows]
 
     def delete_session(self, session_id: str) -> bool:
         """Delete the session, its transcript and its lease; False if there was no such session.
@@ -462,7 +289,7 @@ class Store:
         shown = [
             (kind, text) for kind, text in rows if kind not in DEFERRED or type(text) is not str
         ]
-        bodies = _objects([kind for kind, _ in shown], [text for _, text in shown])
+        bodies = all_bodies([kind for kind, _ in shown], [text for _, text in shown])
         if bodies is None:  # damaged rows: read again row by row, each bad one named
             return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
         decoded = iter(bodies)
@@ -474,7 +301,7 @@ class Store:
     def _decoded(self, session_id: str) -> list[tuple[int, int, str, dict[str, Any]]]:
         with self._read() as db:
             rows = db.execute(EVENTS, (session_id,)).fetchall()
-        bodies = _objects([row[2] for row in rows], [row[3] for row in rows])
+        bodies = all_bodies([row[2] for row in rows], [row[3] for row in rows])
         if bodies is not None:
             return [
                 (seq, turn, kind, body)
@@ -483,7 +310,7 @@ class Store:
         decoded = []
         for seq, turn, kind, text in rows:
             try:
-                body = _object(text)
+                body = object_body(text)
             except ValueError as exc:
                 log.warning(
                     "session %s: transcript row %d is corrupt (%s); skipped", session_id, seq, exc
