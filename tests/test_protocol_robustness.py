@@ -17,7 +17,8 @@ import pytest
 
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.protocol.router import Router
-from reasonix_acp.server.connection import HARD_LIMIT, WRITE_BATCH, Connection, _Writer
+from reasonix_acp.server.connection import Connection
+from reasonix_acp.server.writer import HARD_LIMIT, WRITE_BATCH, Writer
 from tests.client import Client
 from tests.transcript import Scenario, acp_command
 from tests.wire import check_agent_frame
@@ -427,7 +428,7 @@ def _read_all(fd: int, count: int) -> list[bytes]:
 
 def test_the_writer_blocks_producers_at_its_limit_and_keeps_every_frame_in_order() -> None:
     read_fd, write_fd = os.pipe()
-    writer = _Writer(write_fd, high_water=64 << 10, low_water=16 << 10, hard_limit=128 << 10)
+    writer = Writer(write_fd, high_water=64 << 10, low_water=16 << 10, hard_limit=128 << 10)
     frames = [f"{n:06d}".encode().ljust(8 << 10, b"x") + b"\n" for n in range(100)]
     done = threading.Event()
 
@@ -454,7 +455,7 @@ def test_the_writer_blocks_producers_at_its_limit_and_keeps_every_frame_in_order
 
 def test_a_released_writer_no_longer_blocks_and_a_broken_one_drops() -> None:
     read_fd, write_fd = os.pipe()
-    writer = _Writer(write_fd, high_water=32 << 10, low_water=0, hard_limit=64 << 10)
+    writer = Writer(write_fd, high_water=32 << 10, low_water=0, hard_limit=64 << 10)
     blocked = threading.Thread(
         target=lambda: [writer.put(b"y" * (16 << 10)) for _ in range(20)], daemon=True
     )
@@ -478,7 +479,7 @@ async def test_writable_waits_while_the_output_is_congested() -> None:
     a2c_r, a2c_w = os.pipe()
     conn = Connection(Router(), read_fd=c2a_r, write_fd=a2c_w)
     conn._writer.close()
-    conn._writer = _Writer(a2c_w, high_water=64 << 10, low_water=8 << 10, hard_limit=1 << 20)
+    conn._writer = Writer(a2c_w, high_water=64 << 10, low_water=8 << 10, hard_limit=1 << 20)
     try:
         await conn.writable()  # nothing queued: returns at once
         for n in range(40):  # ~160 KiB: the pipe fills, the rest stays queued
