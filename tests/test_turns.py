@@ -12,7 +12,8 @@ from reasonix_acp.protocol.framing import encode
 from reasonix_acp.providers.offline import OfflineProvider
 from reasonix_acp.tools.base import ToolContext, ToolResult
 from reasonix_acp.turn.limits import Limits
-from reasonix_acp.turn.runner import TurnRunner, TurnSettings
+from reasonix_acp.turn.report import TurnSettings
+from reasonix_acp.turn.runner import TurnRunner
 from tests.client import Client
 from tests.transcript import WAIT_SECONDS, Scenario
 
@@ -179,7 +180,7 @@ class Recording(OfflineProvider):
 
 async def test_a_steer_is_appended_and_leaves_the_request_prefix_alone() -> None:
     from reasonix_acp.tools.todo import TOOLS
-    from reasonix_acp.turn.runner import STEER_NOTE
+    from reasonix_acp.turn.instructions import STEER_NOTE
 
     provider = Recording(
         [

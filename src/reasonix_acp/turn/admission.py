@@ -38,7 +38,7 @@ from reasonix_acp.turn.intent import Intent
 if TYPE_CHECKING:
     from reasonix_acp.tools.base import Tool
     from reasonix_acp.turn.goal import GoalEnd
-    from reasonix_acp.turn.runner import TurnReport
+    from reasonix_acp.turn.report import TurnReport
     from reasonix_acp.turn.wiring import Built, Wiring
 
 log = logging.getLogger("reasonix_acp.turn.admission")

@@ -36,7 +36,8 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 from reasonix_acp.turn.instructions import CONTINUE_NOTE
-from reasonix_acp.turn.runner import TurnReport, TurnRunner
+from reasonix_acp.turn.report import TurnReport
+from reasonix_acp.turn.runner import TurnRunner
 
 METHOD = "session/prompt"
 GOAL_TOOL = "goal_update"

@@ -17,49 +17,38 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
     ContextOverflow,
-    Finish,
     ModelRequest,
-    Provider,
     ProviderAuthFailed,
     ProviderError,
-    ReasoningKept,
     RequestRefused,
-    TextDelta,
-    ThoughtDelta,
     ToolCallRequest,
     UsageReport,
 )
-from reasonix_acp.providers.reasoning import in_tool_stretch
 from reasonix_acp.reasonix_io.goal import Markers
-from reasonix_acp.reasonix_io.readiness import Obligations
-from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import answer_open_calls, message_digest
 from reasonix_acp.session.images import user_content
-from reasonix_acp.tools.base import Tool, ToolContext, ToolResult
+from reasonix_acp.tools.base import ToolResult
 from reasonix_acp.turn.compaction import (
     COMPACTED,
     OVERFLOW_HELP,
     CompactionFailed,
-    CompactionSettings,
     Compactor,
 )
-from reasonix_acp.turn.gate import Gate
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
-from reasonix_acp.turn.limits import Limits
+from reasonix_acp.turn.reply import Reply
+from reasonix_acp.turn.report import TurnReport, TurnSettings
 from reasonix_acp.turn.tool_calls import ToolCalls
-from reasonix_acp.turn.transcript import Persist, Transcript
+from reasonix_acp.turn.transcript import Transcript
 
 log = logging.getLogger("reasonix_acp.turn.runner")
 
-Emit = Callable[[dict[str, Any]], None]
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
 # The notice titles of the turn's pauses (their descriptions say why and what to do).
@@ -70,51 +59,6 @@ PAUSED = {
 }
 # Finish reasons that end the turn whatever the reply asked for: its tool calls may be cut.
 STOPPED = {"length": Outcome.MAX_TOKENS, "content_filter": Outcome.REFUSAL}
-
-
-@dataclass
-class TurnReport:
-    """How a turn ended: the outcome, why when it failed or paused, and the tokens it used."""
-
-    outcome: Outcome
-    cause: str | None = None  # FAILED: what went wrong
-    auth: bool = False  # FAILED because the endpoint refused the credentials
-    refused: bool = False  # FAILED because the endpoint refused the request (RequestRefused)
-    warning: str | None = None  # a pause: the text of the [warning] chunk
-    usage: UsageReport = field(default_factory=UsageReport)
-
-
-@dataclass
-class TurnSettings:
-    """Everything one turn runs with; built by the prompt's admission (turn/wiring.py)."""
-
-    turn: int
-    provider: Provider
-    model: str
-    tools: list[Tool]
-    history: list[dict[str, Any]]
-    context: ToolContext
-    emit: Emit
-    persist: Persist
-    effort: str = "auto"
-    mode: str = "normal"
-    instructions: str = ""  # the project's, for the system message (project/instructions.py)
-    limits: Limits = field(default_factory=Limits)
-    gate: Gate = field(default_factory=Gate)
-    price: Callable[[UsageReport], float | None] = lambda usage: None
-    # MCP tools, asked before every model call; (warn) → tools, `warn` shows a warning chunk
-    more_tools: Callable[[Callable[[str], None]], Awaitable[list[Any]]] | None = None
-    switch_mode: Callable[[str], None] | None = None  # a tool changed the session's mode
-    steers: Callable[[bool], list[str]] | None = None  # (final) → steers since the last step
-    readiness: Obligations | None = None  # what the turn still owes the readiness gate
-    # Whether the client advertised a session capability ("notices", "compaction")
-    supports: Callable[[str], bool] = lambda capability: False
-    gauge: Gauge = field(default_factory=Gauge)  # the session's: counts a request's tokens
-    compaction: CompactionSettings | None = None  # None: the history is never compacted
-    # Awaited between streamed events: returns at once unless the client has stopped reading,
-    # so a turn streams at the client's pace instead of piling updates up in memory.
-    pace: Callable[[], Awaitable[None]] | None = None
-    notices: list[str] = field(default_factory=list)  # warnings shown after the prompt
 
 
 class TurnRunner:
@@ -153,12 +97,11 @@ class TurnRunner:
         self.requests = 0  # model calls of this turn
         # Goal mode: markers the model may write are cut from what is shown (reasonix_io/goal.py).
         self.markers: Markers | None = Markers() if self.mode == "goal" else None
-        self._produced = False
-        self.finish = ""  # the last model call's finish reason, when the provider gave one
         # What the turn shows and keeps (turn/transcript.py).
         self.transcript = Transcript(s.emit, s.persist, s.history, DEBUG)
         self.record = self.transcript.record
         self.flush = self.transcript.flush
+        self.reply = Reply(self.record, self.markers)  # the last model call's
         self.tool_calls = ToolCalls(
             s.turn, self.tools, s.context, s.gate, s.limits, self.transcript, s.history
         )
@@ -241,9 +184,9 @@ class TurnRunner:
                     # is read by a model call of this turn.
                     self._apply_steers(final=last)
                 calls, usage = await self._fitting_call(usage)
-                if self.finish in STOPPED:
-                    return TurnReport(STOPPED[self.finish], usage=usage)
-                if not calls and not self._produced and not retried_empty:
+                if self.reply.finish in STOPPED:
+                    return TurnReport(STOPPED[self.reply.finish], usage=usage)
+                if not calls and not self.reply.produced and not retried_empty:
                     retried_empty = True  # a truly empty reply is retried once
                     continue
                 if not calls and not last and self._apply_steers(final=True):
@@ -252,7 +195,7 @@ class TurnRunner:
                 if not calls and owed:
                     return self._paused(Outcome.READINESS_PAUSED, owed, usage)
                 if not calls:
-                    if not self._produced:
+                    if not self.reply.produced:
                         self.warn("the model returned an empty reply twice", "Empty reply", end="")
                     return TurnReport(Outcome.END_TURN, usage=usage)
                 for call in calls:
@@ -406,46 +349,22 @@ class TurnRunner:
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         request = await self._fitted()
         self.transcript.end_message()  # each reply is a message of its own
-        text: list[str] = []
-        calls: list[ToolCallRequest] = []
-        reasoning: dict[str, Any] = {}
-        self._produced = False
-        self.finish = ""
+        reply = self.reply = Reply(self.record, self.markers)
         self.requests += 1
         try:
             async for event in self.provider.stream(request):
-                if isinstance(event, TextDelta) and event.text:
-                    text.append(event.text)
-                    self._produced = True
-                    shown = event.text if self.markers is None else self.markers.feed(event.text)
-                    if shown:
-                        self.record("agent_message", {"text": shown})
-                elif isinstance(event, ThoughtDelta) and event.text:
-                    self._produced = True
-                    self.record("agent_thought", {"text": event.text})
-                elif isinstance(event, ReasoningKept):
-                    reasoning = event.fields
-                elif isinstance(event, ToolCallRequest):
-                    calls.append(event)
-                elif isinstance(event, Finish):
-                    self.finish = event.reason
-                elif isinstance(event, UsageReport):
+                if reply.take(event):
+                    assert isinstance(event, UsageReport)
                     usage = event
                     self.gauge.observe(self._size, event.prompt_tokens)
                     self._count(event)
                 if self.pace is not None:
                     await self.pace()
         finally:
-            if self.markers is not None and (rest := self.markers.flush()):
-                self.record("agent_message", {"text": rest})
-            message = _assistant_message("".join(text) or None, calls)
-            if message["content"] is not None or calls:
-                # Kept even when the call failed or was cancelled midway; its reasoning where
-                # the provider needs it back (providers/reasoning.py).
-                if reasoning and in_tool_stretch(self.history, message):
-                    message = _assistant_message(message["content"], calls, reasoning)
+            message = reply.close(self.history)
+            if message is not None:
                 self.history.append(message)
-        return calls, usage
+        return reply.calls, usage
 
     async def _tool_call(self, call: ToolCallRequest) -> None:
         """One call: gated, run, shown and answered (turn/tool_calls.py); what its result
@@ -466,20 +385,6 @@ class TurnRunner:
     def calls(self) -> int:
         """Tool calls this turn made."""
         return self.tool_calls.count
-
-
-def _assistant_message(
-    content: str | None, calls: list[ToolCallRequest], reasoning: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """A reply as the history keeps it: its text, its reasoning, its tool calls, in that order
-    (the order of its bytes in every later request)."""
-    message: dict[str, Any] = {"role": "assistant", "content": content, **(reasoning or {})}
-    if calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in calls
-        ]
-    return message
 
 
 def _title(text: str) -> str:

@@ -33,7 +33,8 @@ from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate, Rules
 from reasonix_acp.turn.goal import GoalUpdate
 from reasonix_acp.turn.limits import Limits
-from reasonix_acp.turn.runner import TurnRunner, TurnSettings
+from reasonix_acp.turn.report import TurnSettings
+from reasonix_acp.turn.runner import TurnRunner
 
 log = logging.getLogger("reasonix_acp.turn.wiring")
 
