@@ -27,15 +27,9 @@ from reasonix_acp.redact import remember
 from reasonix_acp.session import controls
 from reasonix_acp.session.images import replayable
 from reasonix_acp.session.live import Session
+from reasonix_acp.session.params import check_absolute, check_cwd, check_session_id
 from reasonix_acp.session.projector import REPLAYED, updates
-from reasonix_acp.session.service import (
-    Events,
-    Sessions,
-    check_absolute,
-    check_cwd,
-    check_session_id,
-    log,
-)
+from reasonix_acp.session.service import Events, Sessions, log
 from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.workspace import session_temp
 

@@ -9,18 +9,13 @@ shielded tasks: a cancelled request still leaves the session closed or deleted.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import json
 import logging
-import os
-import re
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
-from reasonix_acp import digests
 from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
@@ -30,45 +25,21 @@ from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
 from reasonix_acp.reasonix_io.inbox import InboxError
 from reasonix_acp.redact import redact
+from reasonix_acp.session.listing import PAGE_SIZE, page, uncursor
 from reasonix_acp.session.live import Session
+from reasonix_acp.session.params import check_absolute, check_session_id, title_from
 from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates, named
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
-from reasonix_acp.session.store_rows import SessionRecord, now
+from reasonix_acp.session.store_rows import now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
 
 log = logging.getLogger("reasonix_acp.session.service")
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9._-]+$")
-PAGE_SIZE = 50
-TITLE_LIMIT = 80
 SEND_BATCH = 64 << 10  # bytes of frames per write-queue operation in send_all
 Events = list[tuple[str, dict[str, Any]]]
 Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
-
-def check_session_id(method: str, session_id: str) -> str:
-    if not session_id.strip():
-        raise InvalidParams(f"{method}: missing sessionId")
-    if (
-        session_id != session_id.strip()
-        or session_id in (".", "..")
-        or not SESSION_ID.match(session_id)
-    ):
-        raise InvalidParams(f"{method}: invalid sessionId")
-    return session_id
-
-
-def check_absolute(method: str, field: str, path: str) -> str:
-    if not os.path.isabs(path):
-        raise InvalidParams(f"{method}: {field} must be an absolute path")
-    return os.path.normpath(path)
-
-
-def title_from(text: str) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= TITLE_LIMIT else words[: TITLE_LIMIT - 3] + "..."
 
 
 class Sessions:
@@ -252,32 +223,9 @@ class Sessions:
 
     # -- session/list --------------------------------------------------------------------------
 
-    def _cursor(self, cwd: str | None, last: SessionRecord) -> str:
-        payload = json.dumps([cwd, last.updated_at, last.id], separators=(",", ":")).encode()
-        signed = digests.mac(self.store.secret(), payload)[:12]
-        return base64.urlsafe_b64encode(signed + payload).decode().rstrip("=")
-
-    def _uncursor(self, cwd: str | None, cursor: str) -> tuple[str, str]:
-        try:
-            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-            mac, payload = raw[:12], raw[12:]
-            good = digests.same(mac, digests.mac(self.store.secret(), payload)[:12])
-            filt, updated_at, last_id = json.loads(payload)
-        except (ValueError, TypeError):
-            good = False
-        if not good:
-            raise InvalidParams(
-                "session/list: unknown cursor (cursors come from a previous session/list)"
-            )
-        if filt != cwd:
-            raise InvalidParams(
-                "session/list: the cursor belongs to a listing with another cwd filter"
-            )
-        return updated_at, last_id
-
     def list(self, call: Call, params: Any) -> dict[str, Any]:
         cwd = check_absolute("session/list", "cwd", params.cwd) if params.cwd else None
-        after = self._uncursor(cwd, params.cursor) if params.cursor else None
+        after = uncursor(self.store.secret(), cwd, params.cursor) if params.cursor else None
         # Prompted sessions and those live here; the store filters before its LIMIT, so one row
         # past the page means there is a next page.
         live_ids = list(self.live)
@@ -285,19 +233,7 @@ class Sessions:
             "session/list",
             lambda: self.store.list_sessions(cwd, after, PAGE_SIZE + 1, live=live_ids),
         )
-        page, more = rows[:PAGE_SIZE], len(rows) > PAGE_SIZE
-        sessions = []
-        for r in page:
-            info: dict[str, Any] = {"sessionId": r.id, "cwd": r.cwd, "updatedAt": r.updated_at}
-            if r.title:
-                info["title"] = r.title
-            if r.additional_directories:
-                info["additionalDirectories"] = r.additional_directories
-            sessions.append(info)
-        result: dict[str, Any] = {"sessions": sessions}
-        if more:
-            result["nextCursor"] = self._cursor(cwd, page[-1])
-        return result
+        return page(rows, cwd, self.store.secret)
 
     # -- session/close and session/delete -----------------------------------------------------
 
@@ -436,10 +372,3 @@ class Sessions:
 class _Id:
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-
-
-def check_cwd(method: str, cwd: str | None, record: SessionRecord) -> None:
-    if cwd is not None and cwd != "":
-        cwd = check_absolute(method, "cwd", cwd)
-        if cwd != record.cwd:
-            raise InvalidParams(f"{method}: cwd {cwd} is not the session's cwd {record.cwd}")
