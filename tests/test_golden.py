@@ -80,10 +80,10 @@ def promised_usage(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_each_difference_from_reasonix_is_pinned_by_a_golden() -> None:
-    """The README's "Differences from Reasonix's ACP" names, for each row, the goldens that pin
-    it: each one exists."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Differences from Reasonix's ACP", 1)[1].split("\n## ", 1)[0]
+    """docs/differences.md ("Differences from Reasonix's ACP") names, for each row, the goldens
+    that pin it: each one exists."""
+    page = (Path(__file__).parents[1] / "docs" / "differences.md").read_text(encoding="utf-8")
+    section = page.split("# Differences from Reasonix's ACP", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
     named = [re.findall(r"`([a-z0-9_]+)`", row.rsplit("|", 2)[-2]) for row in rows[1:]]
     assert len(named) >= 10 and all(named), rows

@@ -1,7 +1,7 @@
 """A schema bump is one command: fed a copy of the pinned schema with a new request method, a
 new `session/update` variant and a new field (and a pin naming that copy), `python -m codegen`
 generates the models and the method table for them, and the conformance runner's schema checks
-know them, with no hand edit. These are the README's "Bumping the schema" steps."""
+know them, with no hand edit. These are the "Bumping the schema" steps of docs/architecture.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Ninety-four lines agents write every day, judged with every name in them granted and no
 sandbox: the ones the gate proves run without a question, the rest are asked, each for a
-reason the README states. The first eighty were in the provable language before it took
+reason docs/permissions.md states. The first eighty were in the provable language before it took
 assignments, groups, compound commands, heredocs and variable reads; the last fourteen are
 the lines that were asked only for that."""
 
@@ -56,7 +56,7 @@ WIDENED = [
     "bash scripts/test.sh",
     "sh -c 'echo hi'",
 ]
-# What stays asked, and why (README: "Which lines run without a question").
+# What stays asked, and why (docs/permissions.md: "Which lines run without a question").
 ASKED = {
     "source .venv/bin/activate && pytest": "`source` runs text as commands",
     ". venv/bin/activate": "`.` runs text as commands",
