@@ -35,7 +35,7 @@ nothing. Who fires what:
   changes, rebuilds and reloads, steers, close and delete.
 - turn (`turn/admission.py`, `turn/wiring.py`, `session/steering.py`): a prompt's work from
   start to release, permission questions, cancels, steer admission.
-- inbox and inbox_item (`vendor/inbox.py`, inside the sidecar's transactions): the durable inbox.
+- inbox and inbox_item (`reasonix_io/inbox.py` and `reasonix_io/inbox_store.py`, inside the sidecar's transactions): the durable inbox.
 - steer (`session/steering.py`): the disposition of one steer request.
 - goal (`session/changes.py`, `turn/goal.py`): goal mode's objective, from arming to its end.
 """

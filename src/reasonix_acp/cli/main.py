@@ -35,7 +35,7 @@ options:
 
 TTY_NOTE = (
     "acp: this is an Agent Client Protocol agent: it speaks JSON-RPC on stdin and stdout, for an "
-    "editor to drive. Try `acp demo`, or see the README for Zed, JetBrains and Neovim "
+    "editor to drive. Try `acp demo`, or see docs/editors.md for Zed, JetBrains, Neovim and more "
     "(Ctrl-C to stop).\n"
 )
 

@@ -1,6 +1,7 @@
 """A model's reasoning, kept as the provider sent it and sent back where the provider needs it.
 
-Servers stream reasoning in one of three fields of a delta (README "Reasoning round trip"):
+Servers stream reasoning in one of three fields of a delta (docs/providers.md, "Reasoning from
+other servers"):
 `reasoning_content` (DeepSeek, LM Studio, llama.cpp, Moonshot, Qwen on DashScope), `reasoning`
 (vLLM >= 0.10, Ollama, OpenRouter) and `reasoning_details` (OpenRouter: a list of typed items,
 streamed in pieces by `index`).
