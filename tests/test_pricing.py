@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from reasonix_acp import config
+from reasonix_acp.config.ledger import Ledger
 from reasonix_acp.config.pricing import (
     CostQuote,
-    Ledger,
     ModelPrice,
     PricingTable,
     Rates,

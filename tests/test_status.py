@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from reasonix_acp.config.ledger import Ledger
 from reasonix_acp.config.pricing import (
     DEEPSEEK_SCHEDULE,
     CostQuote,
-    Ledger,
     ModelPrice,
     PricingTable,
     Rates,

@@ -50,7 +50,8 @@ from reasonix_acp.redact import scrub
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from reasonix_acp.config.pricing import CostQuote, Ledger
+    from reasonix_acp.config.ledger import Ledger
+    from reasonix_acp.config.pricing import CostQuote
 
 REASON_LIMIT = 2048
 SUMMARY_LIMIT = 16384
@@ -125,7 +126,7 @@ def _amount(value: Decimal) -> str:
 
 def _new_ledger() -> Ledger:
     # lazy: start-up (the pricing code loads with the first model call a session makes)
-    from reasonix_acp.config.pricing import Ledger
+    from reasonix_acp.config.ledger import Ledger
 
     return Ledger()
 
@@ -324,7 +325,7 @@ class StatusTracker:
         self.sequence, self.phase, self.all_totals = sequence, phase, totals
         self.outcome, self.readiness = outcome, readiness
         # lazy: start-up (only a session restored with its saved status has costs to read)
-        from reasonix_acp.config.pricing import Ledger
+        from reasonix_acp.config.ledger import Ledger
 
         try:
             raw = saved["ledger"]
