@@ -11,7 +11,7 @@ import pytest
 
 from reasonix_acp.tools.command_line import parse
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.gate import Rules, judge_line
+from reasonix_acp.turn.line_verdict import Rules, judge_line
 
 E = ["echo"]  # `echo` allowed for the session
 EL = ["echo", "ls"]

@@ -12,7 +12,7 @@ import pytest
 
 from reasonix_acp.tools.command_line import parse
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.gate import Rules, granted_names, judge_line
+from reasonix_acp.turn.line_verdict import Rules, granted_names, judge_line
 
 PLAIN = [
     "ls -la", "git status", "git diff --stat", "git log --oneline -n 10", "cat README.md",

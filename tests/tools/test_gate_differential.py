@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from reasonix_acp.tools.command_line import parse
 from reasonix_acp.tools.shell import command_argv
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.gate import Rules, judge_line
+from reasonix_acp.turn.line_verdict import Rules, judge_line
 
 EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "2000"))
 # GATE_ONLY=descriptor|brace|cluster|proc: only edge lines of that class (their known escapes).

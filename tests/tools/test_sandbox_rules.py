@@ -12,7 +12,7 @@ from reasonix_acp.config.sandbox import SandboxSettings
 from reasonix_acp.tools.command_line import parse
 from reasonix_acp.tools.sandbox import Engine, Sandbox, hide_target, probe
 from reasonix_acp.tools.workspace import Workspace
-from reasonix_acp.turn.gate import Rules, judge_line
+from reasonix_acp.turn.line_verdict import Rules, judge_line
 
 BWRAP = Engine("bubblewrap", "/usr/bin/bwrap", ("--unshare-all",))
 

@@ -30,9 +30,10 @@ from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.workspace import session_temp
 from reasonix_acp.turn.compaction import CompactionSettings
 from reasonix_acp.turn.frames import fit
-from reasonix_acp.turn.gate import Ask, Gate, Rules
+from reasonix_acp.turn.gate import Ask, Gate
 from reasonix_acp.turn.goal import GoalUpdate
 from reasonix_acp.turn.limits import Limits
+from reasonix_acp.turn.line_verdict import Rules
 from reasonix_acp.turn.report import TurnSettings
 from reasonix_acp.turn.runner import TurnRunner
 

@@ -1,0 +1,187 @@
+"""How the gate judges a shell command line before anyone is asked (turn/gate.py): config.toml's
+deny rules, the preset, the session's remembered answers and the sandbox, against the line's
+complete reading (tools/provable.py) or, for an unprovable line, the grammar's view of it
+(tools/command_line.py). The rules are the gate's; its module opens with them."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reasonix_acp.tools.command_line import CommandLine
+from reasonix_acp.tools.kernel_paths import KNOWN, through_kernel
+from reasonix_acp.tools.provable import FREE, Proof
+from reasonix_acp.tools.shell_words import Simple
+from reasonix_acp.tools.workspace import Workspace
+
+Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
+FULL = "danger-full-access"
+UNRESOLVED = "\0"  # marks a path realpath could not follow (`_judged`)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """config.toml's deny rules: command names (matched by basename) and path patterns."""
+
+    commands: frozenset[str] = frozenset()
+    paths: tuple[str, ...] = ()
+
+    def path_denied(self, real: str) -> bool:
+        return any(fnmatch.fnmatch(real, pattern) for pattern in self.paths)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the gate decided about a tool call, why, and the paths outside the workspace it
+    touches."""
+
+    decision: str  # "allow", "reject" (remembered), "deny" (rules), "ask"
+    reason: str = ""
+    outside: tuple[str, ...] = ()  # written
+    reads: tuple[str, ...] = ()  # read through a redirection
+
+
+def judge_line(
+    line: CommandLine,
+    preset: str,
+    grants: Grants,
+    rules: Rules,
+    workspace: Workspace,
+    sandboxed: bool = False,
+) -> Verdict:
+    """The decision for a shell command line, before the user is asked. `sandboxed`: the line
+    will run in a whole sandbox (tools/sandbox.py), which stands in for the question."""
+    denied = _denied(line, rules, workspace)
+    if denied:
+        return Verdict("deny", denied)
+    proof = line.proof
+    checked = proof is not None or not (rules.commands or rules.paths)
+    if preset == FULL and proof is not None and proof.adrift and rules.paths:
+        return Verdict("ask", f"cannot be checked against deny_paths: {proof.adrift[0]} after `cd`")
+    if preset == FULL:
+        return Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))
+    remembered = {
+        scope.removeprefix("command "): allowed
+        for access, scope, allowed in grants
+        if access == "execute" and scope.startswith("command ")
+    }  # later answers win
+    seen = {*line.names, *(proof.names if proof else ())}
+    if any(remembered.get(name) is False for name in seen):
+        return Verdict("reject")
+    if proof is None:
+        if sandboxed and checked:
+            return Verdict("allow", "runs in the sandbox")
+        return Verdict("ask", line.unprovable if checked else _unchecked(line, rules))
+    for access, scope, allowed in reversed(grants):
+        if access == "execute" and scope == f"exact {line.text}":
+            return Verdict("allow" if allowed else "reject")
+    if sandboxed:
+        return Verdict("allow", "runs in the sandbox")
+    judged = _judged(workspace)
+    outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
+    reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
+    names = granted_names(proof)
+    covered = all(remembered.get(name) is True for name in names)
+    if not outside and not reads and covered and (names or not proof.writes):
+        return Verdict("allow")
+    return Verdict("ask", outside=outside, reads=reads)
+
+
+def granted_names(proof: Proof) -> list[str]:
+    """The names a grant must cover: all but `true`, `false`, `:` and `exit N`."""
+    needed = {command.name for command in proof.commands if not _free(command)}
+    return [name for name in proof.names if name in needed]
+
+
+def _free(command: Simple) -> bool:
+    if command.name == "exit":
+        return all(word is not None and word.isdigit() for word in command.argv[1:])
+    return command.name in FREE
+
+
+def _unchecked(line: CommandLine, rules: Rules) -> str:
+    kinds = " and ".join(
+        name
+        for name, there in (("deny_commands", rules.commands), ("deny_paths", rules.paths))
+        if there
+    )
+    return f"cannot be checked against {kinds}: {line.unprovable}"
+
+
+def writes_outside(
+    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool], cwd: str = "/"
+) -> list[str]:
+    """The targets the line writes that are outside (or cannot be judged): as shown to the user.
+    A target is judged after `realpath` (`..` and links followed); `/dev/null` is the only
+    stream, and a path through the kernel's trees (/proc, /dev, /sys: `/dev/stdout`,
+    `/proc/self/cwd/...`) is never judged inside (tools/kernel_paths.py)."""
+    return _outside(proof.writes, proof.adrift, resolve, inside, cwd)
+
+
+def reads_outside(
+    proof: Proof, resolve: Callable[[str], str], inside: Callable[[str], bool], cwd: str = "/"
+) -> list[str]:
+    """The files the line's input redirections read that are outside (or cannot be judged)."""
+    return _outside(proof.reads, proof.adrift, resolve, inside, cwd)
+
+
+def _outside(
+    targets: list[str | None],
+    adrift: list[str],
+    resolve: Callable[[str], str],
+    inside: Callable[[str], bool],
+    cwd: str,
+) -> list[str]:
+    out = []
+    for target in targets:
+        if target is None:
+            out.append("(a path known only when it runs)")
+        elif os.path.normpath(target) in KNOWN:
+            continue
+        elif target in adrift or through_kernel(target, cwd) or not inside(resolve(target)):
+            out.append(target)
+    return out
+
+
+def _denied(line: CommandLine, rules: Rules, workspace: Workspace) -> str:
+    """The deny rule the line breaks: exactly, by its complete reading; else by every command
+    and path the grammar finds in it (an unprovable line that names a denied command is refused;
+    one that names none is still never run without a question)."""
+    proof = line.proof
+    commands = proof.commands if proof else line.commands
+    for command in commands:
+        if command.name is not None and os.path.basename(command.name) in rules.commands:
+            return f"`{os.path.basename(command.name)}` is in deny_commands"
+    targets = (*proof.writes, *proof.reads) if proof else (*line.writes, *line.reads)
+    for target in targets:
+        if target is None:
+            continue
+        real = _judged(workspace)(os.path.expanduser(target))
+        if real.startswith(UNRESOLVED) and rules.paths:
+            return f"{target} cannot be checked against deny_paths: {real[1:]} cannot be resolved"
+        if rules.path_denied(real):
+            return f"{target} matches deny_paths"
+    if proof is None and rules.commands:
+        words = {os.path.basename(w) for w in re.findall(r"[\w./+-]+", line.text)}
+        hit = sorted(words & rules.commands)
+        if hit:
+            return f"`{hit[0]}` is in deny_commands"
+    return ""
+
+
+def _judged(workspace: Workspace) -> Callable[[str], str]:
+    """The workspace's resolve for judging a command line: a path realpath cannot follow (a
+    link nobody may read, as /proc/1/root) comes back as UNRESOLVED + the path, which is inside
+    no root and fails every deny check closed. Never opened: the command does that itself."""
+
+    def resolve(path: str) -> str:
+        try:
+            return workspace.resolve(path)
+        except (OSError, ValueError):  # ValueError: a NUL in the path
+            joined = path if os.path.isabs(path) else os.path.join(workspace.cwd, path)
+            return UNRESOLVED + os.path.abspath(joined)
+
+    return resolve
