@@ -10,7 +10,8 @@ import pytest
 from reasonix_acp import config
 from reasonix_acp.config.sandbox import SandboxSettings
 from reasonix_acp.tools.command_line import parse
-from reasonix_acp.tools.sandbox import Engine, Sandbox, hide_target, probe
+from reasonix_acp.tools.sandbox import Engine, Sandbox, probe
+from reasonix_acp.tools.sandbox_mounts import hide_target
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, judge_line
 

@@ -46,7 +46,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reasonix_acp.config.sandbox import SandboxSettings
-from reasonix_acp.tools.workspace import Workspace, ensure_temp, temp_root
+from reasonix_acp.tools.sandbox_mounts import (
+    CREDENTIALS,
+    base_mounts,
+    hide_target,
+    sockets_hidden,
+    temp_mounts,
+    temp_roots,
+    toolchain,
+    under,
+)
+from reasonix_acp.tools.workspace import Workspace, ensure_temp
 
 FULL = "danger-full-access"
 PROBE_TIMEOUT = 5.0
@@ -56,7 +66,6 @@ NAMESPACES = (
     ("--unshare-all", "--unshare-user", "--disable-userns"),
     ("--unshare-all",),
 )
-WILDCARD = re.compile(r"[*?\[]")
 BLOCKED_WRITE = "Read-only file system"
 BLOCKED_NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host"
@@ -108,7 +117,7 @@ def probe(which: Callable[[str], str | None] | None = None) -> Engine:
     problem = ""
     for namespaces in NAMESPACES:
         flags = (*namespaces, *COMMON)
-        test = [path, *flags, *_base(), "--", "/bin/sh", "-c", "exit 0"]
+        test = [path, *flags, *base_mounts(), "--", "/bin/sh", "-c", "exit 0"]
         try:
             done = subprocess.run(
                 test, capture_output=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL
@@ -146,88 +155,6 @@ def summary(settings: SandboxSettings) -> tuple[str, bool]:
         f"command sandbox: none ({found.problem}); commands are asked instead",
         settings.mode != "enforce",
     )
-
-
-# Credentials a command has no business reading, hidden in every sandbox (besides deny_paths).
-CREDENTIALS = (
-    "~/.ssh",
-    "~/.gnupg",
-    "~/.aws",
-    "~/.azure",
-    "~/.config/gcloud",
-    "~/.kube",
-    "~/.docker",
-    "~/.netrc",
-    "~/.git-credentials",
-    "~/.npmrc",
-    "~/.pypirc",
-)
-# Where services listen on Unix sockets (D-Bus, docker, systemd, ...): a read-only mount does
-# not stop connect(), so these are replaced by empty directories.
-SOCKET_DIRS = ("/run", "/var/run")
-
-
-def _base() -> list[str]:
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-
-
-def _sockets_hidden(network: bool) -> list[str]:
-    args: list[str] = []
-    for directory in SOCKET_DIRS:
-        if os.path.isdir(directory) and not os.path.islink(directory):
-            args += ["--tmpfs", directory]
-    if network:  # the stub resolver /etc/resolv.conf may point to
-        args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
-    return args
-
-
-def temp_roots() -> list[str]:
-    """Where temp files live on this machine: /tmp and the system temp directory (TMPDIR)."""
-    roots = ["/tmp", os.path.realpath(temp_root())]
-    return [r for i, r in enumerate(roots) if r not in roots[:i]]
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def toolchain(base: str) -> list[str]:
-    """The programs PATH names under a temp directory (a checkout's or a CI's virtual
-    environment): the prefix each such PATH entry belongs to (`<prefix>/bin` → `<prefix>`),
-    shown read-only; nothing else under the temp directories is."""
-    found: list[str] = []
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isabs(entry):
-            continue
-        real = os.path.realpath(entry)
-        prefix = os.path.dirname(real) if os.path.basename(real) == "bin" else real
-        if not os.path.isdir(prefix) or _under(prefix, base) or prefix in found:
-            continue
-        if any(_under(prefix, root) and prefix != root for root in temp_roots()):
-            found.append(prefix)
-    return found
-
-
-def _temp_mounts(base: str) -> list[str]:
-    """/tmp private and empty; the toolchain PATH names under a temp directory read-only; the
-    user's base of session temp directories hidden wherever TMPDIR puts it (the session's own is
-    bound back with the writable roots)."""
-    args: list[str] = []
-    for prefix in toolchain(base):
-        args += ["--ro-bind", prefix, prefix]
-    return [*args, "--perms", "0700", "--tmpfs", base]
-
-
-def hide_target(pattern: str) -> str | None:
-    """The path a deny pattern names, when a mount can hide all it matches; else None."""
-    base = pattern
-    for tail in ("/**", "/*"):
-        if base.endswith(tail):
-            base = base[: -len(tail)]
-            break
-    if not os.path.isabs(base) or WILDCARD.search(base) or base in ("", "/"):
-        return None
-    return os.path.realpath(base)
 
 
 def _resolved(workspace: Workspace, path: str) -> str:
@@ -307,12 +234,12 @@ class Sandbox:
             return command
         found = self.engine()
         network = self.settings().network
-        args = [found.path, *found.flags, *_base(), *_sockets_hidden(network)]
+        args = [found.path, *found.flags, *base_mounts(), *sockets_hidden(network)]
         if network:
             args.append("--share-net")
         temp = self.workspace().temp
         ensure_temp(temp)  # refused when another user made it first
-        args += _temp_mounts(os.path.realpath(os.path.dirname(temp)))
+        args += temp_mounts(os.path.realpath(os.path.dirname(temp)))
         roots = self.write_roots()
         workspace = self.workspace()
         for root in (workspace.cwd, *workspace.extra):  # seen, if not written (under /tmp too)
@@ -370,11 +297,11 @@ class Sandbox:
     def _hidden_temp(self, path: str) -> bool:
         """A path that exists but that the sandbox does not show: under a temp directory, and
         neither a writable root nor part of the toolchain on PATH."""
-        if not os.path.lexists(path) or not any(_under(path, r) for r in temp_roots()):
+        if not os.path.lexists(path) or not any(under(path, r) for r in temp_roots()):
             return False
         base = os.path.realpath(os.path.dirname(self.workspace().temp))
         shown = [*self.write_roots(fresh=False), *toolchain(base)]
-        return not any(_under(path, root) for root in shown)
+        return not any(under(path, root) for root in shown)
 
     def describe(self) -> str:
         """What confines commands now, for `/status`."""
