@@ -12,7 +12,8 @@ import pytest
 
 from reasonix_acp.plugins import surface as extension_surface
 from reasonix_acp.plugins.actions import parse_args
-from reasonix_acp.plugins.manifest import PluginError, discover, parse_manifest, parse_output
+from reasonix_acp.plugins.manifest import PluginError, discover, parse_manifest
+from reasonix_acp.plugins.plugin import parse_output
 from reasonix_acp.session import commands
 from tests import wire
 from tests.client import Client

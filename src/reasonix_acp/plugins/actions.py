@@ -24,7 +24,7 @@ from typing import Any
 
 from reasonix_acp.generated.methods import SESSION_REQUEST_PERMISSION
 from reasonix_acp.plugins import surface as extension_surface
-from reasonix_acp.plugins.manifest import Action, CommandFailed, FormField, Plugin
+from reasonix_acp.plugins.plugin import Action, CommandFailed, FormField, Plugin
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
 
 log = logging.getLogger("reasonix_acp.plugins.actions")

@@ -15,7 +15,7 @@ from reasonix_acp.project.commands import FileCommand, Found
 
 if TYPE_CHECKING:
     from reasonix_acp.mcp_servers.prompts import PromptCommand
-    from reasonix_acp.plugins.manifest import Action, Plugin, Template
+    from reasonix_acp.plugins.plugin import Action, Plugin, Template
 
 COMMANDS: list[tuple[str, str]] = [
     ("help", "List the commands this agent understands"),

@@ -33,7 +33,7 @@ from reasonix_acp.tools.workspace import Workspace, session_temp
 if TYPE_CHECKING:
     from reasonix_acp.mcp_servers.prompts import PromptCommand
     from reasonix_acp.plugins.actions import ActionResult, Events, Request, Where
-    from reasonix_acp.plugins.manifest import Action, Plugin
+    from reasonix_acp.plugins.plugin import Action, Plugin
     from reasonix_acp.project.reading import Project
 
 MakeProvider = Callable[[str], Provider]

@@ -29,7 +29,7 @@ from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.sandbox import refusal
 
 if TYPE_CHECKING:
-    from reasonix_acp.plugins.manifest import Plugin
+    from reasonix_acp.plugins.plugin import Plugin
 
 Events = list[tuple[str, dict[str, Any]]]
 Notify = Callable[[str, dict[str, Any]], None]

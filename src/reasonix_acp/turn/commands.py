@@ -109,7 +109,7 @@ class Commands:
             return None
         plugin, target, rest = entry
         # lazy: start-up (an entry was found: the session's plugins are loaded)
-        from reasonix_acp.plugins.manifest import Template
+        from reasonix_acp.plugins.plugin import Template
 
         if isinstance(target, Template):
             return ForModel(target.expand(rest), [])
