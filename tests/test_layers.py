@@ -228,3 +228,17 @@ def test_every_dataclass_has_a_docstring() -> None:
             if ast.get_docstring(node) is None:
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not missing, f"dataclasses without a docstring: {missing}"
+
+
+MODULE_LINES = 400  # the house's size for a hand-written module
+
+
+def test_hand_written_modules_stay_under_the_size_limit() -> None:
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in ROOT.rglob("*.py")
+        if "generated" not in path.relative_to(ROOT).parts
+    }
+    assert len(sizes) > 100  # the package was found
+    over = {name: lines for name, lines in sizes.items() if lines > MODULE_LINES}
+    assert not over, f"split along a seam the code has (more than {MODULE_LINES} lines): {over}"
