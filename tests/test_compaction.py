@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from reasonix_acp.session.history import SUMMARY_NOTE
 from tests.client import Client
 from tests.sse_server import Server, chunk
 from tests.test_history_exact import converse, text_stream
@@ -301,6 +302,10 @@ def test_a_kill_during_the_summary_leaves_the_history_uncompacted(tmp_path: Path
                 "compaction_update"
             ):
                 break
+        deadline = time.monotonic() + 10
+        while len(server.bodies) < 4:  # killed once the summary request is out, not before
+            assert time.monotonic() < deadline, "the summary request never came"
+            time.sleep(0.01)
         c.kill()
         server.lingering.set()
         server.behaviours.extend([text_stream("SUMMARY."), text_stream("four")])
@@ -314,10 +319,13 @@ def test_a_kill_during_the_summary_leaves_the_history_uncompacted(tmp_path: Path
         assert answer["result"] == {"stopReason": "end_turn"}
         assert again.close() == 0
     sent = bodies(server)
-    lost, retried = sent[3], sent[4]
-    # The new process compacts the same history again: nothing of the lost attempt remains.
-    assert retried["messages"][:7] == lost["messages"][:7]
-    assert retried["messages"][-1]["content"].startswith("[Compaction]")
+    lost, retried = sent[3]["messages"], sent[4]["messages"]
+    assert lost[-1]["content"].startswith("[Compaction]")
+    assert retried[-1]["content"].startswith("[Compaction]")
+    # The new process compacts the history again, from its own messages: nothing of the lost
+    # attempt remains. (Its history is longer by the new prompt, so its cut may fall later.)
+    assert not any(str(m["content"]).startswith(SUMMARY_NOTE) for m in retried)
+    assert retried[2 : len(lost) - 1] == lost[2:-1]
 
 
 def test_the_export_shows_the_compaction_where_it_happened(tmp_path: Path) -> None:

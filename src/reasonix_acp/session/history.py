@@ -76,6 +76,13 @@ def _linked(block: dict[str, Any], roots: list[str]) -> str:
     return f"[linked resource {uri}{f' ({name})' if name else ''}: not readable by the agent]"
 
 
+def typed_text(blocks: list[dict[str, Any]]) -> str:
+    """What the user typed, told apart from the context an editor sends with it: editors put
+    context (a rules file, a shared buffer) before the user's words, so its last text block."""
+    texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+    return texts[-1] if texts else ""
+
+
 def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
     """Stored prompts, as the model saw them (links are not re-read on reload)."""
     return flatten([b for b in blocks if b.get("type") != "resource_link"], []) or " ".join(

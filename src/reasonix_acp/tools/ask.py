@@ -2,24 +2,39 @@
 `present_plan` (plan mode ends with the plan and the question whether to leave it).
 
 `ask_user` goes as a form (`elicitation/create`: the choices as an enum, and a free-text
-"other") when the client can show one (`ctx.elicit`), else as `session/request_permission`
-with the choices as `allow_once` options and a `reject_once` "Decline to answer". The answer,
-or that the user declined, is the tool's result for the model. A `session/cancel` while the
-question is open cancels the turn (the permission request is answered `cancelled`).
+"other") when the client can show one (`ctx.elicit`). Elsewhere it is asked in the conversation:
+the question and its numbered choices as an agent message, which every client shows (a
+permission request will not do: some clients draw its options by kind alone, and several
+`allow_once` choices then look the same), and the turn ends (`ToolResult.ends_turn`). The user's
+next prompt is the answer: a bare choice number is read as that choice (`choice_note`),
+anything else as their own words. The answer, or that the user declined the form, is the
+tool's result for the model. A `session/cancel` while a form is open cancels the turn.
 
-`present_plan` is offered in plan mode only. Its question is a `switch_mode` tool call: *Start
-in normal mode* switches the session to normal mode (`ToolResult.mode`: the turn goes on in
-normal mode in the same prompt, and the client gets `current_mode_update`); *Stay in plan mode*
-tells the model to revise.
+`present_plan` is offered in plan mode only. The plan is shown first, as an agent message and,
+when it is a list, as the `plan` update (some clients draw neither the text content of a
+permission request). Then the question, a `switch_mode` tool call: *Start in normal mode*
+switches the session to normal mode (`ToolResult.mode`: the turn goes on in normal mode in the
+same prompt, and the client gets `current_mode_update`); *Stay in plan mode* tells the model to
+revise. Both are `allow_*` options: some clients cancel the turn on a `reject_once` answer, and
+staying in plan mode is not a reason to end it.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 
 DECLINED = "The user declined to answer."
+# The model's result of a question asked in the conversation: the turn ends with it.
+AWAITING = (
+    "The question and its numbered choices are shown to the user; this turn ends here. "
+    "The user's next message is the answer."
+)
+_NUMBER = re.compile(r"\s*(\d{1,2})\s*[.)]?\s*")
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*)")
 
 
 def _text(text: str) -> list[dict[str, Any]]:
@@ -55,16 +70,31 @@ class AskUser:
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         question = args.get("question")
-        return f"Ask: {question}" if isinstance(question, str) else "Ask the user"
+        return question.strip() if isinstance(question, str) and question.strip() else "A question"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         question, options = self._read(args)
-        if ctx.elicit is not None:
-            answer = await self._form(ctx, question, options)
-        else:
-            answer = await self._permission(ctx, question, options)
+        if ctx.elicit is None:
+            return self._in_conversation(ctx, question, options)
+        answer = await self._form(ctx, question, options)
         text = DECLINED if answer is None else f"The user answered: {answer}"
         return ToolResult(text=text, content=_text(text), raw_output={"answer": answer})
+
+    def _in_conversation(self, ctx: ToolContext, question: str, options: list[str]) -> ToolResult:
+        """The question and its numbered choices said in the conversation; the turn ends."""
+        if ctx.say is None:
+            raise ToolFailed("ask_user: this client cannot be asked")
+        numbered = "\n".join(f"{i}. {option}" for i, option in enumerate(options, 1))
+        ctx.say(
+            f"**{question}**\n\n{numbered}\n\n"
+            "Answer with the number of a choice, or in your own words."
+        )
+        return ToolResult(
+            text=AWAITING,
+            content=_text("Asked in the conversation: your next message is the answer."),
+            raw_output={"question": question, "options": options, "answer": None},
+            ends_turn=True,
+        )
 
     async def _form(self, ctx: ToolContext, question: str, options: list[str]) -> str | None:
         schema = {
@@ -82,25 +112,6 @@ class AskUser:
         if isinstance(other, str) and other.strip():
             return other.strip()
         return choice if choice in options else None
-
-    async def _permission(self, ctx: ToolContext, question: str, options: list[str]) -> str | None:
-        if ctx.ask is None:
-            raise ToolFailed("ask_user: this client cannot be asked")
-        offered = [
-            {"optionId": f"choice-{i}", "name": option, "kind": "allow_once"}
-            for i, option in enumerate(options, 1)
-        ]
-        offered.append({"optionId": "decline", "name": "Decline to answer", "kind": "reject_once"})
-        shown = {
-            "toolCallId": ctx.call_id,
-            "title": question,
-            "kind": "other",
-            "status": "pending",
-            "rawInput": {"question": question, "options": options},
-        }
-        chosen = await ctx.ask(shown, offered)
-        picked = [o for i, o in enumerate(options, 1) if chosen == f"choice-{i}"]
-        return picked[0] if picked else None
 
 
 class PresentPlan:
@@ -123,16 +134,22 @@ class PresentPlan:
             raise ToolFailed("present_plan: `plan` must be the plan, as text")
         if ctx.ask is None:
             raise ToolFailed("present_plan: this client cannot be asked")
+        plan = plan.strip()
+        if ctx.say is not None:
+            ctx.say(f"**The plan**\n\n{plan}")
+        entries = plan_entries(plan)
+        if entries and ctx.show_plan is not None:
+            ctx.show_plan(entries)
         options = [
             {"optionId": "start", "name": "Start in normal mode", "kind": "allow_once"},
-            {"optionId": "stay", "name": "Stay in plan mode and revise", "kind": "reject_once"},
+            {"optionId": "stay", "name": "Stay in plan mode and revise", "kind": "allow_always"},
         ]
         shown = {
             "toolCallId": ctx.call_id,
             "title": self.title(args, ctx),
             "kind": "switch_mode",
             "status": "pending",
-            "content": _text(plan.strip()),
+            "content": _text(plan),
             "rawInput": {"plan": plan},
         }
         if await ctx.ask(shown, options) == "start":
@@ -140,3 +157,42 @@ class PresentPlan:
             return ToolResult(text=text, content=_text(text), mode="normal")
         text = "The user wants to stay in plan mode: revise the plan and present it again."
         return ToolResult(text=text, content=_text(text))
+
+
+def plan_entries(plan: str) -> list[dict[str, Any]]:
+    """The plan's list items as `plan` entries (pending); none when it is not a list."""
+    items = [m.group(1).strip() for m in map(_LIST_ITEM.fullmatch, plan.splitlines()) if m]
+    return [{"content": item, "priority": "medium", "status": "pending"} for item in items]
+
+
+def choice_note(history: list[dict[str, Any]], typed: str) -> str | None:
+    """What a bare number answers, for the model: when the history ends with a question asked
+    in the conversation and `typed` is the number of one of its choices, a note naming that
+    choice; else None."""
+    number = _NUMBER.fullmatch(typed)
+    if number is None:
+        return None
+    waiting: set[str] = set()
+    for message in reversed(history):
+        if message.get("role") != "tool":
+            break
+        if message.get("content") == AWAITING:
+            waiting.add(str(message.get("tool_call_id")))
+    for message in reversed(history):
+        for call in message.get("tool_calls") or []:
+            if call.get("id") in waiting and call["function"].get("name") == "ask_user":
+                options = _options_of(call["function"].get("arguments"))
+                n = int(number.group(1))
+                if 1 <= n <= len(options):
+                    return f"(choice {n} of your question: {options[n - 1]})"
+        if message.get("role") == "assistant":
+            return None
+    return None
+
+
+def _options_of(arguments: Any) -> list[str]:
+    try:
+        options = json.loads(arguments or "{}").get("options")
+    except (ValueError, AttributeError):
+        return []
+    return [o.strip() for o in options if isinstance(o, str)] if isinstance(options, list) else []

@@ -30,6 +30,9 @@ class ToolResult:
     plan: list[dict[str, Any]] | None = None  # a plan update to send before the result
     meta: dict[str, Any] | None = None  # `_meta` of the final tool_call_update
     mode: str | None = None  # the session's mode from now on (plan mode left: tools/ask.py)
+    # The turn ends after this round of calls: a question put in the conversation waits for
+    # the user's next prompt (tools/ask.py).
+    ends_turn: bool = False
 
 
 @dataclass
@@ -58,6 +61,10 @@ class ToolContext:
     # Where the client can show a form: elicit(message, requestedSchema) → its answer
     # ({"action": accept|decline|cancel, "content": ...}; turn/wiring.py).
     elicit: Any = None
+    # Set per call by the turn runner: say(text) → an agent message of its own, shown now;
+    # show_plan(entries) → a `plan` update, shown now (tools/ask.py: before a question).
+    say: Any = None
+    show_plan: Any = None
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

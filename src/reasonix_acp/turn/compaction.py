@@ -36,7 +36,7 @@ from reasonix_acp.providers.base import (
     UsageReport,
 )
 from reasonix_acp.session.gauge import Gauge
-from reasonix_acp.session.history import SUMMARY_NOTE
+from reasonix_acp.session.history import SUMMARY_NOTE, message_digest
 
 SUMMARY_REQUEST = (
     "[Compaction] Summarise the conversation above for your own later use: it replaces those "
@@ -79,6 +79,19 @@ class Done:
     summary: str
     compacted: int  # messages replaced by the summary
     kept: int  # messages kept word for word after it
+
+    def event(self, history: list[dict[str, Any]]) -> dict[str, Any]:
+        """The `compaction` event of it, for `history` as it was summarised: what it keeps
+        is named by identity too (`keptFirst`, session/history.py)."""
+        body: dict[str, Any] = {
+            "compactionId": self.compaction_id,
+            "summary": self.summary,
+            "compacted": self.compacted,
+            "kept": self.kept,
+        }
+        if self.kept:
+            body["keptFirst"] = message_digest(history[len(history) - self.kept])
+        return body
 
 
 def cut_point(

@@ -63,3 +63,18 @@ class TurnSettings:
     # so a turn streams at the client's pace instead of piling updates up in memory.
     pace: Callable[[], Awaitable[None]] | None = None
     notices: list[str] = field(default_factory=list)  # warnings shown after the prompt
+
+
+# The notice titles of the turn's pauses (their descriptions say why and what to do).
+PAUSED = {
+    Outcome.READINESS_PAUSED: "Paused: a check is owed",
+    Outcome.BUDGET_PAUSED: "Paused: the task's budget is used up",
+    Outcome.MAX_TURN_REQUESTS: "Paused: the step limit",
+}
+
+
+def notice_title(text: str) -> str:
+    """A notice's title for a warning that has none: its first clause, at most 80 characters."""
+    head = text.split(";", 1)[0].split(". ", 1)[0].split(" (", 1)[0].strip() or "Warning"
+    head = head[0].upper() + head[1:]
+    return head if len(head) <= 80 else head[:79] + "…"

@@ -32,8 +32,9 @@ from reasonix_acp.providers.base import (
     UsageReport,
 )
 from reasonix_acp.reasonix_io.goal import Markers
-from reasonix_acp.session.history import answer_open_calls, message_digest
+from reasonix_acp.session.history import answer_open_calls, typed_text
 from reasonix_acp.session.images import user_content
+from reasonix_acp.tools.ask import choice_note
 from reasonix_acp.tools.base import ToolResult
 from reasonix_acp.turn.compaction import (
     COMPACTED,
@@ -43,7 +44,7 @@ from reasonix_acp.turn.compaction import (
 )
 from reasonix_acp.turn.instructions import STEER_NOTE, system_message
 from reasonix_acp.turn.reply import Reply
-from reasonix_acp.turn.report import TurnReport, TurnSettings
+from reasonix_acp.turn.report import PAUSED, TurnReport, TurnSettings, notice_title
 from reasonix_acp.turn.tool_calls import ToolCalls
 from reasonix_acp.turn.transcript import Transcript
 
@@ -51,12 +52,6 @@ log = logging.getLogger("reasonix_acp.turn.runner")
 
 CANCELLED_CALL = "not run: the turn was cancelled or stopped before this call finished"
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
-# The notice titles of the turn's pauses (their descriptions say why and what to do).
-PAUSED = {
-    Outcome.READINESS_PAUSED: "Paused: a check is owed",
-    Outcome.BUDGET_PAUSED: "Paused: the task's budget is used up",
-    Outcome.MAX_TURN_REQUESTS: "Paused: the step limit",
-}
 # Finish reasons that end the turn whatever the reply asked for: its tool calls may be cut.
 STOPPED = {"length": Outcome.MAX_TOKENS, "content_filter": Outcome.REFUSAL}
 
@@ -112,11 +107,23 @@ class TurnRunner:
             self.context.publish = self.publish
         if self.context.warn is None:
             self.context.warn = self.warn
+        self.context.say, self.context.show_plan = self.say, self.show_plan
+        self.asked = False  # a question put in the conversation: the turn ends after its round
 
     def publish(self, plugin_id: str, raw: list[Any]) -> None:
         """A plugin tool's extension surfaces, shown and kept like the rest of the turn."""
         for kind, body in surface_events(plugin_id, raw, self.context.session_id):
             self.record(kind, body)
+
+    def say(self, text: str) -> None:
+        """An agent message of its own (a warning; a tool's question, or the plan before it)."""
+        self.transcript.end_message()
+        self.record("agent_message", {"text": text})
+        self.transcript.end_message()
+
+    def show_plan(self, entries: list[dict[str, Any]]) -> None:
+        self.plan = entries
+        self.record("plan", {"entries": entries})
 
     def record_decision(self, decision: dict[str, Any]) -> None:
         """An MCP interaction's decision, committed before the server hears the answer."""
@@ -128,7 +135,7 @@ class TurnRunner:
         notices are not history, a load does not show them again), else a `[warning]` agent
         message, kept in the transcript."""
         if self.supports("notices"):
-            shown = title or _title(text)
+            shown = title or notice_title(text)
             self.emit(
                 {
                     "sessionUpdate": "notice",
@@ -138,9 +145,7 @@ class TurnRunner:
                 }
             )
         else:
-            self.transcript.end_message()  # a message of its own
-            self.record("agent_message", {"text": f"\n\n[warning] {text}{end}"})
-            self.transcript.end_message()
+            self.say(f"\n\n[warning] {text}{end}")
 
     def _paused(self, outcome: Outcome, warning: str, usage: UsageReport) -> TurnReport:
         self.warn(warning, PAUSED[outcome], end="")
@@ -153,7 +158,11 @@ class TurnRunner:
 
         def opening() -> None:
             self.record("user_message", {"content": blocks})
-            self.history.append({"role": "user", "content": user_content(user_text, blocks)})
+            content = user_content(user_text, blocks)
+            note = choice_note(self.history, typed_text(blocks))
+            if note and isinstance(content, str):  # a bare number answering a question
+                content = f"{content.rstrip()} {note}"
+            self.history.append({"role": "user", "content": content})
 
         return await self._steps(opening)
 
@@ -201,6 +210,8 @@ class TurnRunner:
                 for call in calls:
                     await self._tool_call(call)
                     self.flush()
+                if self.asked:  # a question waits for the user's next prompt
+                    return TurnReport(Outcome.END_TURN, usage=usage)
                 paused = self.limits.exceeded(time.monotonic() - started, self.tokens, self.cost)
                 if paused:
                     return self._paused(Outcome.BUDGET_PAUSED, paused, usage)
@@ -321,14 +332,7 @@ class TurnRunner:
             return f"Compaction failed: {exc}"
         if done is None:
             return "Nothing to compact yet: the conversation is only its newest turns."
-        body: dict[str, Any] = {
-            "compactionId": done.compaction_id,
-            "summary": done.summary,
-            "compacted": done.compacted,
-            "kept": done.kept,
-        }
-        if done.kept:  # what it keeps, by identity (session/history.py)
-            body["keptFirst"] = message_digest(self.history[len(self.history) - done.kept])
+        body = done.event(self.history)
         self.record("compaction", body)
         self.transcript.compacted(body)
         self.flush()
@@ -378,17 +382,10 @@ class TurnRunner:
             self.mode = result.mode  # the next request's system message is the new mode's
             self.switch_mode(result.mode)
         if result.plan is not None:
-            self.plan = result.plan
-            self.record("plan", {"entries": result.plan})
+            self.show_plan(result.plan)
+        self.asked = self.asked or result.ends_turn
 
     @property
     def calls(self) -> int:
         """Tool calls this turn made."""
         return self.tool_calls.count
-
-
-def _title(text: str) -> str:
-    """A notice's title for a warning that has none: its first clause, at most 80 characters."""
-    head = text.split(";", 1)[0].split(". ", 1)[0].split(" (", 1)[0].strip() or "Warning"
-    head = head[0].upper() + head[1:]
-    return head if len(head) <= 80 else head[:79] + "…"
