@@ -32,6 +32,7 @@ from reasonix_acp.safe_read import NotRegular, read_regular, system_path
 
 NAME = "AGENTS.md"
 LIMIT = 32 * 1024  # bytes of instructions, all files together
+FRAMING = 400  # characters around a repeated file's text that still make it only a repeat
 HEADING = (
     "# Instructions from AGENTS.md files\n"
     "The user's first, then the project's from its root down: a later file is more specific."
@@ -61,6 +62,17 @@ class Instructions:
     files: tuple[Loaded, ...] = ()
     text: str = ""  # "" when there is none
     refused: tuple[str, ...] = ()  # the files not read, each with why
+    bodies: tuple[tuple[str, str], ...] = ()  # (path, text) of each file loaded whole
+
+    def repeated_in(self, text: str) -> str | None:
+        """The path of an instruction file `text` only repeats: it holds the file's whole text
+        and little else (an editor attaching AGENTS.md as context, with a line naming it);
+        None when it is anything more."""
+        text = text.strip()
+        for path, body in self.bodies:
+            if body and body in text and len(text) - len(body) <= FRAMING:
+                return path
+        return None
 
     def describe(self, also_refused: Iterable[str] = ()) -> str:
         """The files loaded, then those not read and why: these and `also_refused` (the
@@ -164,6 +176,7 @@ def load(cwd: str, extra: list[str], config_dir: str | None, limit: int = LIMIT)
     files: list[Loaded] = []
     parts: list[str] = []
     refused: list[str] = []
+    bodies: list[tuple[str, str]] = []
     seen: set[str] = set()
     left = limit
     where = bounds(cwd, extra, config_dir)
@@ -184,11 +197,13 @@ def load(cwd: str, extra: list[str], config_dir: str | None, limit: int = LIMIT)
         if not taken:
             continue
         body = taken.decode("utf-8", "replace").rstrip("\n")
+        if len(taken) == size and body.strip():
+            bodies.append((path, body.strip()))
         if len(taken) < size:
             body += f"\n[cut: {len(taken)} of {size} bytes of this file; the rest is not loaded]"
         parts.append(f"## {path}\n{body}")
     text = "\n\n".join([HEADING, *parts]) if parts else ""
-    return Instructions(tuple(files), text, tuple(refused))
+    return Instructions(tuple(files), text, tuple(refused), tuple(bodies))
 
 
 def _read(

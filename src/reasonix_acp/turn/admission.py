@@ -128,14 +128,15 @@ class Prompts:
                 if name == "compact":
                     return await self._compact(session, wanted.blocks, rest)
                 return await self.commands.local(session, name, rest, wanted.blocks)
-            entry = await self.commands.plugin(session, wanted.text, wanted.blocks)
+            entry = await self.commands.plugin(session, wanted.entry, wanted.blocks)
             if isinstance(entry, dict):
                 return entry
             if isinstance(entry, ForModel):
                 if entry.events:
                     self.sessions.show(session, entry.events, session.record.turn_count + 1)
-                blocks = [{"type": "text", "text": entry.text}]
-                return await self._model_turn(session, blocks, entry.text, None)
+                text = "\n\n".join(t for t in (wanted.context, entry.text) if t)
+                blocks = [{"type": "text", "text": text}]
+                return await self._model_turn(session, blocks, text, None)
             return await self._model_turn(session, wanted.blocks, wanted.text, wanted.owed)
         except asyncio.CancelledError:
             # A cancel outside the model calls (an action's form, a hook): it still wins.

@@ -7,6 +7,14 @@ the workspace is read, any other is passed to the model as a note naming it); `i
 image resource blobs) when the session's model takes images (session/images.py). `audio` is
 not advertised and is refused with -32602 saying so.
 
+Editors send context with what the user typed (CodeCompanion a rules file and shared buffers,
+as text blocks before it): the user's own words are the prompt's last text block. An agent
+command is a prompt whose first block, or whose typed text after such context, starts with
+`/NAME`; the context before it goes to the model with a command that becomes a model turn (a
+file command, a plugin template, an MCP prompt). A context block that only repeats an
+AGENTS.md file the system prompt already carries is not sent to the model again: a note
+naming it stands in its place.
+
 A prompt that cannot be served is refused here, with nothing published or stored: -32602 for
 bad params, -32600 for a recovery that names no open offer. A queued follow-up is read the
 same way; what would refuse a prompt is its answer instead (`Intent.reply`).
@@ -17,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reasonix_acp.project.instructions import Instructions
 from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import DEFAULT_GUIDANCE
@@ -36,6 +45,8 @@ class Intent:
     blocks: list[dict[str, Any]]  # the user's words, as the transcript keeps them
     text: str  # what the model reads
     command: tuple[str, str] | None = None  # an agent command (help, status, mcp) and its rest
+    entry: str = ""  # the text from where a `/NAME` starts (the user's), "" when none does
+    context: str = ""  # what the model reads of the blocks before that
     owed: list[str] | None = None  # a readiness check resumed: the files it is owed for
     reply: str | None = None  # answered with this text; no model call
     closes_offers: bool = True  # the readiness checkpoint and the recovery offer end with it
@@ -67,14 +78,20 @@ def read(
     model = session.queued.get("model", session.record.model)
     fix = _image_fix(session, model)
     has_images = images.check(blocks, model, session.config.takes_images(model), fix)
-    text = flatten(blocks, roots, images=True)
+    typed = _typed_at(blocks)
+    instructions = session.project.instructions
+    sent = [b if i == typed else _unrepeated(b, instructions) for i, b in enumerate(blocks)]
+    text = flatten(sent, roots, images=True)
     if not text and not has_images and action != "protocol_recovery":
         raise InvalidParams(f"{METHOD}: empty prompt")
     if action == "protocol_recovery" and not recovery_id:
         raise InvalidParams(f"{METHOD}: missing recoveryId")
     if action not in ACTIONS:
         raise InvalidParams(f"{METHOD}: unsupported action {action}")
-    command = commands.parse(text)
+    start = 0 if _slashed(blocks, 0) else typed if _slashed(blocks, typed) else None
+    entry = flatten(blocks[start:], roots, images=True) if start is not None else ""
+    context = flatten(sent[:start], roots, images=True) if start else ""
+    command = commands.parse(entry)
     name = command[0] if command is not None else None
     sole = len(blocks) == 1 and blocks[0].get("type") == "text"
     if name in ("continue-checks", "recover-context") and not sole:
@@ -88,12 +105,39 @@ def read(
             else recovery.parse_command(command[1] if command else "")
         )
         return _recover(session, wanted, guidance)
-    if name == "compact":  # the model writes the summary, but no turn of the conversation
+    if name == "compact" or (command is not None and name in commands.LOCAL):
+        # `/compact`: the model writes the summary, but no turn of the conversation. The
+        # agent's own commands leave both one-shot offers open.
         return Intent(blocks, text, command=command, closes_offers=False)
-    if command is not None and name in commands.LOCAL:
-        # The agent's own commands leave both one-shot offers open.
-        return Intent(blocks, text, command=command, closes_offers=False)
-    return Intent(blocks, text)
+    return Intent(blocks, text, entry=entry, context=context)
+
+
+def _typed_at(blocks: list[dict[str, Any]]) -> int | None:
+    """The index of what the user typed: the last text block (context comes before it)."""
+    texts = [i for i, block in enumerate(blocks) if block.get("type") == "text"]
+    return texts[-1] if texts else None
+
+
+def _slashed(blocks: list[dict[str, Any]], at: int | None) -> bool:
+    """Whether block `at` is text starting with `/`."""
+    if at is None or at >= len(blocks) or blocks[at].get("type") != "text":
+        return False
+    return str(blocks[at].get("text", "")).lstrip().startswith("/")
+
+
+def _unrepeated(block: dict[str, Any], instructions: Instructions) -> dict[str, Any]:
+    """The block, or a note in its place when it only repeats an instruction file the system
+    prompt carries (project/instructions.py)."""
+    if block.get("type") == "text":
+        text = block.get("text")
+    elif block.get("type") == "resource":
+        text = block["resource"].get("text")
+    else:
+        return block
+    path = instructions.repeated_in(text) if isinstance(text, str) else None
+    if path is None:
+        return block
+    return {"type": "text", "text": f"[{path}, sent by the editor: already in the instructions]"}
 
 
 def _image_fix(session: Session, model: str) -> str:
