@@ -1,7 +1,7 @@
 """A permission request for a write or an edit shows the change it would make (`diff` content
 and `locations` in its tool call), so the editor can preview it before the user decides; a
-change that cannot be made is refused before anyone is asked; a file the agent may not read
-unasked is not read to show it."""
+change that cannot be made is refused before anyone is asked; the old text of a file outside
+the workspace is shown to the user in the question, and to no one else."""
 
 from __future__ import annotations
 
@@ -9,10 +9,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.session.store import Store
 from tests.client import Client
 
 
-def run(tmp_path: Path, calls: list[dict[str, Any]], answer: str = "allow_once") -> list[Any]:
+def run(
+    tmp_path: Path,
+    calls: list[dict[str, Any]],
+    answer: str = "allow_once",
+    preset: str = "read-only",
+) -> list[Any]:
     script = tmp_path / "script.jsonl"
     steps = [{"steps": [{"tool_call": call}]} for call in calls] + [{"steps": [{"text": "ok"}]}]
     script.write_text("".join(json.dumps(s) + "\n" for s in steps), encoding="utf-8")
@@ -20,7 +26,7 @@ def run(tmp_path: Path, calls: list[dict[str, Any]], answer: str = "allow_once")
     sid = c.start()
     c.result(
         "session/set_config_option",
-        {"sessionId": sid, "configId": "tool_approval", "value": "read-only"},
+        {"sessionId": sid, "configId": "tool_approval", "value": preset},
     )
     c._id += 1
     prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}
@@ -36,6 +42,10 @@ def run(tmp_path: Path, calls: list[dict[str, Any]], answer: str = "allow_once")
             break
     assert c.close() == 0
     return frames
+
+
+def first_update(frames: list[Any]) -> dict[str, Any]:
+    return next(f for f in frames if f.get("method") == "session/update")
 
 
 def asked(frames: list[Any]) -> list[dict[str, Any]]:
@@ -102,12 +112,28 @@ def test_an_edit_that_cannot_apply_fails_without_asking(tmp_path: Path) -> None:
     assert "occurs 0 times" in failed[0]["content"][0]["content"]["text"]
 
 
-def test_a_file_outside_the_workspace_is_not_read_to_show_it(tmp_path: Path) -> None:
-    outside = tmp_path / "outside.txt"
+def test_a_write_outside_the_workspace_shows_its_diff_to_the_user_alone(tmp_path: Path) -> None:
+    """Under the default preset a write inside the workspace runs unasked; outside it asks, and
+    the question shows the change: the old text to the user (they are asked to overwrite it),
+    never to the model nor into the stored session."""
+    outside, fresh = tmp_path / "outside.txt", tmp_path / "fresh.txt"
     outside.write_text("private\n", encoding="utf-8")
-    calls = [{"name": "write", "arguments": {"path": str(outside), "content": "x"}}]
-    frames = run(tmp_path, calls, answer="reject_once")
-    (question,) = asked(frames)
-    assert "content" not in question
-    assert question["locations"] == [{"path": str(outside)}]
-    assert "private" not in json.dumps(frames)
+    calls = [
+        {"name": "write", "arguments": {"path": str(outside), "content": "x"}},
+        {"name": "write", "arguments": {"path": str(fresh), "content": "new\n"}},
+    ]
+    frames = run(tmp_path, calls, answer="reject_once", preset="workspace-write")
+    first, second = asked(frames)
+    assert first["content"] == [
+        {"type": "diff", "path": str(outside), "oldText": "private\n", "newText": "x"}
+    ]
+    assert second["content"] == [
+        {"type": "diff", "path": str(fresh), "oldText": None, "newText": "new\n"}
+    ]
+    assert first["locations"] == [{"path": str(outside)}]
+    others = [f for f in frames if f.get("method") != "session/request_permission"]
+    assert "private" not in json.dumps(others)
+    sid = first_update(frames)["params"]["sessionId"]
+    stored = [(e.kind, e.body) for e in Store(tmp_path / "data").events(sid)]
+    assert "history" in dict(stored) and "private" not in json.dumps(stored)
+    assert outside.read_text() == "private\n" and not fresh.exists()

@@ -78,7 +78,7 @@ class Gate:
                 return allowed
         what = _what(access, scope)
         if hasattr(tool, "proposed"):
-            shown = await self._with_change(tool, args, shown, context, real)
+            shown = await self._with_change(tool, args, shown, context)
         choice = await self._ask(shown, _options(f"Allow {what}", f"Reject {what}"))
         if choice in ("allow_always", "reject_always"):
             self.grants.append((access, scope, choice == "allow_always"))
@@ -90,13 +90,13 @@ class Gate:
         args: dict[str, Any],
         shown: dict[str, Any],
         context: ToolContext,
-        real: str,
     ) -> dict[str, Any]:
         """The question with the change a write or edit would make (`diff` content), for the
-        editor to preview before the user decides. A change that cannot be made fails here,
-        unasked (ToolFailed). A file the agent may not read unasked is not read to show it."""
-        if needs_permission(self.preset(), "read", context.workspace.inside(real)):
-            return shown
+        editor to preview before the user decides: a new file's (`oldText` null), and an
+        existing file's outside the workspace too, since the user is asked to overwrite it.
+        The old text is shown to the user in the question alone: the model's history and the
+        transcript never get it from here. A change that cannot be made fails here, unasked
+        (ToolFailed)."""
         diff = scrub_known_in(await tool.proposed(args, context))
         return {**shown, "content": [diff]}
 
