@@ -47,18 +47,17 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg
-    if "offline" in header.get("args", []) or "deepseek" in header:
-        frames = promised_usage(frames)
+    frames = promised_usage(frames)
     assert transcript.normalise(frames, context) == snapshot(
         extension_class=NDJSONSnapshotExtension
     )
 
 
 def promised_usage(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The offline model's `used` is its estimate of the request (characters / 4), and the
-    DeepSeek stand-in's counts the request's bytes; the request holds the workspace's path,
-    whose length depends on where the suite runs, and a DeepSeek cost depends on the hour
-    (peak or off-peak). What the protocol promises is pinned instead: a whole number of tokens,
+    """`used` is the gauge's count of the context, calibrated on the provider's counts (the
+    offline model's are characters / 4, the DeepSeek stand-in's the request's bytes); the
+    request holds the workspace's path, whose length depends on where the suite runs, and a
+    DeepSeek cost depends on the hour (peak or off-peak). What the protocol promises is pinned instead: a whole number of tokens,
     at most the context's size, and a cost that is a positive amount in a currency."""
     out = []
     for frame in frames:

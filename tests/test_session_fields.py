@@ -4,6 +4,7 @@ carry the tool's own `name` (live and replayed), and config option categories ar
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -167,4 +168,18 @@ def test_the_legacy_models_block_matches_the_model_option(tmp_path: Path) -> Non
     assert agrees(loaded) == "local/large"
     resumed = c.result("session/resume", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
     assert agrees(resumed) == "local/large"
+    assert c.close() == 0
+
+
+def test_every_listed_session_has_a_title(tmp_path: Path) -> None:
+    """A menu of sessions (`/resume`) never shows a bare id: one with no prompt yet is "New
+    session" and when it started; a prompted one its first words."""
+    c = Client(tmp_path, "--model", "offline")
+    fresh = c.start()
+    titled = c.result("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})
+    prompt(c, titled["sessionId"], "fix the parser")
+    sessions = {s["sessionId"]: s for s in c.result("session/list", {})["sessions"]}
+    title = sessions[fresh]["title"]
+    assert re.fullmatch(r"New session, \d{4}-\d\d-\d\d \d\d:\d\d UTC", title), title
+    assert sessions[titled["sessionId"]]["title"] == "fix the parser"
     assert c.close() == 0

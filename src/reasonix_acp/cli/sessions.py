@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from reasonix_acp.session.listing import untitled
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 
@@ -108,7 +109,7 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
             )
         for r in rows:
             out.write(
-                f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or '(untitled)'}\n"
+                f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or untitled(r.created_at)}\n"
             )
         return 0
     if not rest:

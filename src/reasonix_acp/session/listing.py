@@ -2,7 +2,8 @@
 
 A cursor is the filter and the (updatedAt, id) of the page's last session, signed with the
 store's secret: a client can hand back only cursors this store made, and only to a listing
-with the same cwd filter."""
+with the same cwd filter. Every session is listed with a title: one with no prompt yet gets
+"New session" and when it was started."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ from reasonix_acp.session.store_rows import SessionRecord
 
 PAGE_SIZE = 50
 MAC_BYTES = 12
+
+
+def untitled(created_at: str) -> str:
+    """A listed title for a session with none yet (no prompt): when it was started, in UTC, so
+    a menu of sessions never shows a bare id."""
+    return f"New session, {created_at[:10]} {created_at[11:16]} UTC"
 
 
 def cursor(secret: bytes, cwd: str | None, last: SessionRecord) -> str:
@@ -50,8 +57,7 @@ def page(rows: list[SessionRecord], cwd: str | None, secret: Callable[[], bytes]
     sessions = []
     for r in shown:
         info: dict[str, Any] = {"sessionId": r.id, "cwd": r.cwd, "updatedAt": r.updated_at}
-        if r.title:
-            info["title"] = r.title
+        info["title"] = r.title or untitled(r.created_at)
         if r.additional_directories:
             info["additionalDirectories"] = r.additional_directories
         sessions.append(info)

@@ -29,6 +29,7 @@ from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
 from reasonix_acp.session.changes import Changes
+from reasonix_acp.session.history import typed_text
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.turn import intent
@@ -38,7 +39,6 @@ from reasonix_acp.turn.intent import Intent
 if TYPE_CHECKING:
     from reasonix_acp.tools.base import Tool
     from reasonix_acp.turn.goal import GoalEnd
-    from reasonix_acp.turn.report import TurnReport
     from reasonix_acp.turn.wiring import Built, Wiring
 
 log = logging.getLogger("reasonix_acp.turn.admission")
@@ -212,8 +212,9 @@ class Prompts:
         self._drift(session)
         self._conclude(session, built, end, outcome)
         if outcome is not Outcome.CANCELLED:
-            own_words = " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
-            self._after_turn(session, own_words or text, report, built.runner.cost)
+            own_words = typed_text(blocks).strip()  # not the context an editor sent with it
+            used = built.runner.estimate()
+            self._after_turn(session, own_words or text, used, built.runner.cost)
             await self._turn_end(session, outcome, number)
         stop = STOP_REASON[outcome]
         if stop is None and report.auth:  # the editor can offer to authenticate again
@@ -270,12 +271,10 @@ class Prompts:
         except Exception:
             log.exception("session %s: turn_end hooks failed", session.id)
 
-    def _after_turn(
-        self, session: Session, text: str, report: TurnReport, cost: float | None
-    ) -> None:
-        used = report.usage.prompt_tokens + report.usage.completion_tokens
-        if used == 0:  # the provider reported no usage: estimate at 4 characters a token
-            used = sum(len(str(m.get("content") or "")) for m in session.history) // 4
+    def _after_turn(self, session: Session, text: str, used: int, cost: float | None) -> None:
+        """The context meter, the cost and the title after a turn. `used` is the gauge's count
+        of the context (calibrated on the provider's own counts), the same measure `/compact`
+        reports: the meter never jumps between two ways of counting."""
         self._keep_used(session, used)
         priced = None
         if cost is not None:

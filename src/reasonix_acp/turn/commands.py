@@ -60,7 +60,7 @@ class Commands:
         elif name == "status":
             text = (
                 f"model {record.model} (effort {session.effort}), mode {record.mode}, "
-                f"permissions {record.approval}, {record.turn_count} turns stored, cwd {record.cwd}, "
+                f"permissions {record.approval}, {turns(record.turn_count)} stored, cwd {record.cwd}, "
                 f"{session.sandbox.describe()}; {session.goal.describe()}; "
                 f"{session.project.describe()}"
             )
@@ -119,6 +119,10 @@ class Commands:
                 session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
             )
         return ForModel(done.prompt, done.events)
+
+
+def turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"
 
 
 def _prompt_entry(text: str, prompts: list[PromptCommand]) -> tuple[PromptCommand, str] | None:
