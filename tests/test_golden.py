@@ -57,15 +57,22 @@ def promised_usage(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`used` is the gauge's count of the context, calibrated on the provider's counts (the
     offline model's are characters / 4, the DeepSeek stand-in's the request's bytes); the
     request holds the workspace's path, whose length depends on where the suite runs, and a
-    DeepSeek cost depends on the hour (peak or off-peak). What the protocol promises is pinned instead: a whole number of tokens,
-    at most the context's size, and a cost that is a positive amount in a currency."""
+    DeepSeek cost depends on the hour (peak or off-peak). What the protocol promises is pinned
+    instead: a whole number of tokens, at most the context's size, and a cost that is a
+    positive amount in a currency."""
     out = []
     for frame in frames:
-        update = ((frame.get("msg") or {}).get("params") or {}).get("update") or {}
-        if frame.get("dir") == "a2c" and update.get("sessionUpdate") == "usage_update":
+        msg = frame.get("msg")
+        params = msg.get("params") if isinstance(msg, dict) else None
+        update = params.get("update") if isinstance(params, dict) else None
+        if (
+            frame.get("dir") == "a2c"
+            and isinstance(update, dict)
+            and update.get("sessionUpdate") == "usage_update"
+        ):
             used, size = update["used"], update["size"]
             assert type(used) is int and type(size) is int and 0 <= used <= size, update
-            msg = frame["msg"]
+            assert isinstance(msg, dict)
             shown = {**update, "used": "<tokens>"}
             if "cost" in update:
                 cost = update["cost"]
