@@ -122,7 +122,8 @@ class AgentProcess:
 
 
 TEMP_BASE = re.compile(r"reasonix-acp-\d+")
-ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+# A time stamp, ISO 8601 or as a title shows it ("New session, 2026-12-06 09:30 UTC").
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?Z| \d\d:\d\d UTC)")
 
 
 class Scenario:
