@@ -1,5 +1,7 @@
-"""An editor stand-in on the official SDK's client side: in-memory buffers, a terminal that
-runs commands for real, and a user who allows once; it drives a real `acp` subprocess."""
+"""Editor stand-ins on the official SDK's client side, driving a real `acp` subprocess: one with
+in-memory buffers, a terminal that runs commands for real, and a user who allows once; one that
+shows permission options by kind alone and cancels the turn on a rejection (as CodeCompanion
+and agent-shell do)."""
 
 from __future__ import annotations
 
@@ -138,3 +140,81 @@ async def test_an_editor_with_buffers_and_terminals(tmp_path: Path) -> None:
         "terminal --noprofile --norc -p -c echo from the editor terminal",
         "release t1",
     ]
+
+
+class KindOnlyEditor(Editor):
+    """An editor like CodeCompanion, which labels permission options by their kind alone, and
+    like agent-shell, which cancels the turn when the user picks a `reject_once` option: it
+    picks the option `wanted` names (by its name, as a user reading the labels would, or by
+    kind where the names are not shown), and shows the agent's messages."""
+
+    def __init__(self, wanted: str) -> None:
+        super().__init__({})
+        self.wanted = wanted
+        self.said: list[str] = []
+        self.asked: list[list[tuple[str, str]]] = []
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        shown = update.model_dump(by_alias=True, exclude_none=True)
+        if shown.get("sessionUpdate") == "agent_message_chunk":
+            self.said.append(shown["content"]["text"])
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> Any:
+        self.asked.append([(o.name, o.kind) for o in options])
+        chosen = next(o for o in options if self.wanted in (o.name, o.kind))
+        if chosen.kind == "reject_once":  # agent-shell: "interrupt so you can course-correct"
+            await self.conn.cancel(session_id=session_id)
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=chosen.option_id)
+        )
+
+
+def _session(editor: Editor, tmp_path: Path, lines: list[Any]) -> tuple[Scenario, Any]:
+    """A scenario and an offline `acp` running `lines`, to start with `async with`."""
+    scenario = Scenario(tmp_path)
+    script = tmp_path / "editor.jsonl"
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    command = acp_command()
+    args = [*command[1:], "--model", "offline", "--script", str(script)]
+    return scenario, spawn_agent_process(
+        editor, command[0], *args, env={**os.environ, **scenario.env}
+    )
+
+
+async def test_a_question_reaches_an_editor_that_shows_option_kinds_alone(tmp_path: Path) -> None:
+    ask = {"question": "Which database?", "options": ["sqlite", "postgres", "mysql"]}
+    editor = KindOnlyEditor("allow_once")
+    scenario, spawned = _session(
+        editor, tmp_path, [{"steps": [{"tool_call": {"name": "ask_user", "arguments": ask}}]}]
+    )
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        first = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+        question = "".join(editor.said)
+        editor.said.clear()
+        second = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="2")])
+    assert first.stop_reason == second.stop_reason == "end_turn"
+    assert editor.asked == [], "no permission request whose choices look the same"
+    assert "1. sqlite\n2. postgres\n3. mysql" in question
+    assert "".join(editor.said) == "Offline reply: 2 (choice 2 of your question: postgres)"
+
+
+async def test_staying_in_plan_mode_does_not_end_the_turn_where_reject_cancels(
+    tmp_path: Path,
+) -> None:
+    present = {"name": "present_plan", "arguments": {"plan": "1. write plan.txt"}}
+    lines = [{"steps": [{"tool_call": present}]}, {"steps": [{"text": "revising"}]}]
+    editor = KindOnlyEditor("Stay in plan mode and revise")
+    scenario, spawned = _session(editor, tmp_path, lines)
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    assert reply.stop_reason == "end_turn", "staying cancelled the turn"
+    (options,) = editor.asked
+    assert "reject_once" not in [kind for _, kind in options]
+    assert editor.said[0] == "**The plan**\n\n1. write plan.txt" and editor.said[-1] == "revising"
