@@ -11,8 +11,9 @@ anything else as their own words. The answer, or that the user declined the form
 tool's result for the model. A `session/cancel` while a form is open cancels the turn.
 
 `present_plan` is offered in plan mode only. The plan is shown first, as an agent message and,
-when it is a list, as the `plan` update (some clients draw neither the text content of a
-permission request). Then the question, a `switch_mode` tool call: *Start in normal mode*
+when it is a list, as the `plan` update: some clients draw no text content of a permission
+request, so the question carries no copy of it (those that do would show it a third time). Then
+the question, a `switch_mode` tool call: *Start in normal mode*
 switches the session to normal mode (`ToolResult.mode`: the turn goes on in normal mode in the
 same prompt, and the client gets `current_mode_update`); *Stay in plan mode* tells the model to
 revise. Both are `allow_*` options: some clients cancel the turn on a `reject_once` answer, and
@@ -149,7 +150,6 @@ class PresentPlan:
             "title": self.title(args, ctx),
             "kind": "switch_mode",
             "status": "pending",
-            "content": _text(plan),
             "rawInput": {"plan": plan},
         }
         if await ctx.ask(shown, options) == "start":
