@@ -39,6 +39,7 @@ from reasonix_acp.turn.intent import Intent
 if TYPE_CHECKING:
     from reasonix_acp.tools.base import Tool
     from reasonix_acp.turn.goal import GoalEnd
+    from reasonix_acp.turn.report import TurnReport
     from reasonix_acp.turn.wiring import Built, Wiring
 
 log = logging.getLogger("reasonix_acp.turn.admission")
@@ -159,12 +160,13 @@ class Prompts:
         compaction, turn/compaction.py); then how full the context is."""
         number = session.record.turn_count + 1
         built = self.wiring.build(session, number, self._emitter(session), None)
+        before = built.runner.estimate()
         report = await built.runner.compact_now(blocks, instructions, whole=session.refused)
         session.refused = session.refused and report.refused
         session.record.turn_count = number
         outcome = session.turn.settle(report.outcome)
         if outcome is not Outcome.CANCELLED:
-            self._keep_used(session, built.runner.estimate())
+            self._keep_used(session, _rescaled(session.used, before, built.runner.estimate()))
             self.sessions.send_usage(session)
         return {"stopReason": STOP_REASON[outcome]}
 
@@ -213,8 +215,8 @@ class Prompts:
         self._conclude(session, built, end, outcome)
         if outcome is not Outcome.CANCELLED:
             own_words = typed_text(blocks).strip()  # not the context an editor sent with it
-            used = built.runner.estimate()
-            self._after_turn(session, own_words or text, used, built.runner.cost)
+            estimate = built.runner.estimate()
+            self._after_turn(session, own_words or text, report, estimate, built.runner.cost)
             await self._turn_end(session, outcome, number)
         stop = STOP_REASON[outcome]
         if stop is None and report.auth:  # the editor can offer to authenticate again
@@ -271,11 +273,14 @@ class Prompts:
         except Exception:
             log.exception("session %s: turn_end hooks failed", session.id)
 
-    def _after_turn(self, session: Session, text: str, used: int, cost: float | None) -> None:
-        """The context meter, the cost and the title after a turn. `used` is the gauge's count
-        of the context (calibrated on the provider's own counts), the same measure `/compact`
-        reports: the meter never jumps between two ways of counting."""
-        self._keep_used(session, used)
+    def _after_turn(
+        self, session: Session, text: str, report: TurnReport, estimate: int, cost: float | None
+    ) -> None:
+        """The context meter, the cost and the title after a turn. The meter is the provider's
+        count of the last call (prompt and reply); `estimate`, the gauge's count of the context
+        now, where the provider reported none."""
+        used = report.usage.prompt_tokens + report.usage.completion_tokens
+        self._keep_used(session, used or estimate)
         priced = None
         if cost is not None:
             currency = session.config.currency_for(session.record.model)
@@ -354,3 +359,13 @@ def _last_reply(history: list[dict[str, Any]]) -> str:
         if message.get("role") == "assistant" and message.get("content"):
             return str(message["content"])
     return ""
+
+
+def _rescaled(used: int, before: int, after: int) -> int:
+    """The context meter after `/compact`, in the measure it had before (the provider's count):
+    scaled by how the gauge's count of the context changed (`before` → `after`), so a
+    compaction that changed nothing leaves it where it was; the gauge's count where there was
+    none."""
+    if not used or before <= 0:
+        return after
+    return round(used * after / before)
