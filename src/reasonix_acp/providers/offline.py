@@ -8,7 +8,8 @@ characters of it):
 - after any other tool result, the reply "Tool result: <its first line>";
 - otherwise the reply "Offline reply: T", streamed word by word.
 It takes images: a prompt's images are named on T's line ("[1 image: image/png, 70 bytes]").
-Usage is reported as characters / 4 for prompt and completion tokens.
+Usage is reported as characters / 4: the whole request as sent (messages and tool schemas, as
+JSON) for prompt tokens, the reply for completion tokens.
 
 Scripted behaviour (`acp --model offline --script FILE`): FILE is JSON Lines; line k is the
 k-th model call of the process (each tool round is one call). A line is an object with a list
@@ -102,6 +103,11 @@ def _pieces(text: str, chunk: int | None) -> list[str]:
     if not chunk:
         return [text]
     return [text[i : i + chunk] for i in range(0, len(text), chunk)]
+
+
+def _request_chars(request: ModelRequest) -> int:
+    """The request's size as a model reads it: its messages and tool schemas, as JSON."""
+    return len(json.dumps(request.messages)) + len(json.dumps(request.tools))
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -217,14 +223,14 @@ class OfflineProvider:
                     arguments=json.dumps({"todos": todos}),
                 )
                 yield UsageReport(
-                    prompt_tokens=len(text) // 4 + 1, completion_tokens=len(items) * 4
+                    prompt_tokens=_request_chars(request) // 4 + 1,
+                    completion_tokens=len(items) * 4,
                 )
                 return
             reply = f"Offline reply: {first}"
         for piece in _words(reply):
             yield TextDelta(piece)
             await asyncio.sleep(0)
-        prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
         yield UsageReport(
-            prompt_tokens=prompt_chars // 4 + 1, completion_tokens=len(reply) // 4 + 1
+            prompt_tokens=_request_chars(request) // 4 + 1, completion_tokens=len(reply) // 4 + 1
         )
