@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -37,6 +38,7 @@ from acp_conformance import roles
 from acp_conformance.placement import Placement
 
 MODEL_ID = "conformance-model"
+POLL = 0.02  # seconds: how soon a closed model's server loop notices
 DEFAULT_REPLY = [{"text": "Conformance"}]  # for requests that offer no tools
 # A `fail` is given once at its place in the conversation: an agent that retries a failed
 # request (with its own backoff) gets this, instead of being held until its retries run out.
@@ -118,7 +120,10 @@ class ModelServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # `shutdown` waits for the loop's next poll: a short one, since every scenario closes
+        # its model (the default half second was most of a short scenario's time).
+        serve = partial(self.httpd.serve_forever, poll_interval=POLL)
+        threading.Thread(target=serve, daemon=True).start()
 
     @property
     def why_no_call(self) -> str:
