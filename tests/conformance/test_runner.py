@@ -7,79 +7,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
 from acp_conformance.scenario import load_all
+from tests.conformance.faults import SCENARIOS, SUITES
 from tests.transcript import acp_command
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
 BROKEN_RX = Path(__file__).with_name("broken_reasonix.py")  # the `reasonix` suite's
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent asks it for tool calls
-# (fault, the suites it runs): broken_tools.py's faults need no robustness scenario, and the
-# protocol faults meet the tool-call scenarios only where a check there needs them.
-FAULTS = [
-    ("version", "core,robustness"),
-    ("schema", "core,client,robustness"),
-    ("accept-all", "core,robustness"),
-    ("unknown-result", "core,robustness"),
-    ("wrong-codes", "core,robustness"),
-    ("bad-error", "core,robustness"),
-    ("answer-notes", "core,robustness"),
-    ("parse-silent", "core,robustness"),
-    ("die-on-bad", "core,robustness"),
-    ("die-after-error", "core,robustness"),
-    ("die-after-note", "core,robustness"),
-    ("drop-2", "core,robustness"),
-    ("drop-4", "core,robustness"),
-    ("bad-update", "core,client,robustness"),
-    ("no-updates", "core,robustness"),
-    ("late-update", "core,client,robustness"),
-    ("stop-refusal", "core,client,robustness"),
-    ("ignore-cancel", "core,client,robustness"),
-    ("mangle-ids", "core,robustness"),
-    ("legacy-silent", "core,robustness"),
-    ("init-error", "core,robustness"),
-    ("early-silent", "core,robustness"),
-    ("drop-3", "core,robustness"),
-    ("list-empty", "core,robustness"),
-    ("keep-deleted", "core,robustness"),
-    ("strict-fields", "core,robustness"),
-    ("no-exit", "core,robustness"),
-    ("exit-1", "core,robustness"),
-    ("banner", "core,client"),
-    ("odd-request", "core,client"),
-    ("extra-fields", "core"),
-    # the session's own surface: one scenario each
-    ("msgid-apart", "core.session.message-ids"),
-    ("mode-apart", "core.mode.config-option"),
-    ("fork-same", "core.session.fork"),
-    ("fork-broken", "core.session.fork"),
-    ("tool-unnamed", "client.fs.write"),
-    # broken_tools.py: the client side and tool calls
-    ("rel-path", "core,client"),
-    ("outside-path", "core,client"),
-    ("bad-session", "core,client"),
-    ("late-request", "core,client"),
-    ("no-release", "core,client"),
-    ("stale-terminal", "core,client"),
-    ("bad-requests", "core,client"),
-    ("ignore-caps", "core,client"),
-    ("bad-options", "core,client"),
-    ("ask-again", "core,client"),
-    ("ignore-reject", "core,client"),
-    ("ignore-perm-cancel", "core,client"),
-    ("wrong-tool-id", "core,client"),
-    ("dup-tool-id", "core,client"),
-    ("update-after-final", "core,client"),
-    ("unfinished-tool", "core,client"),
-    ("no-tool-result", "core,client"),
-    ("skip-write", "core,client"),
-    ("ignore-errors", "core,client"),
-    ("no-tool-calls", "core,client"),
-]
 # `acp` asks no permission for a write inside the workspace (its default preset): these
 # checks have nothing to judge there and are SKIP; every other check must pass.
 ACP_SKIPS = {
@@ -204,22 +144,31 @@ def test_every_reasonix_check_is_seen_failing(tmp_path: Path) -> None:
     assert every - seen == set(), f"reasonix checks no broken agent fails: {sorted(every - seen)}"
 
 
+def test_each_fault_runs_scenarios_of_its_own_suites() -> None:
+    suites = {s.id: s.suite for s in load_all()}
+    assert list(SCENARIOS) == [name for name, _ in SUITES]
+    for name, meets in SUITES:
+        allowed = meets.split(",")
+        for scenario in SCENARIOS[name]:
+            assert suites[scenario] in allowed or scenario in allowed, (name, scenario)
+        assert SCENARIOS[name], f"{name} fails no check: its scenarios are empty"
+
+
 def test_every_check_is_seen_failing(tmp_path: Path) -> None:
     every = {c.id for s in load_all() if s.suite != "reasonix" for c in s.checks}
 
-    def failing(fault: tuple[str, str]) -> set[str]:
+    def failing(fault: tuple[str, tuple[str, ...]]) -> set[str]:
         where = tmp_path / fault[0]
         where.mkdir()
         agent = f"{sys.executable} {BROKEN}"
         env = {"BREAK": fault[0], **WIRED}
         waits = ("--timeout", "1", "--start-timeout", "5")
-        # A fault meant for a few scenarios names them (ids have dots), else suites.
-        only = ("--only", *fault[1].split(",")) if "." in fault[1] else ("--suite", fault[1])
-        found = conformance(where, agent, *waits, *only, env=env)
+        found = conformance(where, agent, *waits, "--only", *fault[1], env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
+    # Each fault runs the scenarios where it fails a check (tests/conformance/faults.py).
     with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
-        seen = set().union(*pool.map(failing, FAULTS))
+        seen = set().union(*pool.map(failing, SCENARIOS.items()))
     assert every - seen == set(), f"checks no broken agent fails: {sorted(every - seen)}"
 
 
@@ -269,3 +218,38 @@ def test_a_lost_answer_is_counted_once_and_stdout_is_judged_all_the_same(tmp_pat
     assert failing == {"elicit-accept.result-schema", "elicit-accept.stdout-only-json"}, found
     assert found["elicit-accept.updates-valid"] == found["elicit-accept.model-result"] == "skip"
     assert found["elicit-accept.nothing-after"] == "pass"
+
+
+def needed(fault: tuple[str, str]) -> tuple[str, list[str]]:
+    """(the fault, the fewest scenarios of its suites that fail every check it fails there)."""
+    name, what = fault
+    only = ("--only", *what.split(",")) if "." in what else ("--suite", what)
+    found = conformance(
+        Path(tempfile.mkdtemp()),
+        f"{sys.executable} {BROKEN}",
+        "--timeout",
+        "1",
+        "--start-timeout",
+        "5",
+        *only,
+        env={"BREAK": name, **WIRED},
+    )
+    bad = {
+        s["id"]: {c["id"] for c in s["checks"] if c["status"] in ("fail", "warn")}
+        for s in found["scenarios"]
+    }
+    bad = {k: v for k, v in bad.items() if v}
+    wanted: set[str] = set().union(*bad.values())
+    chosen: list[str] = []
+    covered: set[str] = set()
+    while covered != wanted:
+        best = max(sorted(bad), key=lambda k: len(bad[k] - covered))
+        chosen.append(best)
+        covered |= bad[best]
+    return name, sorted(chosen)
+
+
+if __name__ == "__main__":
+    with ThreadPoolExecutor(10) as pool:
+        for name, chosen in pool.map(needed, SUITES):
+            print(f"    {name!r}: {tuple(chosen)!r},")
