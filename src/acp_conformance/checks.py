@@ -5,7 +5,11 @@ On a response (`await` steps; `inspect` steps judge a captured value the same wa
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
-item whose `key` is `value`), `lacks` (it has none).
+item whose `key` is `value`), `lacks` (it has none), `differs` (`path` does not hold `value`),
+`member` (`path` holds the `key` of an item of the list at `among`; SKIP where `path` is
+absent), `error_message` (the error's message is text on one line), `config_values` (every
+select config option at `path` holds one of its own values; a boolean one only where the
+client said it takes them, `booleans`).
 On the notifications that came while a response was awaited: `updates_valid` (every
 session/update against the schema's SessionNotification, for `session`), `has_update` (one
 whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of `method`,
@@ -149,6 +153,68 @@ def _lacks(frame: dict[str, Any], args: dict[str, Any]) -> str:
     return found or f"{args['path']} still has an item whose {args['key']} is {args['value']!r}"
 
 
+def _differs(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        value = at(frame, args["path"])
+    except KeyError:
+        return f"{args['path']} is missing"
+    return f"{args['path']} is {value!r} again" if value == args["value"] else ""
+
+
+def _member(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        value = at(frame, args["path"])
+    except KeyError:
+        raise NotApplicable(f"no {args['path']}") from None
+    try:
+        items = at(frame, args["among"])
+    except KeyError:
+        return f"{args['among']} is missing"
+    keys = (
+        [i.get(args["key"]) for i in items if isinstance(i, dict)]
+        if isinstance(items, list)
+        else []
+    )
+    return "" if value in keys else f"{args['path']} is {value!r}, not one of {keys}"
+
+
+def _error_message(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    error = frame.get("error")
+    if not isinstance(error, dict):
+        raise NotApplicable("no error came")
+    message = error.get("message")
+    if not isinstance(message, str) or not message.strip():
+        return f"error message {message!r}: none to show"
+    return "the error message runs over more than one line" if "\n" in message.strip() else ""
+
+
+def _choices(option: dict[str, Any]) -> list[Any]:
+    """A select option's values: its options, flat or in groups."""
+    found: list[Any] = []
+    for item in option.get("options") or []:
+        if isinstance(item, dict) and isinstance(item.get("options"), list):
+            found += [o.get("value") for o in item["options"] if isinstance(o, dict)]
+        elif isinstance(item, dict):
+            found.append(item.get("value"))
+    return found
+
+
+def _config_values(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        options = at(frame, args["path"])
+    except KeyError:
+        raise NotApplicable(f"no {args['path']}") from None
+    for option in options if isinstance(options, list) else []:
+        if not isinstance(option, dict):
+            continue
+        kind, current = option.get("type"), option.get("currentValue")
+        if kind == "boolean" and not args.get("booleans"):
+            return f"config option {option.get('id')!r} is a boolean the client did not ask for"
+        if kind == "select" and current not in _choices(option):
+            return f"config option {option.get('id')!r} holds {current!r}, not one of its values"
+    return ""
+
+
 ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "result": _result,
     "error": _error,
@@ -161,6 +227,10 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "known_fields": _known_fields,
     "contains": _contains,
     "lacks": _lacks,
+    "differs": _differs,
+    "member": _member,
+    "error_message": _error_message,
+    "config_values": _config_values,
 }
 
 

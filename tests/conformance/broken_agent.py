@@ -44,6 +44,13 @@ Faults:
   fork-same      session/fork answers the source's own id
   fork-broken    the fork takes the source's place (the source is closed), and its updates
                  name the source
+  no-agent-info  initialize without agentInfo
+  same-id        every session/new answers the first session's id
+  mode-stray     a session's currentModeId is none of its availableModes
+  config-stray   the mode option holds a value it does not offer, beside a boolean option the
+                 client did not ask for
+  list-unfiltered  session/list ignores its cwd filter
+  multiline-error  error messages run over two lines
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -122,7 +129,7 @@ def mode_state(sid: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(`modes`, the mode config option) of a session, in step unless mode-apart."""
     current = mode_of.get(sid, "plan" if "plan-first" in QUIRK else "normal")
     modes = {
-        "currentModeId": current,
+        "currentModeId": "nowhere" if "mode-stray" in BREAK else current,
         "availableModes": [{"id": m, "name": m.title()} for m in MODES],
     }
     option = {**MODE, "currentValue": "plan" if "mode-apart" in BREAK else current}
@@ -216,6 +223,8 @@ def error(rid: Any, code: int, message: str) -> None:
     if "wrong-codes" in BREAK:
         code = {-32602: -32603, -32601: -32600, -32600: -32700, -32700: -32600}.get(code, code)
     body: dict[str, Any] = {"code": code, "message": message}
+    if "multiline-error" in BREAK:
+        body["message"] = f"{message}\nsee the log"
     if "bad-error" in BREAK:
         del body["message"]
     send({"jsonrpc": "2.0", "id": rid, "error": body})
@@ -270,6 +279,8 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
         },
         "authMethods": [],
     }
+    if "no-agent-info" not in BREAK:
+        answer["agentInfo"] = {"name": "broken-agent", "version": "1.0"}
     if "schema" in BREAK:
         del answer["protocolVersion"]
     result(rid, answer)
@@ -288,7 +299,7 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             return error(rid, -32602, "mcpServers must be a list")
         if "strict-fields" in BREAK and set(params) - {"cwd", "mcpServers"}:
             return error(rid, -32602, "unknown field")
-        new = f"s{len(sessions) + 1}"
+        new = "s1" if "same-id" in BREAK and sessions else f"s{len(sessions) + 1}"
         sessions[new] = True
         places[new] = cwd if isinstance(cwd, str) else "/"
         servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
@@ -298,13 +309,20 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
         if "no-config" not in QUIRK:
             answer["configOptions"] = [option]
+        if "config-stray" in BREAK:
+            toggle = {"id": "fast", "name": "Fast", "type": "boolean", "currentValue": True}
+            answer["configOptions"] = [{**option, "currentValue": "nowhere"}, toggle]
         if "legacy-models" in QUIRK:
             model = {"modelId": "m", "name": "m"}
             answer["models"] = {"availableModels": [model], "currentModelId": "m"}
         return result(rid, answer)
     if method == "session/list":
         shown = [s for s in sessions if s in prompted or "list-after-turn" not in QUIRK]
-        listed = [] if "list-empty" in BREAK else [{"sessionId": s, "cwd": "/"} for s in shown]
+        wanted = params.get("cwd")
+        if isinstance(wanted, str) and "list-unfiltered" not in BREAK:
+            shown = [s for s in shown if places.get(s) == wanted]
+        listed = [{"sessionId": s, "cwd": places.get(s, "/")} for s in shown]
+        listed = [] if "list-empty" in BREAK else listed
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")

@@ -47,6 +47,13 @@ SUITES = [
     ("fork-same", "core.session.fork"),
     ("fork-broken", "core.session.fork"),
     ("tool-unnamed", "client.fs.write"),
+    # what acp-tck checks too (docs/conformance.md): one scenario each
+    ("no-agent-info", "core.initialize.v1"),
+    ("same-id", "core.session-new.fields"),
+    ("mode-stray", "core.session-new.fields"),
+    ("config-stray", "core.session-new.fields"),
+    ("list-unfiltered", "core.list.unmatched-cwd"),
+    ("multiline-error", "core.method.unknown"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -384,6 +391,12 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "fork-same": ("core.session.fork",),
     "fork-broken": ("core.session.fork",),
     "tool-unnamed": ("client.fs.write",),
+    "no-agent-info": ("core.initialize.v1",),
+    "same-id": ("core.session-new.fields",),
+    "mode-stray": ("core.session-new.fields",),
+    "config-stray": ("core.session-new.fields",),
+    "list-unfiltered": ("core.list.unmatched-cwd",),
+    "multiline-error": ("core.method.unknown",),
     "rel-path": (
         "client.fs.no-capability",
         "client.fs.read",

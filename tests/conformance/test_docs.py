@@ -189,6 +189,32 @@ that change nothing), steers while idle and into a running turn, and `reloadExte
 validate against the vendor schemas (`schema/vendor/`, shipped in the wheel); its calibration
 agent is `tests/conformance/broken_reasonix.py`.
 
+## Beside acp-tck
+
+`acp-tck` (agentclientprotocol/acp-tck) is the ACP organisation's conformance kit. These of its v1
+requirements have a check here that holds the same words:
+
+| acp-tck | here |
+|---|---|
+| ACP-INIT-004 agentInfo present | `init.agent-info` |
+| ACP-SESSION-001 session/new succeeds | `new.result-schema`, `new.session-id` |
+| ACP-SESSION-002 two sessions, two ids | `new-fields.distinct-ids` |
+| ACP-MODES-001 currentModeId among the modes | `new-fields.current-mode` |
+| ACP-CONFIG-001 currentValue among the values | `new-fields.config-values` |
+| ACP-CONFIG-003 no boolean option unasked | `new-fields.config-values` |
+| ACP-LIST-001 session/list validates | `list.result-schema` |
+| ACP-LIST-002 an unmatched cwd filter lists nothing | `list-cwd.empty` |
+| ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message` |
+
+Where the two differ, this suite is right, and says why:
+
+- Updates a `session/load` sends after its response (`available_commands_update`,
+  `usage_update`) describe the session as it is now, not its history: they are not replay, and
+  no check here counts them as late replay (acp-tck's ACP-LOAD-002 fails them).
+- Fields of the unstable schema (`usage` in a prompt's result) and retired ones (`models` in a
+  session's) are the protocol's own: a result's fields are read against the stable schema, the
+  unstable one and the fields the protocol retired (acp-tck's ACP-SCHEMA-002 flags them).
+
 ## Scenarios and checks
 """
 
