@@ -51,6 +51,11 @@ Faults:
                  client did not ask for
   list-unfiltered  session/list ignores its cwd filter
   multiline-error  error messages run over two lines
+  meta-refused   refuses a prompt whose params carry `_meta`
+  no-links       refuses a prompt with a resource_link block
+  delete-strict  refuses to delete a session it does not know
+  load-null      session/load answers null
+  resume-refused refuses session/resume
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -324,6 +329,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         listed = [{"sessionId": s, "cwd": places.get(s, "/")} for s in shown]
         listed = [] if "list-empty" in BREAK else listed
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
+    if method == "session/delete" and not sessions.get(sid) and "delete-strict" not in BREAK:
+        return result(rid, {})  # nothing to delete: done
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
     if method == "session/close":
@@ -341,13 +348,20 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         for chunk in replays.get(str(sid), []):
             again = {**chunk, "messageId": "other-" + chunk["messageId"]}
             update(str(sid), again if "msgid-apart" in BREAK else chunk)
-        return result(rid, {})
+        return result(rid, None if "load-null" in BREAK else {})
+    if method == "session/resume" and "resume-refused" in BREAK:
+        return error(rid, -32603, "cannot resume")
     if method == "session/fork":
         return fork(rid, str(sid), params)
+    if method == "session/prompt" and "_meta" in params and "meta-refused" in BREAK:
+        return error(rid, -32602, "unknown field _meta")
+    blocks = params.get("prompt") if isinstance(params.get("prompt"), list) else []
+    linked = any(isinstance(b, dict) and b.get("type") == "resource_link" for b in blocks)
+    if method == "session/prompt" and linked and "no-links" in BREAK:
+        return error(rid, -32602, "resource_link is not supported")
     if method == "session/prompt":
         prompted.add(str(sid))
         cancels[str(sid)] = threading.Event()
-        blocks = params.get("prompt") if isinstance(params.get("prompt"), list) else []
         text = " ".join(b.get("text", "") for b in blocks if isinstance(b, dict))
         threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)], text)).start()
         return None

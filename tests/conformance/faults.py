@@ -54,6 +54,11 @@ SUITES = [
     ("config-stray", "core.session-new.fields"),
     ("list-unfiltered", "core.list.unmatched-cwd"),
     ("multiline-error", "core.method.unknown"),
+    ("meta-refused", "core.prompt.meta"),
+    ("no-links", "core.prompt.resource-link"),
+    ("delete-strict", "core.delete.unknown-session"),
+    ("load-null", "core.load.fresh-session"),
+    ("resume-refused", "core.resume.valid"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -397,6 +402,11 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "config-stray": ("core.session-new.fields",),
     "list-unfiltered": ("core.list.unmatched-cwd",),
     "multiline-error": ("core.method.unknown",),
+    "meta-refused": ("core.prompt.meta",),
+    "no-links": ("core.prompt.resource-link",),
+    "delete-strict": ("core.delete.unknown-session",),
+    "load-null": ("core.load.fresh-session",),
+    "resume-refused": ("core.resume.valid",),
     "rel-path": (
         "client.fs.no-capability",
         "client.fs.read",

@@ -205,6 +205,13 @@ requirements have a check here that holds the same words:
 | ACP-LIST-001 session/list validates | `list.result-schema` |
 | ACP-LIST-002 an unmatched cwd filter lists nothing | `list-cwd.empty` |
 | ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message` |
+| ACP-LOAD-001 session/load succeeds | `load-fresh.result-schema` |
+| ACP-LOAD-003 a load answers `{}`, not `null` | `load-fresh.result-schema` |
+| ACP-RESUME-001 session/resume succeeds | `resume.result-schema` |
+| ACP-DELETE-001 deleting a session | `delete.result-schema` |
+| ACP-DELETE-002 deleting an unknown id | `delete-unknown.succeeds` |
+| ACP-PROMPT-003 a resource_link in a prompt | `prompt-link.served` |
+| ACP-META-001 `_meta` on a prompt | `prompt-meta.served` |
 
 Where the two differ, this suite is right, and says why:
 
