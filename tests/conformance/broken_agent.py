@@ -56,6 +56,8 @@ Faults:
   delete-strict  refuses to delete a session it does not know
   load-null      session/load answers null
   resume-refused refuses session/resume
+  close-keeps-turn  session/close leaves the session's running turn to finish
+  no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -280,6 +282,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "resume": {},
                 "delete": {},
                 "fork": {},
+                "additionalDirectories": {},
             },
         },
         "authMethods": [],
@@ -302,6 +305,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             return error(rid, -32602, "cwd must be an absolute path")
         if not accept and not isinstance(params.get("mcpServers"), list):
             return error(rid, -32602, "mcpServers must be a list")
+        if "no-extra-dirs" in BREAK and "additionalDirectories" in params:
+            return error(rid, -32602, "additionalDirectories is not supported")
         if "strict-fields" in BREAK and set(params) - {"cwd", "mcpServers"}:
             return error(rid, -32602, "unknown field")
         new = "s1" if "same-id" in BREAK and sessions else f"s{len(sessions) + 1}"
@@ -334,6 +339,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
     if method == "session/close":
+        running = cancels.get(str(sid))
+        if running is not None and "close-keeps-turn" not in BREAK:
+            running.set()  # closing ends the work in progress: the turn answers cancelled
         sessions[sid] = False
         return result(rid, "closed" if "schema" in BREAK else {})
     if method == "session/delete":

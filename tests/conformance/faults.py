@@ -59,6 +59,8 @@ SUITES = [
     ("delete-strict", "core.delete.unknown-session"),
     ("load-null", "core.load.fresh-session"),
     ("resume-refused", "core.resume.valid"),
+    ("close-keeps-turn", "core.close.during-prompt"),
+    ("no-extra-dirs", "core.session-new.additional-directories"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -407,6 +409,8 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "delete-strict": ("core.delete.unknown-session",),
     "load-null": ("core.load.fresh-session",),
     "resume-refused": ("core.resume.valid",),
+    "close-keeps-turn": ("core.close.during-prompt",),
+    "no-extra-dirs": ("core.session-new.additional-directories",),
     "rel-path": (
         "client.fs.no-capability",
         "client.fs.read",

@@ -211,6 +211,9 @@ requirements have a check here that holds the same words:
 | ACP-DELETE-001 deleting a session | `delete.result-schema` |
 | ACP-DELETE-002 deleting an unknown id | `delete-unknown.succeeds` |
 | ACP-PROMPT-003 a resource_link in a prompt | `prompt-link.served` |
+| ACP-CLOSE-001 closing an idle session | `close.result-schema` |
+| ACP-CLOSE-002 closing cancels the prompt in flight | `close-running.cancelled` |
+| ACP-ADDDIRS-001 additionalDirectories in session/new | `new-dirs.result-schema` |
 | ACP-META-001 `_meta` on a prompt | `prompt-meta.served` |
 
 Where the two differ, this suite is right, and says why:
