@@ -22,7 +22,7 @@ of the agent to the client).
 Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
 On the whole run so far (`await` steps): `only_json` (no line on stdout that is not a JSON
-object; blank lines aside).
+object; blank lines aside), `utf8` (every line on stdout is UTF-8).
 """
 
 from __future__ import annotations
@@ -328,6 +328,13 @@ TURN_CONTENT = (
 
 def _turn_content(frame: dict[str, Any]) -> bool:
     return obj(obj(frame.get("params")).get("update")).get("sessionUpdate") in TURN_CONTENT
+
+
+def utf8(lines: list[str]) -> str:
+    """`utf8`: every line the agent wrote on stdout so far was UTF-8."""
+    if not lines:
+        return ""
+    return f"{len(lines)} line(s) on stdout that are not UTF-8: {_brief(lines[0])}"
 
 
 def only_json(unparsed: list[str]) -> str:

@@ -52,6 +52,7 @@ class Agent:
         argv = [fill(word, places) for word in shlex.split(command)]
         self.wire = Wire()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.not_utf8: list[str] = []  # lines of its stdout that are not UTF-8 (as read)
         self._writing = threading.Lock()  # the runner and the client's terminal threads write
         try:
             self.proc = subprocess.Popen(
@@ -71,7 +72,11 @@ class Agent:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for raw in self.proc.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
+            try:
+                line = raw.decode("utf-8").rstrip("\n")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                self.not_utf8.append(line)
             self.wire.add("a2c", line)
             try:
                 frame = json.loads(line)

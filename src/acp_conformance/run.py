@@ -38,6 +38,7 @@ CAPTURE = re.compile(r"\$\{(\w+)\}")
 TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS}
 NOTE_KINDS = {**checks.ON_NOTES, **session_checks.ON_NOTES}
 RESPONSE_KINDS = {**checks.ON_RESPONSE, **session_checks.ON_RESPONSE}
+WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far
 
 
 def substitute(node: Any, captured: dict[str, Any]) -> Any:
@@ -93,9 +94,9 @@ class Runner:
         a form drawn where frames go)."""
         done = {r.id for r in self.results}
         pending = [c for c in step_checks(self.scenario.steps[index]) if c.id not in done]
-        for check in [c for c in pending if c.kind == "only_json"]:
-            self.results.append(judged(check, checks.only_json(self.io.unparsed)))
-        pending = [c for c in pending if c.kind != "only_json"]
+        for check in [c for c in pending if c.kind in WHOLE_RUN]:
+            self.results.append(judged(check, self._whole_run(check.kind)))
+        pending = [c for c in pending if c.kind not in WHOLE_RUN]
         if not pending:
             where = f"{self.scenario.id}.step-{index + 1}"
             self.results.append(
@@ -150,6 +151,11 @@ class Runner:
         else:
             raise ValueError(f"{self.scenario.id}: a step with nothing to do: {step}")
 
+    def _whole_run(self, kind: str) -> str:
+        if kind == "utf8":
+            return checks.utf8(self.io.agent.not_utf8)
+        return checks.only_json(self.io.unparsed)
+
     def _require(self, wanted: dict[str, Any]) -> None:
         for path, value in wanted.items():
             try:
@@ -180,8 +186,8 @@ class Runner:
                 self._applies(args, calls)
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
-                elif check.kind == "only_json":
-                    problem = checks.only_json(self.io.unparsed)
+                elif check.kind in WHOLE_RUN:
+                    problem = self._whole_run(check.kind)
                 elif check.kind in NOTE_KINDS:
                     problem = NOTE_KINDS[check.kind](notes, args)
                 else:

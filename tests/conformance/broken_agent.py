@@ -58,6 +58,7 @@ Faults:
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
+  latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -111,6 +112,12 @@ cancels: dict[str, threading.Event] = {}  # session → the running turn's cance
 
 def send(frame: dict[str, Any]) -> None:
     with LOCK:
+        if "latin1-out" in BREAK:
+            line = json.dumps(frame, ensure_ascii=False) + "\n"
+            sys.stdout.flush()
+            sys.stdout.buffer.write(line.encode("latin-1", "replace"))
+            sys.stdout.buffer.flush()
+            return
         sys.stdout.write(json.dumps(frame) + "\n")
         sys.stdout.flush()
 
@@ -151,7 +158,7 @@ def chunks(sid: str) -> list[dict[str, Any]]:
         if "msgid-apart" in BREAK
         else [f"{sid}-m{n}"] * 2
     )
-    texts = ["h", "i", "!"][: len(ids)]
+    texts = ["h", "é" if "latin1-out" in BREAK else "i", "!"][: len(ids)]
     return [
         {
             "sessionUpdate": "agent_message_chunk",

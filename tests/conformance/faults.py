@@ -61,6 +61,7 @@ SUITES = [
     ("resume-refused", "core.resume.valid"),
     ("close-keeps-turn", "core.close.during-prompt"),
     ("no-extra-dirs", "core.session-new.additional-directories"),
+    ("latin1-out", "core.prompt.unicode"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -411,6 +412,7 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "resume-refused": ("core.resume.valid",),
     "close-keeps-turn": ("core.close.during-prompt",),
     "no-extra-dirs": ("core.session-new.additional-directories",),
+    "latin1-out": ("core.prompt.unicode",),
     "rel-path": (
         "client.fs.no-capability",
         "client.fs.read",

@@ -196,6 +196,8 @@ requirements have a check here that holds the same words:
 
 | acp-tck | here |
 |---|---|
+| ACP-TRANSPORT-001 stdout holds JSON-RPC lines only | `init.stdout-only-json` |
+| ACP-TRANSPORT-002 stdout is UTF-8 | `unicode.stdout-utf8` |
 | ACP-INIT-004 agentInfo present | `init.agent-info` |
 | ACP-SESSION-001 session/new succeeds | `new.result-schema`, `new.session-id` |
 | ACP-SESSION-002 two sessions, two ids | `new-fields.distinct-ids` |
