@@ -162,7 +162,8 @@ class Runner:
                 found = checks.at(self.captured, path)
             except KeyError:
                 found = None
-            if found != value:
+            allowed = value["one_of"] if isinstance(value, dict) and "one_of" in value else [value]
+            if found not in allowed:
                 raise Skip(f"not advertised: {path} is {found!r}")
 
     def _await(self, step: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@
        {"send": {<frame>}, "if_refused": <id>},  # (also on an await) only when request <id>
                                              # was answered with an error (initialize again)
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
+       {"require": {"<path>": {"one_of": [null, false]}}},      # any of these (null: absent)
        {"inspect": "caps", "checks": [...]},  # response checks on a value captured before
        {"quiet": <ms>, "checks": [...]},     # frames within the window
        {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window

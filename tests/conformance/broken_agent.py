@@ -59,6 +59,8 @@ Faults:
   close-keeps-turn  session/close leaves the session's running turn to finish
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
+  accept-unadvertised  serves image, audio and embedded resource content it does not advertise
+  refuse-advertised    advertises image, audio and embedded context, then refuses them
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -92,6 +94,8 @@ from broken_tools import Tools
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
 MODES = ("normal", "plan")
+RICH = {"image": True, "audio": True, "embeddedContext": True}  # refuse-advertised
+RICH_BLOCKS = {"image", "audio", "resource"}  # never taken (none is advertised)
 MODE = {"id": "mode", "name": "Mode", "category": "mode", "type": "select"}
 MODE["options"] = [{"value": m, "name": m.title()} for m in MODES]
 mode_of: dict[str, str] = {}  # session → its mode
@@ -291,6 +295,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "fork": {},
                 "additionalDirectories": {},
             },
+            **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
         "authMethods": [],
     }
@@ -374,6 +379,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     linked = any(isinstance(b, dict) and b.get("type") == "resource_link" for b in blocks)
     if method == "session/prompt" and linked and "no-links" in BREAK:
         return error(rid, -32602, "resource_link is not supported")
+    rich = sorted({b.get("type") for b in blocks if isinstance(b, dict)} & RICH_BLOCKS)
+    if method == "session/prompt" and rich and "accept-unadvertised" not in BREAK:
+        return error(rid, -32602, f"{rich[0]} content is not taken here")
     if method == "session/prompt":
         prompted.add(str(sid))
         cancels[str(sid)] = threading.Event()

@@ -62,6 +62,11 @@ SUITES = [
     ("close-keeps-turn", "core.close.during-prompt"),
     ("no-extra-dirs", "core.session-new.additional-directories"),
     ("latin1-out", "core.prompt.unicode"),
+    (
+        "accept-unadvertised",
+        "core.prompt.image-unadvertised,core.prompt.audio-unadvertised,core.prompt.embedded-context-unadvertised",
+    ),
+    ("refuse-advertised", "core.prompt.image,core.prompt.audio,core.prompt.embedded-context"),
     # broken_tools.py: the client side and tool calls
     ("rel-path", "core,client"),
     ("outside-path", "core,client"),
@@ -413,6 +418,16 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "close-keeps-turn": ("core.close.during-prompt",),
     "no-extra-dirs": ("core.session-new.additional-directories",),
     "latin1-out": ("core.prompt.unicode",),
+    "accept-unadvertised": (
+        "core.prompt.image-unadvertised",
+        "core.prompt.audio-unadvertised",
+        "core.prompt.embedded-context-unadvertised",
+    ),
+    "refuse-advertised": (
+        "core.prompt.image",
+        "core.prompt.audio",
+        "core.prompt.embedded-context",
+    ),
     "rel-path": (
         "client.fs.no-capability",
         "client.fs.read",

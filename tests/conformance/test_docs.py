@@ -217,6 +217,13 @@ requirements have a check here that holds the same words:
 | ACP-CLOSE-002 closing cancels the prompt in flight | `close-running.cancelled` |
 | ACP-ADDDIRS-001 additionalDirectories in session/new | `new-dirs.result-schema` |
 | ACP-META-001 `_meta` on a prompt | `prompt-meta.served` |
+| ACP-PROMPTCAP-001 image, where advertised | `prompt-image.served` (and `prompt-image.refused` where not) |
+| ACP-PROMPTCAP-002 audio, where advertised | `prompt-audio.served` (and `prompt-audio.refused` where not) |
+| ACP-PROMPTCAP-003 embedded context, where advertised | `prompt-embedded.served` (and `prompt-embedded.refused` where not) |
+
+A check whose requirement depends on a capability the agent advertises (or does not) is SKIP,
+naming the capability, where the agent's capabilities put it out of reach: not applicable,
+never a pass.
 
 Where the two differ, this suite is right, and says why:
 
