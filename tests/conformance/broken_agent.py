@@ -57,6 +57,7 @@ Faults:
   load-null      session/load answers null
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
+  close-busy     refuses to close a session while its turn runs
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
   accept-unadvertised  serves image, audio and embedded resource content it does not advertise
@@ -102,6 +103,7 @@ mode_of: dict[str, str] = {}  # session → its mode
 replays: dict[str, list[dict[str, Any]]] = {}  # session → the chunks a load replays
 named_as: dict[str, str] = {}  # fork-broken: a fork whose updates name its source
 prompted: set[str] = set()  # sessions that had a turn
+turning: set[str] = set()  # sessions whose turn is running
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
@@ -193,6 +195,7 @@ def request(
 def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
     """A prompt's turn on a thread: a chunk, the model's tool calls or a pause a cancel can
     land in, the answer."""
+    turning.add(sid)
     if "banner" in BREAK:
         send_text("Thinking...")
     if "odd-request" in BREAK:
@@ -215,6 +218,7 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
     answer: dict[str, Any] = {"stopReason": 5 if "schema" in BREAK else reason}
     if "unstable-usage" in QUIRK:
         answer["usage"] = {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5}
+    turning.discard(sid)
     result(rid, answer)
     if "late-session-updates" in QUIRK:  # session state, not turn content
         update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": []})
@@ -350,6 +354,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         return result(rid, {})  # nothing to delete: done
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
+    if method == "session/close" and str(sid) in turning and "close-busy" in BREAK:
+        return error(rid, -32603, "the session is busy")
     if method == "session/close":
         running = cancels.get(str(sid))
         if running is not None and "close-keeps-turn" not in BREAK:

@@ -60,6 +60,7 @@ SUITES = [
     ("load-null", "core.load.fresh-session"),
     ("resume-refused", "core.resume.valid"),
     ("close-keeps-turn", "core.close.during-prompt"),
+    ("close-busy", "core.close.during-prompt"),
     ("no-extra-dirs", "core.session-new.additional-directories"),
     ("latin1-out", "core.prompt.unicode"),
     (
@@ -129,6 +130,7 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
         "core.prompt.two-turns",
         "core.session-new.valid",
         "core.session.fork",
+        "core.prompt.unicode",
     ),
     "accept-all": (
         "core.close.then-prompt",
@@ -416,6 +418,7 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "load-null": ("core.load.fresh-session",),
     "resume-refused": ("core.resume.valid",),
     "close-keeps-turn": ("core.close.during-prompt",),
+    "close-busy": ("core.close.during-prompt",),
     "no-extra-dirs": ("core.session-new.additional-directories",),
     "latin1-out": ("core.prompt.unicode",),
     "accept-unadvertised": (
