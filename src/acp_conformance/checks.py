@@ -5,7 +5,8 @@ On a response (`await` steps; `inspect` steps judge a captured value the same wa
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
-item whose `key` is `value`), `lacks` (it has none), `differs` (`path` does not hold `value`),
+item whose `key` is `value`), `lacks` (it has none; with `absent_ok`, an absent list too), `differs` (`path` does not hold `value`),
+`unique` (no two items of the list at `path` share their `key`; an absent list has none),
 `member` (`path` holds the `key` of an item of the list at `among`; SKIP where `path` is
 absent), `error_message` (the error's message is text on one line), `config_values` (every
 select config option at `path` holds one of its own values; a boolean one only where the
@@ -148,9 +149,25 @@ def _contains(frame: dict[str, Any], args: dict[str, Any]) -> str:
 
 def _lacks(frame: dict[str, Any], args: dict[str, Any]) -> str:
     found = _contains(frame, args)
+    if args.get("absent_ok") and found == f"{args['path']} is missing":
+        return ""
     if found.startswith("no item"):
         return ""
     return found or f"{args['path']} still has an item whose {args['key']} is {args['value']!r}"
+
+
+def _unique(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    try:
+        items = at(frame, args["path"])
+    except KeyError:
+        return ""
+    keys = (
+        [i.get(args["key"]) for i in items if isinstance(i, dict)]
+        if isinstance(items, list)
+        else []
+    )
+    twice = sorted({repr(k) for k in keys if keys.count(k) > 1})
+    return f"{args['key']} {', '.join(twice)} more than once in {args['path']}" if twice else ""
 
 
 def _differs(frame: dict[str, Any], args: dict[str, Any]) -> str:
@@ -228,6 +245,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "contains": _contains,
     "lacks": _lacks,
     "differs": _differs,
+    "unique": _unique,
     "member": _member,
     "error_message": _error_message,
     "config_values": _config_values,

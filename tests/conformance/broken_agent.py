@@ -58,6 +58,8 @@ Faults:
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
   close-busy     refuses to close a session while its turn runs
+  dup-auth       two authentication methods with one id
+  terminal-auth  a terminal authentication method the client did not ask for
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
   accept-unadvertised  serves image, audio and embedded resource content it does not advertise
@@ -272,6 +274,16 @@ def bad_line(rid: Any, code: int, message: str) -> None:
         error(rid, code, message)
 
 
+def auth_methods() -> list[dict[str, Any]]:
+    """None, unless a fault offers some."""
+    key = {"id": "key", "name": "API key"}
+    if "dup-auth" in BREAK:
+        return [key, {**key, "name": "API key again"}]
+    if "terminal-auth" in BREAK:
+        return [{"id": "login", "name": "Log in", "type": "terminal", "args": ["--login"]}]
+    return []
+
+
 def initialize(rid: Any, params: dict[str, Any]) -> None:
     global initialized
     version = params.get("protocolVersion")
@@ -301,7 +313,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
             },
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
-        "authMethods": [],
+        "authMethods": auth_methods(),
     }
     if "no-agent-info" not in BREAK:
         answer["agentInfo"] = {"name": "broken-agent", "version": "1.0"}

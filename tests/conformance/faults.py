@@ -61,6 +61,8 @@ SUITES = [
     ("resume-refused", "core.resume.valid"),
     ("close-keeps-turn", "core.close.during-prompt"),
     ("close-busy", "core.close.during-prompt"),
+    ("dup-auth", "core.initialize.v1"),
+    ("terminal-auth", "core.initialize.v1"),
     ("no-extra-dirs", "core.session-new.additional-directories"),
     ("latin1-out", "core.prompt.unicode"),
     (
@@ -419,6 +421,8 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "resume-refused": ("core.resume.valid",),
     "close-keeps-turn": ("core.close.during-prompt",),
     "close-busy": ("core.close.during-prompt",),
+    "dup-auth": ("core.initialize.v1",),
+    "terminal-auth": ("core.initialize.v1",),
     "no-extra-dirs": ("core.session-new.additional-directories",),
     "latin1-out": ("core.prompt.unicode",),
     "accept-unadvertised": (

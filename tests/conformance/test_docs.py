@@ -199,6 +199,9 @@ requirements have a check here that holds the same words:
 | ACP-TRANSPORT-001 stdout holds JSON-RPC lines only | `init.stdout-only-json` |
 | ACP-TRANSPORT-002 stdout is UTF-8 | `unicode.stdout-utf8` |
 | ACP-INIT-004 agentInfo present | `init.agent-info` |
+| ACP-AUTH-001 authentication method ids unique | `init.auth-ids-unique` |
+| ACP-AUTH-002 no terminal auth method unasked | `init.no-terminal-auth` |
+| ACP-AUTH-005 session/new not gated without auth methods | `new.result-schema` (for every agent) |
 | ACP-SESSION-001 session/new succeeds | `new.result-schema`, `new.session-id` |
 | ACP-SESSION-002 two sessions, two ids | `new-fields.distinct-ids` |
 | ACP-MODES-001 currentModeId among the modes | `new-fields.current-mode` |
