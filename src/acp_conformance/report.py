@@ -1,8 +1,12 @@
 """Results as people and tools read them: a table on stdout, JSON, JUnit XML.
 
-JSON: `{"agent": CMD, "scenarios": [{"id", "suite", "status", "checks": [{"id", "level",
-"status", "detail"}]}], "totals": {...}}`, statuses pass / fail / warn / skip (and partial for
-a scenario whose checks partly passed and partly were skipped).
+JSON: `{"agent": CMD, "scenarios": [{"id", "suite", "status", "checks": [{"id", "level", "tier",
+"status", "detail"}], "wire", "stderrTail"}], "totals": {...}, "tiers": {...}}`, statuses pass /
+fail / warn / skip (and partial for a scenario whose checks partly passed and partly were
+skipped). A scenario that failed or warned carries its wire transcript (both directions, long
+lines cut) and the last lines of the agent's stderr. Tiers read like acp-tck's: a MUST is
+mandatory, or capability where its scenario runs only for an advertised capability; a SHOULD
+is advisory, a MAY informational.
 """
 
 from __future__ import annotations
@@ -44,6 +48,18 @@ def table(results: list[ScenarioResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tiers(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
+    """Check statuses counted per tier (mandatory, capability, advisory, informational)."""
+    counted: dict[str, dict[str, int]] = {
+        t: {"pass": 0, "fail": 0, "warn": 0, "skip": 0}
+        for t in ("mandatory", "capability", "advisory", "informational")
+    }
+    for r in results:
+        for c in r.checks:
+            counted[r.tier(c.level)][c.status] += 1
+    return counted
+
+
 def as_json(agent: str, results: list[ScenarioResult]) -> str:
     body = {
         "agent": agent,
@@ -54,13 +70,21 @@ def as_json(agent: str, results: list[ScenarioResult]) -> str:
                 "status": r.status,
                 **({"reason": r.reason} if r.reason else {}),
                 "checks": [
-                    {"id": c.id, "level": c.level, "status": c.status, "detail": c.detail}
+                    {
+                        "id": c.id,
+                        "level": c.level,
+                        "tier": r.tier(c.level),
+                        "status": c.status,
+                        "detail": c.detail,
+                    }
                     for c in r.checks
                 ],
+                **({"wire": r.wire, "stderrTail": r.stderr_tail} if r.wire else {}),
             }
             for r in results
         ],
         "totals": totals(results),
+        "tiers": tiers(results),
     }
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 

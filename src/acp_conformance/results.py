@@ -41,6 +41,17 @@ class ScenarioResult:
     title: str
     checks: list[CheckResult] = field(default_factory=list)
     reason: str = ""  # why it was skipped
+    gated: bool = False  # it runs only where the agent advertises a capability (`require`)
+    wire: list[dict[str, str]] = field(default_factory=list)  # both directions, when it failed
+    stderr_tail: list[str] = field(default_factory=list)  # the agent's last stderr lines then
+
+    def tier(self, level: str) -> str:
+        """A check's tier, in acp-tck's words: a MUST is mandatory, or capability where the
+        scenario runs only for an advertised capability; a SHOULD advisory; a MAY
+        informational."""
+        if level == "MUST":
+            return "capability" if self.gated else "mandatory"
+        return "advisory" if level == "SHOULD" else "informational"
 
     @property
     def status(self) -> str:

@@ -295,4 +295,23 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
             model.close()
         shutil.rmtree(tmp, ignore_errors=True)
     result.checks = runner.results
+    result.gated = any("require" in step for step in scenario.steps)
+    if result.status in ("fail", "warn"):
+        result.wire, result.stderr_tail = evidence(agent.wire)
     return result, agent.wire.ndjson(), model.exchanges if model is not None else []
+
+
+LONGEST = 2000  # characters of a line kept in a failure's evidence (the rest is counted)
+STDERR_TAIL = 20  # the agent's last stderr lines kept with a failure
+
+
+def evidence(wire: Any) -> tuple[list[dict[str, str]], list[str]]:
+    """A failed scenario's wire transcript (both directions, long lines cut) and the tail of
+    the agent's stderr, for the JSON report."""
+
+    def cut(text: str) -> str:
+        return text if len(text) <= LONGEST else f"{text[:LONGEST]}<... {len(text)} characters>"
+
+    lines = [{"dir": d, "line": cut(t)} for d, t, _ in wire.lines if d != "stderr"]
+    errors = [cut(t) for d, t, _ in wire.lines if d == "stderr"]
+    return lines, errors[-STDERR_TAIL:]

@@ -68,8 +68,10 @@ environment. Each scenario gets a fresh process; `--timeout` bounds each answer,
 to a frame no ACP client sends (a line that is not JSON, an invalid request), which an agent may
 leave unanswered. An agent command that cannot be started at all is said once, with exit
 status 2. Progress goes to stderr, a line a scenario and the totals (`--quiet`: none). The JSON
-is `{"agent", "scenarios": [{"id", "suite", "status", "checks": [{"id", "level", "status",
-"detail"}]}], "totals"}`; the wire directory keeps both directions of every scenario and the
+is `{"agent", "scenarios": [{"id", "suite", "status", "checks": [{"id", "level", "tier",
+"status", "detail"}], "wire", "stderrTail"}], "totals", "tiers"}`: a scenario that failed or
+warned carries its wire transcript and the agent's last stderr lines, and each check its tier
+(below); the wire directory keeps both directions of every scenario and the
 agent's stderr as NDJSON with times, and beside it the scripted model's traffic (the tools
 offered, the messages, the reply given). `acp-conformance --help` explains `{tmp}`, `{cwd}` and
 `{model_url}`.
@@ -84,6 +86,10 @@ request, a batch): the runner sends them to see that the agent survives. MAY cov
 agent is free to refuse or accept (a relative `cwd`, a request without `"jsonrpc"`); a MAY
 check fails only as a warning, and a code checked after such a refusal only when the agent
 refused.
+
+The report also names each check's tier, as acp-tck does: a MUST is *mandatory*, or
+*capability* where its scenario runs only for a capability the agent advertises (its checks are
+SKIP, never a pass, where it does not); a SHOULD is *advisory*, a MAY *informational*.
 
 ## Statuses
 

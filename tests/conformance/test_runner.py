@@ -261,3 +261,22 @@ if __name__ == "__main__":
     with ThreadPoolExecutor(10) as pool:
         for name, chosen in pool.map(needed, SUITES):
             print(f"    {name!r}: {tuple(chosen)!r},")
+
+
+def test_the_json_report_carries_tiers_and_each_failures_wire(tmp_path: Path) -> None:
+    """Like acp-tck's report: each check's tier, counts per tier, and for a scenario that
+    failed its wire transcript and the tail of the agent's stderr."""
+    only = ("--only", "core.prompt.resource-link", "core.list.unmatched-cwd")
+    agent = f"sh -c 'echo starting >&2; exec {sys.executable} {BROKEN}'"
+    found = conformance(tmp_path, agent, *only, env={"BREAK": "no-links", **WIRED})
+    scenarios = {s["id"]: s for s in found["scenarios"]}
+    failed, passed = scenarios["core.prompt.resource-link"], scenarios["core.list.unmatched-cwd"]
+    assert failed["status"] == "fail" and passed["status"] == "pass"
+    assert [c["tier"] for c in failed["checks"]] == ["mandatory"]
+    assert [c["tier"] for c in passed["checks"]] == ["capability"]  # it needs list advertised
+    sent = [w["line"] for w in failed["wire"] if w["dir"] == "c2a"]
+    assert any('"resource_link"' in line for line in sent)
+    assert any("resource_link is not supported" in w["line"] for w in failed["wire"])
+    assert failed["stderrTail"] == ["starting"]
+    assert "wire" not in passed
+    assert found["tiers"]["mandatory"]["fail"] == 1 and found["tiers"]["capability"]["pass"] == 1
