@@ -13,12 +13,14 @@ select config option at `path` holds one of its own values; a boolean one only w
 client said it takes them, `booleans`).
 On the notifications that came while a response was awaited: `updates_valid` (every
 session/update against the schema's SessionNotification, for `session`), `has_update` (one
-whose sessionUpdate is `update`), `notes_valid` (at least `min` notifications of `method`,
+whose sessionUpdate is `update`), `no_history` (none of a message: user, agent or thought
+chunks), `notes_valid` (at least `min` notifications of `method`,
 each with params valid against `def`), `sequence_rises` (their params.sequence rises, and
 equals the value at `inner`).
 On a window of frames (`quiet` steps): `silent` (no frame at all), `no_response` (nothing
 answered: notifications may come), `no_update` (no session/update of turn content: message
-and thought chunks, tool calls, plans), `no_request` (no request
+and thought chunks, tool calls, plans), `no_replay` (none that retells the conversation:
+message and thought chunks, tool calls), `no_request` (no request
 of the agent to the client).
 Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
@@ -274,6 +276,22 @@ def _has_update(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     return "" if args["update"] in kinds else f"no {args['update']} update; saw {kinds[:8]}"
 
 
+def _no_history(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    """No message of the conversation (a user, agent or thought chunk) among the updates."""
+    kinds = [
+        n["params"]["update"].get("sessionUpdate")
+        for n in notes
+        if n.get("method") == "session/update"
+        and isinstance(n.get("params"), dict)
+        and isinstance(n["params"].get("update"), dict)
+    ]
+    told = [k for k in kinds if k in HISTORY_UPDATES]
+    return f"the conversation came with it: {told[:4]}" if told else ""
+
+
+HISTORY_UPDATES = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+
+
 def _notes_valid(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     """Every notification of `method` has params valid against `def`, and at least `min`
     came (default 1)."""
@@ -313,6 +331,7 @@ def _sequence_rises(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
 ON_NOTES: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "updates_valid": _updates_valid,
     "has_update": _has_update,
+    "no_history": _no_history,
     "notes_valid": _notes_valid,
     "sequence_rises": _sequence_rises,
 }
@@ -324,6 +343,11 @@ def on_window(kind: str, frames: list[dict[str, Any]]) -> str:
     if kind == "no_update":
         late = [f for f in frames if f.get("method") == "session/update" and _turn_content(f)]
         return f"{len(late)} session/update after the response: {_brief(late[0])}" if late else ""
+    if kind == "no_replay":
+        late = [f for f in frames if f.get("method") == "session/update" and _history(f)]
+        return (
+            f"{len(late)} replayed update(s) after the response: {_brief(late[0])}" if late else ""
+        )
     if kind == "no_request":
         asked = [f for f in frames if "method" in f and "id" in f]
         return f"{len(asked)} request(s) after the response: {_brief(asked[0])}" if asked else ""
@@ -342,6 +366,13 @@ TURN_CONTENT = (
     "tool_call_update",
     "plan",
 )
+
+
+def _history(frame: dict[str, Any]) -> bool:
+    """An update that retells the conversation: a message or thought chunk, a tool call. The
+    session's plan is its state now, like its commands: it may follow a load's response."""
+    kind = obj(obj(frame.get("params")).get("update")).get("sessionUpdate")
+    return kind in (*HISTORY_UPDATES, "tool_call", "tool_call_update")
 
 
 def _turn_content(frame: dict[str, Any]) -> bool:

@@ -59,6 +59,9 @@ Faults:
   close-keeps-turn  session/close leaves the session's running turn to finish
   close-busy     refuses to close a session while its turn runs
   dup-auth       two authentication methods with one id
+  load-silent    session/load replays nothing
+  load-late      session/load replays after its response
+  resume-replays session/resume replays the conversation before its response
   terminal-auth  a terminal authentication method the client did not ask for
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
@@ -383,10 +386,17 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/set_mode":
         return error(rid, -32602, "unknown mode")
     if method == "session/load":
-        for chunk in replays.get(str(sid), []):
+        if "load-late" in BREAK:
+            result(rid, {})
+        for chunk in [] if "load-silent" in BREAK else replays.get(str(sid), []):
             again = {**chunk, "messageId": "other-" + chunk["messageId"]}
             update(str(sid), again if "msgid-apart" in BREAK else chunk)
+        if "load-late" in BREAK:
+            return None
         return result(rid, None if "load-null" in BREAK else {})
+    if method == "session/resume" and "resume-replays" in BREAK:
+        for chunk in replays.get(str(sid), []):
+            update(str(sid), chunk)
     if method == "session/resume" and "resume-refused" in BREAK:
         return error(rid, -32603, "cannot resume")
     if method == "session/fork":

@@ -216,9 +216,11 @@ requirements have a check here that holds the same words:
 | ACP-LIST-001 session/list validates | `list.result-schema` |
 | ACP-LIST-002 an unmatched cwd filter lists nothing | `list-cwd.empty` |
 | ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message` |
-| ACP-LOAD-001 session/load succeeds | `load-fresh.result-schema` |
+| ACP-LOAD-001 session/load succeeds | `load-fresh.result-schema`, `load-replay.result-schema` |
+| ACP-LOAD-002 replay before the response, none after | `load-replay.before-response`, `load-replay.nothing-after` |
 | ACP-LOAD-003 a load answers `{}`, not `null` | `load-fresh.result-schema` |
 | ACP-RESUME-001 session/resume succeeds | `resume.result-schema` |
+| ACP-RESUME-002 no history before a resume's response | `resume-quiet.no-history` |
 | ACP-DELETE-001 deleting a session | `delete.result-schema` |
 | ACP-DELETE-002 deleting an unknown id | `delete-unknown.succeeds` |
 | ACP-PROMPT-003 a resource_link in a prompt | `prompt-link.served` |
@@ -237,8 +239,9 @@ never a pass.
 Where the two differ, this suite is right, and says why:
 
 - Updates a `session/load` sends after its response (`available_commands_update`,
-  `usage_update`) describe the session as it is now, not its history: they are not replay, and
-  no check here counts them as late replay (acp-tck's ACP-LOAD-002 fails them).
+  `usage_update`, the current `plan`) describe the session as it is now, not its history: they
+  are not replay, and `load-replay.nothing-after` counts only messages, thoughts and tool calls
+  (acp-tck's ACP-LOAD-002 fails any update).
 - Fields of the unstable schema (`usage` in a prompt's result) and retired ones (`models` in a
   session's) are the protocol's own: a result's fields are read against the stable schema, the
   unstable one and the fields the protocol retired (acp-tck's ACP-SCHEMA-002 flags them).
