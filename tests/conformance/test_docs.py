@@ -197,12 +197,37 @@ agent is `tests/conformance/broken_reasonix.py`.
 
 ## Beside acp-tck
 
-`acp-tck` (agentclientprotocol/acp-tck) is the ACP organisation's conformance kit. These of its v1
-requirements have a check here that holds the same words:
+`acp-tck` (agentclientprotocol/acp-tck) is the ACP organisation's conformance kit. Its v1
+requirements and the checks here that hold the same words (where acp-tck only records a
+behaviour, INFORMATIONAL, the check here judges it):
 
 | acp-tck | here |
 |---|---|
-| ACP-TRANSPORT-001 stdout holds JSON-RPC lines only | `init.stdout-only-json` |
+| ACP-TRANSPORT-001 stdout holds JSON-RPC lines only | `init.stdout-only-json`, `prompt.stdout-only-json` |
+| ACP-JSONRPC-001 ids echoed, integer and string | `robustness.id-large-integer`, `robustness.id-string-unicode` and the other `robustness.id-*` |
+| ACP-JSONRPC-002 a response has a result or an error | `init.answered`, and the `error_shape` checks (`new.missing.error-shape` and the rest) |
+| ACP-JSONRPC-003 no reply to a notification | `cancel.unknown.unanswered`, `ext.notification.unanswered` |
+| ACP-JSONRPC-004 an unknown method is -32601 | `unknown.code`, `ext.request.code` |
+| ACP-JSONRPC-005 still serving after an unknown method | `parse.still-serving`, `invalid.still-serving` |
+| ACP-EXT-001 an unknown `_` request is answered | `ext.request.code` |
+| ACP-INIT-001 initialize validates | `init.answered`, `init.result-schema` |
+| ACP-INIT-002 version 1 answered 1 | `init.version-1` |
+| ACP-INIT-003 a newer version answered with the agent's latest | `init.newer.answered`, `init.newer.latest` |
+| ACP-SCHEMA-001 every message validates | `*.result-schema`, `*.updates-valid` of every scenario |
+| ACP-SCHEMA-002 no root field the schema lacks | `init.known-fields`, `new.known-fields`, `prompt.known-fields`, `config.set.known-fields` |
+| ACP-PROMPT-001 a text prompt ends with a stop reason | `prompt.result-schema`, `prompt.end-turn` |
+| ACP-PROMPT-002 updates validate and name the session | `prompt.updates-valid` |
+| ACP-CANCEL-001 a cancelled prompt answers cancelled | `cancel.stop-reason` |
+| ACP-CANCEL-002 nothing after a cancelled prompt | `prompt.nothing-after` (turn content; state updates may follow) |
+| ACP-CLIENTCAP-001 no fs/* unadvertised | `fs-no-capability.no-fs-request` |
+| ACP-CLIENTCAP-002 no terminal/* unadvertised | `terminal-no-capability.no-terminal-request` |
+| ACP-CLIENTCAP-003 no elicitation unadvertised | `elicit-not-advertised.no-elicitation` |
+| ACP-MODES-002 set_mode and current_mode_update | `mode-option.set-mode-says-both` |
+| ACP-CONFIG-002 set_config_option answers every option | `config.set.result`, `config.set.result-schema` |
+| ACP-SHUTDOWN-001 exits when its input ends | `eof.exits`, `eof.clean` |
+| ACP-INFO-PARSE-001 a line that is not JSON | `parse.code`, `parse.error-shape`, `parse.still-serving` |
+| ACP-INFO-INVALIDREQ-001 an invalid request | `invalid.code`, `invalid.still-serving` |
+| ACP-INFO-UNKNOWNSESSION-001 a prompt to an unknown session | `prompt.unknown.refused`, `prompt.unknown.error-shape` |
 | ACP-TRANSPORT-002 stdout is UTF-8 | `unicode.stdout-utf8` |
 | ACP-INIT-004 agentInfo present | `init.agent-info` |
 | ACP-AUTH-001 authentication method ids unique | `init.auth-ids-unique` |
@@ -235,6 +260,11 @@ requirements have a check here that holds the same words:
 A check whose requirement depends on a capability the agent advertises (or does not) is SKIP,
 naming the capability, where the agent's capabilities put it out of reach: not applicable,
 never a pass.
+
+Not checked here: ACP-AUTH-003 and ACP-AUTH-004 (authenticating and logging out: acp-tck runs
+them only where it is given a method to use or allowed to log out, and an agent's login needs
+credentials this suite does not have) and ACP-STDERR-001 (it records the bytes an agent writes on
+stderr; the wire log here keeps them, judging nothing).
 
 Where the two differ, this suite is right, and says why:
 
