@@ -5,7 +5,7 @@ On a response (`await` steps; `inspect` steps judge a captured value the same wa
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
-item whose `key` is `value`), `lacks` (it has none; with `absent_ok`, an absent list too), `differs` (`path` does not hold `value`),
+item whose `key` is `value`), `lacks` (it has none; with `absent_ok`, an absent list too),
 `unique` (no two items of the list at `path` share their `key`; an absent list has none),
 `member` (`path` holds the `key` of an item of the list at `among`; SKIP where `path` is
 absent), `error_message` (the error's message is text on one line), `config_values` (every
@@ -172,14 +172,6 @@ def _unique(frame: dict[str, Any], args: dict[str, Any]) -> str:
     return f"{args['key']} {', '.join(twice)} more than once in {args['path']}" if twice else ""
 
 
-def _differs(frame: dict[str, Any], args: dict[str, Any]) -> str:
-    try:
-        value = at(frame, args["path"])
-    except KeyError:
-        return f"{args['path']} is missing"
-    return f"{args['path']} is {value!r} again" if value == args["value"] else ""
-
-
 def _member(frame: dict[str, Any], args: dict[str, Any]) -> str:
     try:
         value = at(frame, args["path"])
@@ -246,7 +238,6 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "known_fields": _known_fields,
     "contains": _contains,
     "lacks": _lacks,
-    "differs": _differs,
     "unique": _unique,
     "member": _member,
     "error_message": _error_message,
@@ -265,27 +256,25 @@ def _updates_valid(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     return ""
 
 
-def _has_update(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
-    kinds = [
+def _update_kinds(notes: list[dict[str, Any]]) -> list[Any]:
+    """The `sessionUpdate` of each session/update among `notes`, in order."""
+    return [
         n["params"]["update"].get("sessionUpdate")
         for n in notes
         if n.get("method") == "session/update"
         and isinstance(n.get("params"), dict)
         and isinstance(n["params"].get("update"), dict)
     ]
+
+
+def _has_update(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
+    kinds = _update_kinds(notes)
     return "" if args["update"] in kinds else f"no {args['update']} update; saw {kinds[:8]}"
 
 
 def _no_history(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     """No message of the conversation (a user, agent or thought chunk) among the updates."""
-    kinds = [
-        n["params"]["update"].get("sessionUpdate")
-        for n in notes
-        if n.get("method") == "session/update"
-        and isinstance(n.get("params"), dict)
-        and isinstance(n["params"].get("update"), dict)
-    ]
-    told = [k for k in kinds if k in HISTORY_UPDATES]
+    told = [k for k in _update_kinds(notes) if k in HISTORY_UPDATES]
     return f"the conversation came with it: {told[:4]}" if told else ""
 
 

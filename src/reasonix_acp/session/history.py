@@ -76,11 +76,18 @@ def _linked(block: dict[str, Any], roots: list[str]) -> str:
     return f"[linked resource {uri}{f' ({name})' if name else ''}: not readable by the agent]"
 
 
+def typed_at(blocks: list[dict[str, Any]]) -> int | None:
+    """Where what the user typed is, told apart from the context an editor sends with it:
+    editors put context (a rules file, a shared buffer) before the user's words, so the index
+    of the prompt's last text block (None: it has none)."""
+    texts = [i for i, block in enumerate(blocks) if block.get("type") == "text"]
+    return texts[-1] if texts else None
+
+
 def typed_text(blocks: list[dict[str, Any]]) -> str:
-    """What the user typed, told apart from the context an editor sends with it: editors put
-    context (a rules file, a shared buffer) before the user's words, so its last text block."""
-    texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
-    return texts[-1] if texts else ""
+    """What the user typed (`typed_at`), "" when no text block holds it."""
+    at = typed_at(blocks)
+    return "" if at is None else str(blocks[at].get("text", ""))
 
 
 def flatten_for_history(blocks: list[dict[str, Any]]) -> str:

@@ -30,7 +30,7 @@ from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import DEFAULT_GUIDANCE
 from reasonix_acp.session import commands, images
-from reasonix_acp.session.history import flatten
+from reasonix_acp.session.history import flatten, typed_at
 from reasonix_acp.session.live import Session
 
 METHOD = "session/prompt"
@@ -78,7 +78,7 @@ def read(
     model = session.queued.get("model", session.record.model)
     fix = _image_fix(session, model)
     has_images = images.check(blocks, model, session.config.takes_images(model), fix)
-    typed = _typed_at(blocks)
+    typed = typed_at(blocks)
     instructions = session.project.instructions
     sent = [b if i == typed else _unrepeated(b, instructions) for i, b in enumerate(blocks)]
     text = flatten(sent, roots, images=True)
@@ -110,12 +110,6 @@ def read(
         # agent's own commands leave both one-shot offers open.
         return Intent(blocks, text, command=command, closes_offers=False)
     return Intent(blocks, text, entry=entry, context=context)
-
-
-def _typed_at(blocks: list[dict[str, Any]]) -> int | None:
-    """The index of what the user typed: the last text block (context comes before it)."""
-    texts = [i for i, block in enumerate(blocks) if block.get("type") == "text"]
-    return texts[-1] if texts else None
 
 
 def _slashed(blocks: list[dict[str, Any]], at: int | None) -> bool:
