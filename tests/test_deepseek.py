@@ -286,3 +286,27 @@ def test_a_refused_history_does_not_lose_the_session(tmp_path: Path) -> None:
     assert not any(m.get("tool_calls") for m in last["messages"])
     assert last["messages"][1]["content"].startswith("[The earlier part")
     assert last["messages"][-1]["content"] == "five"
+
+
+def test_a_question_in_the_conversation_keeps_the_reasoning_for_the_answer(tmp_path: Path) -> None:
+    """`ask_user` without forms ends the turn on its tool result; the user's answer opens the
+    next request, which still carries the call's reasoning and starts with the last bytes."""
+    ask = {"name": "ask_user", "arguments": {"question": "Which?", "options": ["a", "b"]}}
+    with DeepSeek() as server:
+        server.replies.extend(
+            [
+                {"thought": "I must ask which.", "tool_calls": [ask]},
+                {"thought": "They chose b.", "text": "Going with b."},
+            ]
+        )
+        c = agent(tmp_path, config(server))
+        sid = c.start()
+        assert prompt(c, sid, "pick one")["result"] == {"stopReason": "end_turn"}
+        assert prompt(c, sid, "2")["result"] == {"stopReason": "end_turn"}
+        assert c.close() == 0
+    assert server.refused == []
+    first, second = server.requests()
+    (call,) = assistants(second)
+    assert call["reasoning_content"] == "I must ask which."
+    assert second["messages"][-1] == {"role": "user", "content": "2 (choice 2 of your question: b)"}
+    assert server.bodies[1].startswith(stable(server.bodies[0]))
