@@ -305,7 +305,7 @@ def test_a_question_in_the_conversation_keeps_the_reasoning_for_the_answer(tmp_p
         assert prompt(c, sid, "2")["result"] == {"stopReason": "end_turn"}
         assert c.close() == 0
     assert server.refused == []
-    first, second = server.requests()
+    _, second = server.requests()
     (call,) = assistants(second)
     assert call["reasoning_content"] == "I must ask which."
     assert second["messages"][-1] == {"role": "user", "content": "2 (choice 2 of your question: b)"}
