@@ -276,6 +276,46 @@ Where the two differ, this suite is right, and says why:
   session's) are the protocol's own: a result's fields are read against the stable schema, the
   unstable one and the fields the protocol retired (acp-tck's ACP-SCHEMA-002 flags them).
 
+## The v2 draft
+
+There is no v2 suite here: v2 is a draft, and acp-tck's v2 suite follows it as it changes.
+`acp` speaks v1. It answers an `initialize` for version 2 with 1, its latest, as the draft
+allows, so acp-tck's v2-only shape checks are SKIP for it ("version mismatch"). The draft's
+requirements `acp` meets already, each seen on the wire of the scenarios above:
+
+- Message ids (ACP-PATCH-201): every `agent_message_chunk`, `agent_thought_chunk` and
+  `user_message_chunk` carries a `messageId`, live and replayed. All the chunks of one message
+  share it, and each message has its own.
+- Replay (ACP-RESUME-202, 203): a `session/load` replays the whole history before its response
+  and nothing after it; a `session/resume` replays nothing.
+- Listing, deleting and closing sessions (ACP-LIST-202 to 204, ACP-DELETE-201 to 203,
+  ACP-CLOSE-201, 202): a `cwd` that matches nothing lists `[]`; listed `cwd`s are absolute and
+  equal the filter; a deleted session leaves the list; an unknown id deletes silently; closing a
+  running session cancels its turn (the prompt answers `cancelled`). `additionalDirectories`
+  is taken (ACP-ADDDIRS-201).
+- Cancelling (ACP-CANCEL-205 to 207): a cancel is never answered, a cancel with `_meta` is
+  taken, and the stop reason is `cancelled`.
+- Transport and extensibility (ACP-TRANSPORT-002, 201, 203; ACP-META-201; ACP-ENUM-201): stdout
+  is UTF-8, one JSON object a line with no newline inside; every `_meta` sent is an object; tool
+  kinds and statuses and plan priorities and statuses are the defined values. An empty array
+  gets one -32600 with `id: null`, never an array (ACP-BATCH-201).
+
+What `acp` does not do, because v1 has no such thing:
+
+- Turn completion by `state_update` (ACP-STATE-201 to 203, ACP-CANCEL-201, 202, ACP-PROMPT-201):
+  a v1 prompt's response carries its stop reason. `acp` reports running and idle, and the
+  outcome of the last turn, through its own extension (`_reasonix.io/session/status` and the
+  `status_update` notifications a client opts into), not through the draft's `state_update`.
+- Batches (ACP-BATCH-202 to 205): a batch line is refused with one -32600 that says batches are
+  not supported. This includes a batch of notifications, which v2 leaves unanswered.
+- The message id of a prompt (ACP-PROMPT-203, ACP-PATCH-203, ACP-RESUME-204): a v1 prompt's
+  response has no `messageId`; `acp` names the replayed user message with an id of its own.
+- An omitted `mcpServers` (ACP-SESSION-203): v1 requires the field, and `acp` refuses a
+  `session/new` without it (-32602 naming `mcpServers`).
+- v2's tool-call, plan and terminal shapes (ACP-PATCH-204 to 207), and the removal of `fs/*` and
+  `terminal/*` (ACP-CLIENTCAP-202): `acp` uses the v1 shapes and calls `fs/*` and `terminal/*`
+  when the client advertises them.
+
 ## Scenarios and checks
 """
 
