@@ -17,6 +17,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -93,6 +94,7 @@ def live(tmp: Path, steps: list[str], kill_at: int | None, keep: int) -> tuple[A
         return json.loads(server.bodies[-1])["messages"][1:], ends
 
 
+@pytest.mark.slow
 @seed(SEED)
 @settings(
     max_examples=EXAMPLES,

@@ -115,6 +115,7 @@ def test_url_credentials_are_used_but_never_stored_or_shown(tmp_path: Path, guar
         assert secret.encode() not in c.agent.stderr
 
 
+@pytest.mark.slow
 def test_after_a_restart_load_connects_again_and_resume_without_servers_says_why_not(
     tmp_path: Path, guarded: int
 ) -> None:

@@ -222,6 +222,7 @@ def _slow_ca_bundle(tmp_path: Path) -> Path:
     return bundle
 
 
+@pytest.mark.slow
 def test_exit_while_the_provider_client_is_built_ahead_is_clean(tmp_path: Path) -> None:
     """The provider's HTTP client (its TLS context) is built ahead on a background thread; a
     process told to stop meanwhile waits for it instead of tearing OpenSSL down under it

@@ -688,6 +688,7 @@ def test_a_reload_of_one_session_leaves_another_running_turn_on_its_settings(
     assert agent.finish() == 0
 
 
+@pytest.mark.slow
 def test_a_reload_asked_for_during_a_reload_runs_right_after_it(
     tmp_path: Path, spawn: Spawn
 ) -> None:

@@ -145,6 +145,7 @@ def _check(out: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_check_passes_on_the_committed_output_and_fails_on_a_hand_edit(tmp_path: Path) -> None:
     if (
         shutil.which("datamodel-codegen") is None

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from codegen.pin import CACHE_DIR, load_pin, load_upstream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,6 +82,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_a_bumped_schema_is_picked_up_by_one_command(tmp_path: Path) -> None:
     pin = load_pin()
     # The bumped package: its stable schema changed, its unstable one as pinned.
