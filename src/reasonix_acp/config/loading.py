@@ -63,6 +63,7 @@ from reasonix_acp.config.settings import (
     ProviderConfig,
     normalise_model,
 )
+from reasonix_acp.config.web import WebSettings
 from reasonix_acp.redact import pass_env, remember
 
 if TYPE_CHECKING:
@@ -82,6 +83,11 @@ def load(
     _limits(config, data)
     _permissions(config, data)
     _sandbox(config, data, env.get("REASONIX_ACP_SANDBOX"), strict)
+    if "web" in data:
+        try:
+            config.web = WebSettings.parse(data["web"])
+        except ValueError as exc:
+            bad_table(strict, path, "[web]", exc)
     try:
         config.context = ContextSettings.parse(data.get("context"))
     except ValueError as exc:

@@ -16,6 +16,7 @@ from reasonix_acp.config.deepseek import (
     takes_images,
 )
 from reasonix_acp.config.sandbox import SandboxSettings
+from reasonix_acp.config.web import WebSettings
 
 if TYPE_CHECKING:
     from reasonix_acp.config.pricing import ModelPrice, Pricer, PricingTable
@@ -126,6 +127,7 @@ class Config:
     deny_commands: list[str] = field(default_factory=list)
     deny_paths: list[str] = field(default_factory=list)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    web: WebSettings = field(default_factory=WebSettings)
     goal: GoalLimits = field(default_factory=GoalLimits)
     context: ContextSettings = field(default_factory=ContextSettings)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)

@@ -159,11 +159,11 @@ def _under(real: str, root: str) -> bool:
 
 
 def needs_permission(preset: str, access: str, inside: bool) -> bool:
-    """`access` is "read", "write", "execute", "mcp" or "plugin" (commands, MCP and plugin tool
-    calls ask unless the preset is full access)."""
+    """`access` is "read", "write", "execute", "mcp", "plugin" or "network" (commands, MCP and
+    plugin tool calls and web requests ask unless the preset is full access)."""
     if preset == "danger-full-access":
         return False
-    if access in ("execute", "mcp", "plugin"):
+    if access in ("execute", "mcp", "plugin", "network"):
         return True
     if not inside:
         return True

@@ -67,7 +67,12 @@ class Gate:
         access = tool.access
         by_path = not hasattr(tool, "grant_scope")
         scope = scope_of(real) if by_path else tool.grant_scope(args, context)
-        if access not in ("mcp", "plugin") and self.rules.path_denied(real):
+        if access == "network":  # `real` is a host: [web] deny, then [web] allow
+            if self.rules.web.denied(real):
+                raise ToolFailed(f"{real} is denied by [web] deny in config.toml")
+            if self.rules.web.allowed(real):
+                return True
+        elif access not in ("mcp", "plugin") and self.rules.path_denied(real):
             raise ToolFailed("denied by the permission rules in config.toml")
         if not needs_permission(self.preset(), access, context.workspace.inside(real)):
             return True
@@ -239,6 +244,8 @@ def _shown_line(
 
 
 def _what(access: str, scope: str) -> str:
+    if access == "network":
+        return f"web requests to {scope.removeprefix('domain ')} for this session"
     if access in ("mcp", "plugin"):
         return f"calls of {scope.removeprefix(access + ' ')} for this session"
     return f"{access}s under {scope} for this session"

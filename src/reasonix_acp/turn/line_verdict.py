@@ -9,8 +9,9 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from reasonix_acp.config.web import WebSettings
 from reasonix_acp.tools.command_line import CommandLine
 from reasonix_acp.tools.kernel_paths import KNOWN, through_kernel
 from reasonix_acp.tools.provable import FREE, Proof
@@ -28,6 +29,7 @@ class Rules:
 
     commands: frozenset[str] = frozenset()
     paths: tuple[str, ...] = ()
+    web: WebSettings = field(default_factory=WebSettings)  # hosts: [web] allow and deny
 
     def path_denied(self, real: str) -> bool:
         return any(fnmatch.fnmatch(real, pattern) for pattern in self.paths)

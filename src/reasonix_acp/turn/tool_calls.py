@@ -77,7 +77,9 @@ class ToolCalls:
             if tool is not None and hasattr(tool, "locations"):
                 with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
                     start["locations"] = tool.locations(args, self.context)
-        start = self._fit(start)
+        # Shown and stored without the secrets the agent holds: a key the model put in the
+        # arguments (a URL, a command) stays in the model's own history alone.
+        start = self._fit(_scrubbed(start))
         self._open[call_id] = start
         self.transcript.record("tool_call", start)
         self.transcript.flush()  # stored before it runs: a lost process leaves a trace of what it started

@@ -27,6 +27,7 @@ from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.ask import AskUser, PresentPlan
 from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
+from reasonix_acp.tools.web import web_tools
 from reasonix_acp.tools.workspace import session_temp
 from reasonix_acp.turn.compaction import CompactionSettings
 from reasonix_acp.turn.frames import fit
@@ -79,6 +80,7 @@ class Wiring:
                 *([AskUser()] if record.mode != "goal" else []),  # goal mode runs unattended
                 *([PresentPlan()] if record.mode == "plan" else []),
                 *([SkillTool(project.skills)] if project.skills.found else []),
+                *web_tools(config),
                 *(t for p in session.plugins for t in p.tools),
                 *([goal_tool] if goal_tool else []),
             ],
@@ -103,7 +105,7 @@ class Wiring:
                 frame_budget=config.frame_budget,
             ),
             gate=Gate(
-                rules=Rules(frozenset(config.deny_commands), tuple(config.deny_paths)),
+                rules=Rules(frozenset(config.deny_commands), tuple(config.deny_paths), config.web),
                 preset=lambda: record.approval,
                 grants=session.grants,
                 ask=self._ask(session),

@@ -1,0 +1,113 @@
+"""Where the web tools may connect: every connection they open, the first and each one a
+redirect leads to, is vetted where it is made, after DNS resolution, against the address it
+actually goes to.
+
+Invariants:
+- A host `[web] allow` lists is connected to as written (the user named it: a machine on their
+  network, a local server).
+- Any other host is resolved here, and refused when any of its addresses is not global
+  (private, loopback, link-local, shared, reserved, multicast, unspecified; an IPv4-mapped IPv6
+  address is judged as the IPv4 one). The connection then goes to one of those vetted
+  addresses, never to a second resolution that could answer differently (DNS rebinding).
+- TLS still names the host (SNI, certificate check): only the TCP connection is made to the
+  address.
+- No proxy from the environment: a proxy would make the connection instead, unvetted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+
+class AddressRefused(Exception):
+    """A connection the web tools may not make; the message says which address and why."""
+
+
+def refusal(host: str, address: str) -> str | None:
+    """Why `address` (what `host` resolved to) may not be reached unlisted, or None."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_global and not ip.is_multicast:
+        return None
+    kind = (
+        "loopback"
+        if ip.is_loopback
+        else "link-local"
+        if ip.is_link_local
+        else "private"
+        if ip.is_private
+        else "non-public"
+    )
+    shown = host if host == address else f"{host} ({address})"
+    return (
+        f"{shown} is a {kind} address: the web tools reach it only when [web] allow in "
+        "config.toml lists it"
+    )
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend with every TCP connection vetted first."""
+
+    def __init__(self, listed: Callable[[str], bool]) -> None:
+        self.listed = listed
+        self.inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if self.listed(host):
+            return await self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        addresses = await _resolve(host, port)
+        for address in addresses:
+            if (why := refusal(host, address)) is not None:
+                raise AddressRefused(why)
+        failure: Exception = httpcore.ConnectError(f"{host} has no address")
+        for address in addresses:
+            try:
+                return await self.inner.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+        raise failure
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        raise AddressRefused("the web tools do not connect to local sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise httpcore.ConnectError(f"{host} could not be resolved: {exc.strerror}") from exc
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class GuardedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport on the guarded backend. httpx has no parameter for a network backend,
+    so the connection pool it made is replaced by one like it on ours (a test checks the
+    guard is the one connecting, tests/tools/test_web_fetch.py)."""
+
+    def __init__(self, listed: Callable[[str], bool]) -> None:
+        super().__init__(trust_env=False)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=4,
+            network_backend=GuardedBackend(listed),
+        )
