@@ -48,6 +48,8 @@ UNTRUSTED = (
 
 @dataclass
 class Page:
+    """What a fetch got: where from (after redirects), its status, type and body."""
+
     url: str
     status: int
     content_type: str
