@@ -31,7 +31,8 @@ MCP servers every session gets: `[mcp_servers.<name>]` tables with the fields of
 A provider's `vision = true` (or a list of its model ids) says its models take images in prompts
 (`promptCapabilities.image`); an endpoint that lists a model's input modalities is believed too.
 `[context]` says how large models' contexts are and when a session compacts (config/context.py).
-`[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
+`[web] allow`, `deny` (host patterns), `search_url` and `fetch_seconds` govern the web tools
+(config/web.py). `[readiness] require_checks = true` turns on the final-readiness gate (readiness.py).
 `[goal] max_turns = 20, max_tokens = 2000000, max_seconds = 3600, no_progress_turns = 3` are
 the limits that pause a goal (goal mode: reasonix_io/goal.py); a value that is not a positive
 integer keeps its default.
