@@ -18,6 +18,10 @@ The rules are DeepSeek's documentation's (`guides/thinking_mode`, `quick_start/p
 - Usage: `prompt_cache_hit_tokens` is the longest byte prefix the request shares with an earlier
   one, in 64-token blocks (a token is taken as 4 bytes); the rest is a miss.
 
+- `POST /v1/tools/search` (the Search API, "Search and Fetch" guide): the Bearer token must be
+  the key (401 "Invalid token." otherwise); `search_problem` says what it refuses (400);
+  answers come from `search_results` in order, `{"results": []}` when it runs out.
+
 Replies come from `replies` in order (`{"thought", "text", "tool_calls": [{"name",
 "arguments"}]}`), and when it runs out: a tool result is answered "Done." and a prompt "Reply
 to: <its first line>". `refuse` queues plain failures `(status, message)` for the next requests.
@@ -36,6 +40,29 @@ EFFORTS = {"minimal", "low", "medium", "high", "xhigh", "max", "ultra", "none"}
 RETIRED = {"deepseek-chat", "deepseek-reasoner"}
 MISSING_REASONING = "The `reasoning_content` in the thinking mode must be passed back to the API."
 BLOCK = 64  # tokens a cache hit is counted in
+KEY = "sk-deepseek-stand-in-0123456789"  # the key the tests configure
+
+
+def search_problem(body: Any) -> str | None:
+    """Why the Search API would refuse this body (HTTP 400), or None: `query` a string of 1 to
+    128 characters, not only blanks; `count` an integer of 1 to 50; `ori_question` null or 1 to
+    128 characters; `need_content` a boolean; `localization` a string (an IP address)."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    query = body.get("query")
+    if not isinstance(query, str) or not query.strip() or len(query) > 128:
+        return "'query' must be a string of 1 to 128 characters"
+    count = body.get("count", 10)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 50:
+        return "'count' must be an integer from 1 to 50"
+    question = body.get("ori_question")
+    if question is not None and (not isinstance(question, str) or not 1 <= len(question) <= 128):
+        return "'ori_question' must be a string of 1 to 128 characters"
+    if not isinstance(body.get("need_content", False), bool):
+        return "'need_content' must be a boolean"
+    if not isinstance(body.get("localization", ""), str):
+        return "'localization' must be a string"
+    return None
 
 
 def problem(body: Any, served: list[str], reasoner: bool = True) -> str | None:
@@ -127,6 +154,9 @@ class DeepSeek:
         self.refused: list[str] = []  # why each refused request was refused
         self.usage: list[dict[str, int]] = []  # the usage of each answered request
         self.calls = 0
+        self.key = KEY  # the Bearer token the Search API takes
+        self.searches: list[bytes] = []  # every Search API request body
+        self.search_results: deque[list[dict[str, Any]]] = deque()  # answers, in order
         # False: as the retired non-thinking deepseek-chat was (no reasoning, no rule about it)
         self.reasoner = True
         self._answered: list[bytes] = []
@@ -148,6 +178,11 @@ class DeepSeek:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path.split("?", 1)[0] == "/v1/tools/search":
+                    with outer._lock:
+                        status, body = outer.search(self.headers.get("Authorization"), raw)
+                    self._json(status, body)
+                    return
                 with outer._lock:
                     status, answer = outer._answer(raw)
                 if status != 200:
@@ -181,6 +216,21 @@ class DeepSeek:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def search(self, authorization: str | None, raw: bytes) -> tuple[int, dict[str, Any]]:
+        """`POST /v1/tools/search` as the Search API answers it (search_problem)."""
+        self.searches.append(raw)
+        if authorization != f"Bearer {self.key}":
+            return 401, {"error": {"message": "Invalid token.", "type": "authentication_error"}}
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        why = search_problem(body)
+        if why is not None:
+            return 400, {"error": {"message": why, "type": "invalid_request_error"}}
+        results = self.search_results.popleft() if self.search_results else []
+        return 200, {"results": results[: body.get("count", 10)]}
 
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(b) for b in self.bodies]

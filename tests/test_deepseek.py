@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.client import Client
-from tests.deepseek_server import MISSING_REASONING, DeepSeek
+from tests.deepseek_server import KEY, MISSING_REASONING, DeepSeek
 from tests.test_sessions import updates_of
 from tests.transcript import Scenario
 
-KEY = "sk-deepseek-stand-in-0123456789"
 READ = {"name": "read", "arguments": {"path": "notes.txt"}}
 
 

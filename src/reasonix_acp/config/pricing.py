@@ -210,6 +210,19 @@ def unpriced(model_ref: str | None, at: datetime, currency: str = CNY) -> CostQu
     )
 
 
+def flat_fee(amount: Decimal, currency: str, what: str, at: datetime) -> CostQuote:
+    """A priced call that is not a model's (a DeepSeek search): a fixed amount, complete."""
+    return CostQuote(
+        original=Money(amount, currency),
+        cost_complete=True,
+        model_ref=what,
+        pricing_fingerprint=_digest(f"{what}:{amount}:{currency}"),
+        rate_date=at.astimezone(UTC).date(),
+        rated_at=at.astimezone(UTC),
+        catalog_source="builtin",
+    )
+
+
 @dataclass(frozen=True)
 class CostQuote:
     """A quote for one call or for a total. `to_json` is the wire form, in schema field order."""

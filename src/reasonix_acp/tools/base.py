@@ -65,6 +65,9 @@ class ToolContext:
     # show_plan(entries) → a `plan` update, shown now (tools/ask.py: before a question).
     say: Any = None
     show_plan: Any = None
+    # charge(amount, currency, what) → a priced call that is not the model's (a search),
+    # counted in the session's cost (turn/wiring.py).
+    charge: Any = None
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

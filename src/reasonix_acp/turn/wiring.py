@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from reasonix_acp.generated.methods import ELICITATION_CREATE, SESSION_REQUEST_PERMISSION
@@ -154,6 +156,7 @@ class Wiring:
         )
         if client is not None and request is not None and client.elicitation_form:
             context.elicit = _form_asker(request, session.id, lambda: context.call_id)
+        context.charge = lambda amount, currency, what: _charge(session, amount, currency, what)
         return context
 
     def _switch_mode(self, session: Session, mode: str) -> None:
@@ -256,6 +259,14 @@ def _chosen(outcome: Any, options: list[dict[str, Any]]) -> str | None:
         )
         return "reject_once"
     return str(outcome.option_id)
+
+
+def _charge(session: Session, amount: Decimal, currency: str, what: str) -> None:
+    """A priced call a tool made (a search), in the session's cost as a call of its own."""
+    # lazy: start-up (the pricing code loads with a session's first priced call)
+    from reasonix_acp.config.pricing import flat_fee
+
+    session.status.usage(UsageReport(), flat_fee(amount, currency, what, datetime.now(UTC)))
 
 
 def _more_tools(servers: ServerSet) -> Callable[[Callable[[str], None]], Any]:
