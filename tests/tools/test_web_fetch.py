@@ -96,6 +96,7 @@ def turn(
     preset: str = "workspace-write",
     answer: str = "allow_once",
     env: dict[str, str] | None = None,
+    mode: str = "normal",
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """One prompt whose model fetches each URL in turn: (the tool calls' last updates, the
     permission questions)."""
@@ -116,6 +117,8 @@ def turn(
         "session/set_config_option",
         {"sessionId": sid, "configId": "tool_approval", "value": preset},
     )
+    if mode != "normal":
+        c.result("session/set_mode", {"sessionId": sid, "modeId": mode})
     c._id += 1
     prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "read the web"}]}
     c.send({"jsonrpc": "2.0", "id": c._id, "method": "session/prompt", "params": prompt})
@@ -251,3 +254,8 @@ def test_a_url_with_a_key_or_credentials_is_never_sent(tmp_path: Path, server: i
     assert Handler.hits == []
     assert key not in json.dumps(calls)
     assert "[redacted]" in json.dumps(keyed["rawInput"])  # the rest of the call is shown
+
+
+def test_plan_mode_reads_the_web(tmp_path: Path, server: int) -> None:
+    (page,), questions = turn(tmp_path, [f"http://127.0.0.1:{server}/page"], mode="plan")
+    assert questions == [] and page["status"] == "completed"
