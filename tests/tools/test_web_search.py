@@ -111,6 +111,13 @@ def test_a_deepseek_search_is_sent_as_the_api_takes_it_and_counted_in_the_cost(
     quote = status["usage"]["cumulative"]["costQuote"]
     assert quote["selected"]["currency"] == "CNY"
     assert Decimal(quote["selected"]["amount"]) == model_cost(server) + Decimal("0.005")
+    usage = [
+        n["params"]["update"]
+        for n in c.notes
+        if n.get("params", {}).get("update", {}).get("sessionUpdate") == "usage_update"
+    ][-1]
+    assert usage["cost"]["currency"] == "CNY"
+    assert abs(usage["cost"]["amount"] - float(model_cost(server) + Decimal("0.005"))) < 1e-9
 
 
 def test_an_empty_search_costs_nothing_and_a_long_or_keyed_query_is_never_sent(

@@ -108,6 +108,8 @@ class TurnRunner:
         if self.context.warn is None:
             self.context.warn = self.warn
         self.context.say, self.context.show_plan = self.say, self.show_plan
+        if (charged := self.context.charge) is not None:  # a search's price: the turn's too
+            self.context.charge = lambda *fee: self._charged(charged(*fee))
         self.asked = False  # a question put in the conversation: the turn ends after its round
 
     def publish(self, plugin_id: str, raw: list[Any]) -> None:
@@ -342,6 +344,10 @@ class TurnRunner:
         """The tokens the next request would take (the gauge's count)."""
         request = self._request()
         return self.gauge.tokens(self.gauge.size(request.messages, request.tools))
+
+    def _charged(self, cost: float | None) -> None:
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
 
     def _count(self, event: UsageReport) -> None:
         """A model call's tokens and cost, for the turn's budgets and the status."""

@@ -261,12 +261,15 @@ def _chosen(outcome: Any, options: list[dict[str, Any]]) -> str | None:
     return str(outcome.option_id)
 
 
-def _charge(session: Session, amount: Decimal, currency: str, what: str) -> None:
-    """A priced call a tool made (a search), in the session's cost as a call of its own."""
+def _charge(session: Session, amount: Decimal, currency: str, what: str) -> float | None:
+    """A priced call a tool made (a search), in the session's cost as a call of its own; its
+    cost in the currency usage_update names (None in another)."""
     # lazy: start-up (the pricing code loads with a session's first priced call)
     from reasonix_acp.config.pricing import flat_fee
 
-    session.status.usage(UsageReport(), flat_fee(amount, currency, what, datetime.now(UTC)))
+    quote = flat_fee(amount, currency, what, datetime.now(UTC))
+    session.status.usage(UsageReport(), quote)
+    return quote.cost(session.config.currency_for(session.record.model))
 
 
 def _more_tools(servers: ServerSet) -> Callable[[Callable[[str], None]], Any]:
