@@ -1,7 +1,8 @@
 """What a check looks at and how it judges. Every kind returns "" (passed) or why it failed.
 
 On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
-`codes` if given; with `only_if_refused`, SKIP when a result came), `error_shape` (the error object against the schema's `Error`), `schema` (the
+`codes` if given; with `only_if_refused`, SKIP when a result came; SKIP for an error code in
+`skip_codes`), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
@@ -22,6 +23,7 @@ answered: notifications may come), `no_update` (no session/update of turn conten
 and thought chunks, tool calls, plans), `no_replay` (none that retells the conversation:
 message and thought chunks, tool calls), `no_request` (no request
 of the agent to the client).
+Any check with `if_result` is SKIP when the request itself was refused (an error came).
 Checks on a whole turn (the client's side, tool calls) are in turn_checks.py.
 On the end of input (`eof` steps): `exits` (the process ended within the window), `exit_zero`.
 On the whole run so far (`await` steps): `only_json` (no line on stdout that is not a JSON
@@ -76,6 +78,8 @@ def _error(frame: dict[str, Any], args: dict[str, Any]) -> str:
         raise NotApplicable("the agent accepted it (it may)")
     if not isinstance(error, dict):
         return f"a result came instead of an error: {_brief(frame.get('result'))}"
+    if error.get("code") in args.get("skip_codes", ()):
+        raise NotApplicable(f"the agent does not serve the method: {_brief(error)}")
     codes = args.get("codes")
     if codes and error.get("code") not in codes:
         return f"error code {error.get('code')!r}, expected one of {codes}"

@@ -75,6 +75,7 @@ class ModelServer:
         self.script = script or [[{"text": "ok"}]]
         self.placement = Placement(self.script)
         self.requests: list[dict[str, Any]] = []
+        self.other_paths: list[str] = []  # POSTs to paths that are not Chat Completions
         self.exchanges: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
         self.missing = ""  # why a scripted tool call could not be made
@@ -99,8 +100,16 @@ class ModelServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                if self.path.split("?", 1)[0].rstrip("/") != "/v1/chat/completions":
+                    # Another protocol's endpoint (a Gemini or Anthropic client): said as
+                    # such, in the answer and in the model's log.
+                    server.refused(self.path)
+                    why = f"{self.path} is not served: this is a Chat Completions server"
+                    self._plain(404, json.dumps({"error": {"message": why}}).encode())
+                    return
                 try:
-                    request = json.loads(self.rfile.read(length) or b"{}")
+                    request = json.loads(body or b"{}")
                 except ValueError:
                     request = {}
                 reply = server.next_reply(request)
@@ -128,11 +137,19 @@ class ModelServer:
     @property
     def why_no_call(self) -> str:
         """Why the script's tool call was not made: a tool not offered, or no tools at all."""
+        if not self.requests and self.other_paths:
+            return f"the agent speaks another model API: it asked for {self.other_paths[0]}"
         if self.missing or not self.requests:
             return self.missing
         if not any(isinstance(r.get("tools"), list) and r["tools"] for r in self.requests):
             return roles.missing("", None)
         return ""
+
+    def refused(self, path: str) -> None:
+        """A request to a path this server does not serve, kept in the model's log."""
+        with self._lock:
+            self.other_paths.append(path)
+            self.exchanges.append({"t": time.time(), "path": path, "reply": "404: not served"})
 
     def new_turn(self) -> None:
         """The runner sent a session/prompt: requests from now on belong to the next turn."""

@@ -185,6 +185,9 @@ class Runner:
             args = substitute(check.args, self.captured)
             try:
                 self._applies(args, calls)
+                if args.get("if_result") and "result" not in response:
+                    why = checks.brief(response.get("error"))
+                    raise checks.NotApplicable(f"the request itself was refused ({why})")
                 if check.kind in TURN_KINDS:
                     problem = TURN_KINDS[check.kind](turn, args)
                 elif check.kind in WHOLE_RUN:

@@ -111,11 +111,19 @@ def _tool_ids_unique(turn: Turn, args: dict[str, Any]) -> str:
 
 
 def _tool_updates_known(turn: Turn, args: dict[str, Any]) -> str:
+    """Every tool_call_update names a tool call reported before it: by a tool_call, or by the
+    permission request that asked about it (its `toolCall`, which clients show as the call)."""
+    _tools(turn)
     announced: set[Any] = set(turn.announced)
-    for update in _tools(turn):
+    for note in turn.notes:
+        params = obj(note.get("params"))
+        if note.get("method") == "session/request_permission":
+            announced.add(obj(params.get("toolCall")).get("toolCallId"))
+            continue
+        update = obj(params.get("update")) if note.get("method") == "session/update" else {}
         if _kind(update) == "tool_call":
             announced.add(update.get("toolCallId"))
-        elif update.get("toolCallId") not in announced:
+        elif _kind(update) == "tool_call_update" and update.get("toolCallId") not in announced:
             return f"tool_call_update for {update.get('toolCallId')!r}, never reported"
     return ""
 

@@ -55,6 +55,8 @@ Faults:
   no-links       refuses a prompt with a resource_link block
   delete-strict  refuses to delete a session it does not know
   load-null      session/load answers null
+  load-fresh-refused  session/load of a session with no turn yet is refused
+  resume-unserved  advertises session/resume and answers it -32601
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
   close-busy     refuses to close a session while its turn runs
@@ -367,6 +369,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
     if method == "session/delete" and not sessions.get(sid) and "delete-strict" not in BREAK:
         return result(rid, {})  # nothing to delete: done
+    if method == "session/resume" and "resume-unserved" in BREAK:
+        return error(rid, -32601, "Method not found")
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
     if method == "session/close" and str(sid) in turning and "close-busy" in BREAK:
@@ -386,6 +390,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/set_mode":
         return error(rid, -32602, "unknown mode")
     if method == "session/load":
+        if "load-fresh-refused" in BREAK and not replays.get(str(sid)):
+            return error(rid, -32603, "No previous sessions found for this project.")
         if "load-late" in BREAK:
             result(rid, {})
         for chunk in [] if "load-silent" in BREAK else replays.get(str(sid), []):

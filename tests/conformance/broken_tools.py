@@ -195,7 +195,8 @@ class Tools:
             self.finish(shown, "failed", [])
             return False, f"no such directory: {os.path.dirname(path)}"
         if name in ("write", "bash"):
-            verdict = self.permit(name, shown, where)
+            asked = "ghost-asked" if "wrong-tool-id" in BREAK else shown  # yet another id
+            verdict = self.permit(name, asked, where)
             if verdict == "cancelled" and "ignore-perm-cancel" not in BREAK:
                 self.finish(shown, "failed", [])
                 return True, ""

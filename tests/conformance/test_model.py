@@ -118,3 +118,25 @@ def test_replies_are_placed_by_the_conversation_not_by_arrival() -> None:
         assert answer({"tools": OFFERED, "messages": [*history, reply, user]}) == "two"
     finally:
         model.close()
+
+
+def test_another_model_api_is_refused_and_named() -> None:
+    """A Gemini client pointed at the server (generateContent) is answered 404, and the reason
+    a scenario's tool call was not made names the path it asked for."""
+    model = ModelServer([[{"call": "shell", "args": {"command": "ls"}}]])
+    path = "/v1/models/conformance-model:generateContent"
+    try:
+        request = urllib.request.Request(
+            model.url.removesuffix("/v1") + path, data=b"{}", method="POST"
+        )
+        try:
+            urllib.request.urlopen(request, timeout=5)
+            raise AssertionError("answered")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404
+            assert b"not served: this is a Chat Completions server" in exc.read()
+        assert model.requests == []
+        assert model.why_no_call == f"the agent speaks another model API: it asked for {path}"
+        assert model.exchanges[-1]["path"] == path
+    finally:
+        model.close()

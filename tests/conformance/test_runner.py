@@ -189,6 +189,23 @@ def test_a_scenario_whose_tool_is_not_offered_is_skip_with_the_reason(tmp_path: 
     assert set(statuses(results).values()) == {"skip"}
 
 
+def test_a_refused_request_is_judged_once_not_by_every_check_after_it(tmp_path: Path) -> None:
+    """A method the agent advertises and answers -32601 (qwen-code's `session/resume`) fails
+    where it is served, and makes no refusal or replay check pass; a session with no turn yet
+    that cannot be loaded (gemini-cli's) is a warning, its result's schema not judged."""
+    env = {"BREAK": "resume-unserved,load-fresh-refused", **WIRED}
+    only = ("--only", "core.resume.valid", "core.resume.unknown-session", "core.resume.no-replay")
+    results = conformance(
+        tmp_path, f"{sys.executable} {BROKEN}", *only, "core.load.fresh-session", env=env
+    )
+    found = statuses(results)
+    assert found["resume.result-schema"] == "fail"
+    assert found["resume.unknown.refused"] == "skip"
+    assert found["resume-quiet.no-history"] == "skip"
+    assert found["load-fresh.loaded"] == "warn"
+    assert found["load-fresh.result-schema"] == "skip"
+
+
 def test_an_agent_slow_to_start_gets_time_for_its_first_answer(tmp_path: Path) -> None:
     """--timeout is for answers; a process that takes longer to start (an interpreter loading
     its packages on a busy machine) still gets its first answer judged."""
