@@ -27,6 +27,7 @@ from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store_rows import SessionRecord
+from reasonix_acp.tools.background import Jobs
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
 
@@ -77,6 +78,7 @@ class Session:
         self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
         self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
+        self.jobs = Jobs(session_temp(record.id))  # its background commands
         # text-delta kind → (its message's id, the frame for its chunks) (service.send)
         self.templates: dict[str, tuple[str | None, Template]] = {}
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)

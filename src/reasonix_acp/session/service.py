@@ -292,6 +292,7 @@ class Sessions:
         try:
             await session.run_hooks("session_end")
         finally:
+            await session.jobs.close()
             await session.stop_servers()
             close = getattr(session.provider, "aclose", None)
             if close is not None:
@@ -343,6 +344,8 @@ class Sessions:
         record = session.record
         session.status.controls(record.model, session.effort, record.mode)
         snapshot: dict[str, Any] = session.status.snapshot()
+        if running := session.jobs.listed():
+            snapshot["backgroundCommands"] = running
         return snapshot
 
     def keep_goal(self, session: Session, method: str, turn: int, quiet: bool = False) -> None:

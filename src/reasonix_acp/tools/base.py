@@ -68,6 +68,7 @@ class ToolContext:
     # charge(amount, currency, what) → a priced call that is not the model's (a search),
     # counted in the session's cost (turn/wiring.py).
     charge: Any = None
+    jobs: Any = None  # tools/background.Jobs: the session's background commands
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

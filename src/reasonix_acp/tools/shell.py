@@ -34,6 +34,7 @@ import os
 import shutil
 from typing import Any
 
+from reasonix_acp.tools.background import BashKill, BashOutput, started
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.groups import GROUPS, Process
 from reasonix_acp.tools.workspace import keep
@@ -113,7 +114,15 @@ class Bash:
             "description": "Run a shell command in the workspace. Output is stdout and stderr together.",
             "parameters": {
                 "type": "object",
-                "properties": {"command": {"type": "string"}, "timeout_ms": {"type": "integer"}},
+                "properties": {
+                    "command": {"type": "string"},
+                    "timeout_ms": {"type": "integer"},
+                    "run_in_background": {
+                        "type": "boolean",
+                        "description": "Start it and return at once (a server, a watcher): "
+                        "read its output with bash_output, stop it with bash_kill",
+                    },
+                },
                 "required": ["command"],
             },
         },
@@ -130,7 +139,7 @@ class Bash:
 
     def shown_at_start(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """For clients with Zed's terminal display: a terminal card named by the call id."""
-        if not ctx.terminal_meta or ctx.terminal is not None:
+        if not ctx.terminal_meta or ctx.terminal is not None or _background(args):
             return {}
         return {
             "content": [{"type": "terminal", "terminalId": ctx.call_id}],
@@ -149,6 +158,12 @@ class Bash:
         ) / 1000
         plain = command_argv(ctx.shell, command)
         sandbox = ctx.sandbox
+        if _background(args):  # locally, never in a client terminal left open behind the turn
+            if ctx.jobs is None:
+                raise ToolFailed("this session cannot run background commands")
+            active = sandbox is not None and sandbox.active()
+            argv = sandbox.argv(plain, ctx.cwd) if active else plain
+            return started(await ctx.jobs.start(argv, ctx.cwd, command))
         if sandbox is None or not sandbox.active():
             return await self._execute(plain, ctx, timeout)
         try:
@@ -286,4 +301,8 @@ class Bash:
         )
 
 
-SHELL_TOOLS: list[Any] = [Bash()]
+def _background(args: dict[str, Any]) -> bool:
+    return args.get("run_in_background") is True
+
+
+SHELL_TOOLS: list[Any] = [Bash(), BashOutput(), BashKill()]

@@ -62,7 +62,7 @@ class Commands:
                 f"model {record.model} (effort {session.effort}), mode {record.mode}, "
                 f"permissions {record.approval}, {turns(record.turn_count)} stored, cwd {record.cwd}, "
                 f"{session.sandbox.describe()}; {session.goal.describe()}; "
-                f"{session.project.describe()}"
+                f"{session.project.describe()}; {session.jobs.describe()}"
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)

@@ -194,6 +194,8 @@ class TurnRunner:
                     # Admission closes before the last model call, so every steer admitted
                     # is read by a model call of this turn.
                     self._apply_steers(final=last)
+                if self.context.jobs is not None and (note := self.context.jobs.ended_note()):
+                    self.history.append(note)  # kept: a reload has it too
                 calls, usage = await self._fitting_call(usage)
                 if self.reply.finish in STOPPED:
                     return TurnReport(STOPPED[self.reply.finish], usage=usage)
@@ -352,9 +354,7 @@ class TurnRunner:
     def _count(self, event: UsageReport) -> None:
         """A model call's tokens and cost, for the turn's budgets and the status."""
         self.tokens += event.prompt_tokens + event.completion_tokens
-        cost = self.price(event)
-        if cost is not None:
-            self.cost = (self.cost or 0.0) + cost
+        self._charged(self.price(event))
 
     async def _model_call(self, usage: UsageReport) -> tuple[list[ToolCallRequest], UsageReport]:
         request = await self._fitted()

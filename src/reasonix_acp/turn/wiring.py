@@ -153,6 +153,7 @@ class Wiring:
             terminal=terminal,
             shell=shell,
             terminal_meta=bool(client and client.terminal_meta),
+            jobs=session.jobs,
         )
         if client is not None and request is not None and client.elicitation_form:
             context.elicit = _form_asker(request, session.id, lambda: context.call_id)

@@ -1,6 +1,6 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
 # with session/fork, SessionForkCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
-# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 514d65a6152fbdaf9c3a8b9a5a62978483d9650586a427ebf827aecc9d5c41b1) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 """The generated classes, each in the module of the methods that need it (see
@@ -13,11 +13,12 @@ from typing import Any
 WHERE: dict[str, Any] = {
     "ReasonixAgentCapabilitiesMeta": "reasonix_extension_surface_agent_capability",
     "ReasonixAgentCapabilitiesMetaEnvelope": "reasonix_extension_surface_agent_capability",
+    "ReasonixBackgroundCommand": "reasonix_background_command",
     "ReasonixClientCapabilitiesMeta": "reasonix_extension_surface_client_capability",
     "ReasonixClientCapabilitiesMetaEnvelope": "reasonix_extension_surface_client_capability",
-    "ReasonixCostQuote": "reasonix_endpoint_at_open",
+    "ReasonixCostQuote": "reasonix_background_command",
     "ReasonixCostValuation": "reasonix_rate_snapshot",
-    "ReasonixEndpointAtOpen": "reasonix_endpoint_at_open",
+    "ReasonixEndpointAtOpen": "reasonix_background_command",
     "ReasonixExtensionSurface": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceActionRef": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceAgentCapability": "reasonix_extension_surface_agent_capability",
@@ -31,9 +32,9 @@ WHERE: dict[str, Any] = {
     "ReasonixExtensionSurfaceUpdate": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceUpdateMeta": "reasonix_extension_surface_action_ref",
     "ReasonixExtensionSurfaceUpdateVendorMeta": "reasonix_extension_surface_action_ref",
-    "ReasonixFailureDiagnostic": "reasonix_endpoint_at_open",
-    "ReasonixFinalReadiness": "reasonix_endpoint_at_open",
-    "ReasonixGoalRuntime": "reasonix_endpoint_at_open",
+    "ReasonixFailureDiagnostic": "reasonix_background_command",
+    "ReasonixFinalReadiness": "reasonix_background_command",
+    "ReasonixGoalRuntime": "reasonix_background_command",
     "ReasonixInboxCapacity": "reasonix_inbox_capacity",
     "ReasonixInboxDeleteRequest": "reasonix_inbox_delete_request",
     "ReasonixInboxDeleteResponse": "reasonix_inbox_delete_response",
@@ -69,31 +70,31 @@ WHERE: dict[str, Any] = {
     "ReasonixPromptRefSnapshot": "reasonix_prompt_invocation",
     "ReasonixPromptRequest": "reasonix_prompt_request",
     "ReasonixPromptResponse": "reasonix_prompt_response",
-    "ReasonixProtocolRecoveryAction": "reasonix_endpoint_at_open",
+    "ReasonixProtocolRecoveryAction": "reasonix_background_command",
     "ReasonixRateSnapshot": "reasonix_rate_snapshot",
     "ReasonixReloadExtensionsRequest": "reasonix_reload_extensions_request",
     "ReasonixReloadExtensionsResponse": "reasonix_reload_extensions_response",
     "ReasonixResumeSessionResponse": "reasonix_resume_session_response",
-    "ReasonixSandboxStatus": "reasonix_endpoint_at_open",
+    "ReasonixSandboxStatus": "reasonix_background_command",
     "ReasonixSchemaVersionMarker": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxCapability": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionInboxMethods": "reasonix_extension_surface_agent_capability",
     "ReasonixSessionModelState": "reasonix_model_info",
     "ReasonixSessionReloadExtensionsCapability": "reasonix_extension_surface_agent_capability",
-    "ReasonixSessionStatus": "reasonix_endpoint_at_open",
+    "ReasonixSessionStatus": "reasonix_background_command",
     "ReasonixSessionStatusRequest": "reasonix_session_status_request",
     "ReasonixSessionStatusResponse": "reasonix_session_status_response",
     "ReasonixSessionStatusUpdateNotification": "reasonix_session_status_update_notification",
     "ReasonixSessionSteerCapability": "reasonix_extension_surface_agent_capability",
-    "ReasonixSessionUsage": "reasonix_endpoint_at_open",
+    "ReasonixSessionUsage": "reasonix_background_command",
     "ReasonixSetSessionConfigOptionResponse": "reasonix_set_session_config_option_response",
     "ReasonixSetSessionModelRequest": "reasonix_set_session_model_request",
     "ReasonixSetSessionModelResponse": "reasonix_set_session_model_response",
-    "ReasonixStatusGoal": "reasonix_endpoint_at_open",
+    "ReasonixStatusGoal": "reasonix_background_command",
     "ReasonixSteerRequest": "reasonix_steer_request",
     "ReasonixSteerResponse": "reasonix_steer_response",
-    "ReasonixTurnOutcome": "reasonix_endpoint_at_open",
-    "ReasonixUsage": "reasonix_endpoint_at_open",
+    "ReasonixTurnOutcome": "reasonix_background_command",
+    "ReasonixUsage": "reasonix_background_command",
 }
 
 __all__ = sorted(WHERE)

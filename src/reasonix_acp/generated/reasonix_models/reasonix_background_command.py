@@ -1,6 +1,6 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
 # with session/fork, SessionForkCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
-# and schema/vendor/*.json (sha256 9ce06a09f9a6f8918944e0e9f7fdd0c97123c60af08cb0fa378d505975a14457) by codegen/ -- DO NOT EDIT.
+# and schema/vendor/*.json (sha256 514d65a6152fbdaf9c3a8b9a5a62978483d9650586a427ebf827aecc9d5c41b1) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
 from typing import Annotated, Any, Literal
@@ -8,6 +8,15 @@ from pydantic import ConfigDict, Field, RootModel
 from reasonix_acp.protocol.lenient import LenientModel
 from reasonix_acp.protocol.lenient import register
 from reasonix_acp.generated.reasonix_models.reasonix_money import ReasonixMoney
+
+
+class ReasonixBackgroundCommand(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    command: str
+    id: str
 
 
 class ReasonixEndpointAtOpen(LenientModel):
@@ -185,6 +194,9 @@ class ReasonixSessionStatus(LenientModel):
         extra="allow",
         populate_by_name=True,
     )
+    background_commands: Annotated[
+        list[ReasonixBackgroundCommand] | None, Field(alias="backgroundCommands")
+    ] = None
     effort: str
     endpoint_at_open: Annotated[
         ReasonixEndpointAtOpen | None, Field(alias="endpointAtOpen")
