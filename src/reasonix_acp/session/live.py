@@ -27,7 +27,6 @@ from reasonix_acp.session.commands import names as controls_names
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.history import history_from_events
 from reasonix_acp.session.store_rows import SessionRecord
-from reasonix_acp.tools.background import Jobs
 from reasonix_acp.tools.sandbox import Sandbox
 from reasonix_acp.tools.workspace import Workspace, session_temp
 
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from reasonix_acp.plugins.actions import ActionResult, Events, Request, Where
     from reasonix_acp.plugins.plugin import Action, Plugin
     from reasonix_acp.project.reading import Project
+    from reasonix_acp.tools.background import Jobs
 
 MakeProvider = Callable[[str], Provider]
 
@@ -78,7 +78,7 @@ class Session:
         self.reload_queued = False  # a reload asked for while a turn or a rebuild ran
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
         self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
-        self.jobs = Jobs(session_temp(record.id))  # its background commands
+        self._jobs: Jobs | None = None  # its background commands, once it runs one
         # text-delta kind → (its message's id, the frame for its chunks) (service.send)
         self.templates: dict[str, tuple[str | None, Template]] = {}
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
@@ -215,6 +215,24 @@ class Session:
         from reasonix_acp.plugins import actions
 
         return await actions.run_action(request, self.where(), plugin, action, rest)
+
+    @property
+    def jobs(self) -> Jobs:
+        """Its background commands (tools/background.py), loaded with its first turn."""
+        if self._jobs is None:
+            # lazy: start-up
+            from reasonix_acp.tools.background import Jobs
+
+            self._jobs = Jobs(session_temp(self.record.id))
+        return self._jobs
+
+    def background(self) -> list[dict[str, str]]:
+        """The background commands still running, as the status lists them."""
+        return self._jobs.listed() if self._jobs is not None else []
+
+    async def stop_background(self) -> None:
+        if self._jobs is not None:
+            await self._jobs.close()
 
     async def stop_servers(self) -> None:
         servers, self.servers = self.servers, None

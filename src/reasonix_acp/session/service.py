@@ -292,7 +292,7 @@ class Sessions:
         try:
             await session.run_hooks("session_end")
         finally:
-            await session.jobs.close()
+            await session.stop_background()
             await session.stop_servers()
             close = getattr(session.provider, "aclose", None)
             if close is not None:
@@ -344,7 +344,7 @@ class Sessions:
         record = session.record
         session.status.controls(record.model, session.effort, record.mode)
         snapshot: dict[str, Any] = session.status.snapshot()
-        if running := session.jobs.listed():
+        if running := session.background():
             snapshot["backgroundCommands"] = running
         return snapshot
 
