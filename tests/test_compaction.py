@@ -20,9 +20,9 @@ from tests.test_sessions import updates_of
 from tests.test_sessions_cli import acp as acp_sessions
 from tests.transcript import Scenario
 
-# A 4096-token window: the tool schemas (about 3 KB) and three 2 KB prompts fit under 80 % of
+# A 4608-token window: the tool schemas (about 4 KB) and three 2 KB prompts fit under 80 % of
 # it, a fourth does not (before the provider reports a rate, a byte counts a third of a token).
-CONFIG = '[context.windows]\n"openai/m1" = 4096\n'
+CONFIG = '[context.windows]\n"openai/m1" = 4608\n'
 CAPABLE = {"session": {"compaction": {}}}
 
 
