@@ -2,7 +2,7 @@
 
 On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
 `codes` if given; with `only_if_refused`, SKIP when a result came; SKIP for an error code in
-`skip_codes`), `error_shape` (the error object against the schema's `Error`), `schema` (the
+`skip_codes`), `served` (anything but -32601: a method the agent advertises is one it has), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
@@ -83,6 +83,13 @@ def _error(frame: dict[str, Any], args: dict[str, Any]) -> str:
     codes = args.get("codes")
     if codes and error.get("code") not in codes:
         return f"error code {error.get('code')!r}, expected one of {codes}"
+    return ""
+
+
+def _served(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    error = frame.get("error")
+    if isinstance(error, dict) and error.get("code") == -32601:
+        return f"the method is advertised and answered as unknown: {_brief(error)}"
     return ""
 
 
@@ -234,6 +241,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "result": _result,
     "error": _error,
     "error_shape": _error_shape,
+    "served": _served,
     "schema": _schema,
     "schema_at": _schema_at,
     "equals": _equals,

@@ -76,6 +76,7 @@ class ModelServer:
         self.placement = Placement(self.script)
         self.requests: list[dict[str, Any]] = []
         self.other_paths: list[str] = []  # POSTs to paths that are not Chat Completions
+        self.scripted = 0  # replies served from the script (not the default of side requests)
         self.exchanges: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
         self.missing = ""  # why a scripted tool call could not be made
@@ -165,6 +166,7 @@ class ModelServer:
             else:
                 index = self.placement.index(messages)
                 reply = self._with_tools(self.script[index], tools)
+                self.scripted += 1
                 place = (self.placement.turn, index)
                 if any("fail" in action for action in reply) and place in self._failed:
                     reply = RETRIED_REPLY  # the agent's own retry of a failed request

@@ -173,6 +173,8 @@ class Runner:
             self.refused.add(json.dumps(substitute(step["await"], self.captured)))
         if "settle_ms" in step:  # updates that may come after the response count too
             self.io.settle(float(step["settle_ms"]) / 1000)
+        if step.get("script_played"):
+            self._script_played()
         notes, self.io.notes = self.io.notes, []
         calls = self.io.client.calls[self.seen_calls :]
         self.seen_calls += len(calls)
@@ -225,6 +227,17 @@ class Runner:
             found = None
         if found in (None, [], {}):
             raise checks.NotApplicable(f"not advertised: {args['when']} is {found!r}")
+
+    def _script_played(self) -> None:
+        """A turn whose checks need the scenario's script (a failure, a stall, the text it
+        checks): SKIP when the agent's requests never got it. They carry no tools, which is
+        how the scripted model tells a turn's requests from side requests."""
+        model = self.io.model
+        if model is not None and model.requests and not model.scripted:
+            raise Skip(
+                "the agent's model requests carry no tools, so the scripted model took them "
+                "for side requests: the scenario's script was not played"
+            )
 
     def _preconditions(self, step: dict[str, Any], calls: list[Any]) -> None:
         """For a turn that ended with a result: `tool_turn`, the scripted model made a tool call

@@ -15,6 +15,8 @@
        {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},
                                              # SKIP the rest unless the scripted model's tool
                                              # call was made / the agent sent that request
+       {"await": <id>, "script_played": true, ...},  # SKIP the rest unless the scripted
+                                             # model served its script (a failure, a stall)
        {"await_note": "session/update"},     # until such a notification (a turn is running)
        {"await_note": "terminal/create", "unless_answered": <id>},  # or a request of the
                                              # agent; SKIP if turn <id> ends without one

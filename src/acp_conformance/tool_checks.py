@@ -244,6 +244,15 @@ def _model_tool_result(turn: Turn, args: dict[str, Any]) -> str:
     return ""
 
 
+def _model_saw(turn: Turn, args: dict[str, Any]) -> str:
+    """Some request to the scripted model holds `text` (a prompt's link reached the model)."""
+    if turn.model is None or not turn.model.requests:
+        raise NotApplicable("the agent never asked the scripted model")
+    if any(args["text"] in json.dumps(r.get("messages")) for r in turn.model.requests):
+        return ""
+    return f"no request to the model holds {args['text']!r}: the prompt's block was dropped"
+
+
 def _tool_named(turn: Turn, args: dict[str, Any]) -> str:
     """Each tool call reported says its tool's programmatic `name` (an optional field)."""
     started = [u for u in _tools(turn) if _kind(u) == "tool_call"]
@@ -273,6 +282,7 @@ CHECKS: dict[str, Callable[[Turn, dict[str, Any]], str]] = {
     "file_has": _file_has,
     "file_lacks": _file_lacks,
     "model_tool_result": _model_tool_result,
+    "model_saw": _model_saw,
 }
 
 

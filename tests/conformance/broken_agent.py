@@ -53,10 +53,12 @@ Faults:
   multiline-error  error messages run over two lines
   meta-refused   refuses a prompt whose params carry `_meta`
   no-links       refuses a prompt with a resource_link block
+  drop-links     takes a resource_link block and tells the model nothing of it
   delete-strict  refuses to delete a session it does not know
   load-null      session/load answers null
   load-fresh-refused  session/load of a session with no turn yet is refused
   resume-unserved  advertises session/resume and answers it -32601
+  resume-null    session/resume answers null
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
   close-busy     refuses to close a session while its turn runs
@@ -405,6 +407,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             update(str(sid), chunk)
     if method == "session/resume" and "resume-refused" in BREAK:
         return error(rid, -32603, "cannot resume")
+    if method == "session/resume" and "resume-null" in BREAK:
+        return result(rid, None)
     if method == "session/fork":
         return fork(rid, str(sid), params)
     if method == "session/prompt" and "_meta" in params and "meta-refused" in BREAK:
@@ -419,7 +423,12 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/prompt":
         prompted.add(str(sid))
         cancels[str(sid)] = threading.Event()
-        text = " ".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+        links = "drop-links" not in BREAK
+        text = " ".join(
+            b.get("text") or (b.get("uri", "") if links else "")
+            for b in blocks
+            if isinstance(b, dict)
+        )
         threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)], text)).start()
         return None
     if method == "session/set_config_option" and "no-config" in QUIRK:
