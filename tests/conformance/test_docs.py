@@ -241,14 +241,14 @@ behaviour, INFORMATIONAL, the check here judges it):
 | ACP-LIST-001 session/list validates | `list.result-schema` |
 | ACP-LIST-002 an unmatched cwd filter lists nothing | `list-cwd.empty` |
 | ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message` |
-| ACP-LOAD-001 session/load succeeds | `load-fresh.result-schema`, `load-replay.result-schema` |
+| ACP-LOAD-001 session/load succeeds | `load-fresh.loaded` (a SHOULD for a session with no turn yet), `load-fresh.result-schema`, `load-replay.result-schema` |
 | ACP-LOAD-002 replay before the response, none after | `load-replay.before-response`, `load-replay.nothing-after` |
 | ACP-LOAD-003 a load answers `{}`, not `null` | `load-fresh.result-schema` |
-| ACP-RESUME-001 session/resume succeeds | `resume.result-schema` |
+| ACP-RESUME-001 session/resume succeeds | `resume.served` (advertised, never -32601), `resume.resumed` (a SHOULD for a session with no turn yet), `resume.result-schema` |
 | ACP-RESUME-002 no history before a resume's response | `resume-quiet.no-history` |
 | ACP-DELETE-001 deleting a session | `delete.result-schema` |
 | ACP-DELETE-002 deleting an unknown id | `delete-unknown.succeeds` |
-| ACP-PROMPT-003 a resource_link in a prompt | `prompt-link.served` |
+| ACP-PROMPT-003 a resource_link in a prompt | `prompt-link.served`, and `prompt-link.model-saw` (its URI reaches the model) |
 | ACP-CLOSE-001 closing an idle session | `close.result-schema` |
 | ACP-CLOSE-002 closing cancels the prompt in flight | `close-running.cancelled` |
 | ACP-ADDDIRS-001 additionalDirectories in session/new | `new-dirs.result-schema` |
