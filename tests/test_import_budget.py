@@ -205,3 +205,36 @@ def test_later_prompts_look_up_no_module(tmp_path: Path) -> None:
     assert len(seen) > 50, "the audit hook saw no imports"
     looked_up = sorted({name for when, name in seen if float(when) >= later})
     assert looked_up == [], f"later prompts looked up modules: {looked_up}"
+
+
+def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path) -> None:
+    """Every session is offered web_fetch (and, with a key, web_search), but httpx and its
+    address guard load with the first fetch or search, not with the tools' schemas: an
+    offline session's prompt path, loaded ahead, has none of them."""
+    agent = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={
+            "PATH": "/usr/bin:/bin",
+            **PLACES["home"](tmp_path),
+            "REASONIX_ACP_LOG_LEVEL": "debug",
+        },
+    )
+    assert agent.stdin is not None and agent.stderr is not None
+    new = {"cwd": str(tmp_path), "mcpServers": []}
+    for i, method, params in ((1, "initialize", {"protocolVersion": 1}), (2, "session/new", new)):
+        frame = {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+        agent.stdin.write((json.dumps(frame) + "\n").encode())
+    agent.stdin.flush()
+    seen: list[str] = []
+    for raw in agent.stderr:
+        seen.append(raw.decode("utf-8", "replace"))
+        if "the prompt path is loaded" in seen[-1]:
+            break
+    agent.stdin.close()
+    agent.wait(30)
+    loaded = modules("".join(seen))
+    assert "reasonix_acp.tools.web_fetch" in loaded  # the tools are there
+    assert not {"httpx", "httpcore", "reasonix_acp.tools.web_guard"} & loaded

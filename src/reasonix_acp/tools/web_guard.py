@@ -20,10 +20,21 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
+
+from reasonix_acp.config.web import WebSettings
+from reasonix_acp.tools.base import ToolFailed
+
+MAX_REDIRECTS = 5
+MAX_BYTES = 5 * 1024 * 1024
+USER_AGENT = "reasonix-acp (web_fetch)"
+ACCEPT = "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5"
+HTTPError = httpx.HTTPError
 
 
 class AddressRefused(Exception):
@@ -111,3 +122,49 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             max_connections=4,
             network_backend=GuardedBackend(listed),
         )
+
+
+@dataclass
+class Page:
+    """What a fetch got: where from (after redirects), its status, type and body."""
+
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    cut: bool  # the body was longer than MAX_BYTES
+    cap: int = MAX_BYTES
+
+
+async def fetch(url: str, web: WebSettings, host_of: Callable[[str], str]) -> Page | str:
+    """A GET through the guard: the page, or the target of a redirect to another host (a
+    str). Same-host redirects are followed (MAX_REDIRECTS); the body is read up to MAX_BYTES;
+    the whole of it bounded by `[web] fetch_seconds`."""
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
+    transport = GuardedTransport(web.allowed)
+    async with httpx.AsyncClient(transport=transport, headers=headers) as client:
+        async with asyncio.timeout(web.fetch_seconds):
+            for _ in range(MAX_REDIRECTS + 1):
+                async with client.stream("GET", url) as response:
+                    if not response.is_redirect:
+                        body, cut = await _read(response)
+                        ctype = response.headers.get("content-type", "")
+                        return Page(url, response.status_code, ctype, body, cut)
+                    target = urljoin(url, response.headers.get("location", ""))
+                if urlsplit(target).scheme not in ("http", "https"):
+                    raise ToolFailed(f"{url} redirects to {target!r}, which is not fetched")
+                if host_of(target) != host_of(url):
+                    return target
+                url = target
+    raise ToolFailed(f"more than {MAX_REDIRECTS} redirects from {url}")
+
+
+async def _read(response: httpx.Response) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BYTES:
+            return b"".join(chunks)[:MAX_BYTES], True
+    return b"".join(chunks), False

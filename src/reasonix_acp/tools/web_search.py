@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
 
 from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import (
@@ -32,6 +30,9 @@ from reasonix_acp.tools.base import (
     function_schema,
     text_content,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 QUERY_LIMIT = 128  # characters, DeepSeek's limit
 COUNT = 8
@@ -78,6 +79,9 @@ def checked_query(raw: Any) -> str:
 
 async def search(engine: Engine, query: str) -> list[dict[str, Any]]:
     """The results, each {"title", "url", "summary", "date"?}; ToolFailed says why none."""
+    # lazy: start-up (httpx loads with the first search, not with every session's tools)
+    import httpx
+
     async with httpx.AsyncClient(timeout=SEARCH_SECONDS, trust_env=False) as client:
         try:
             if engine.kind == "deepseek":
