@@ -60,9 +60,9 @@ class Job:
 
     def state(self) -> str:
         code = self.proc.returncode
-        if self.running:
+        if self.running or code is None:
             return "running"
-        return f"exited {code}" if code is not None and code >= 0 else f"killed by signal {-code}"
+        return f"exited {code}" if code >= 0 else f"killed by signal {-code}"
 
 
 class Jobs:

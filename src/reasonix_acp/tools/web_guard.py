@@ -150,7 +150,7 @@ async def fetch(url: str, web: WebSettings, host_of: Callable[[str], str]) -> Pa
                         body, cut = await _read(response)
                         ctype = response.headers.get("content-type", "")
                         return Page(url, response.status_code, ctype, body, cut)
-                    target = urljoin(url, response.headers.get("location", ""))
+                    target: str = urljoin(url, response.headers.get("location", ""))
                 if urlsplit(target).scheme not in ("http", "https"):
                     raise ToolFailed(f"{url} redirects to {target!r}, which is not fetched")
                 if host_of(target) != host_of(url):
