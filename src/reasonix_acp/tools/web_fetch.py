@@ -130,11 +130,10 @@ class WebFetch:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = checked_url(args.get("url"), self.web)
         # lazy: start-up (httpx loads with the first fetch, not with every session's tools)
-        from reasonix_acp.tools import web_guard
-        from reasonix_acp.tools.web_guard import AddressRefused, HTTPError
+        from reasonix_acp.tools.web_guard import AddressRefused, HTTPError, fetch
 
         try:
-            page = await web_guard.fetch(url, self.web, host_of)
+            page = await fetch(url, self.web, host_of)
         except AddressRefused as exc:
             raise ToolFailed(f"not fetched: {exc}") from None
         except TimeoutError:
