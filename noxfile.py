@@ -56,12 +56,12 @@ def tests(session: nox.Session) -> None:
     """The test suite against real subprocesses; needs `nox -s update_schema` first."""
     session.install("-e", ".[test,codegen]")
     # pytest exits 5 when it collected no test; nox treats any non-zero exit as a failure.
-    # In parallel: a module's tests on one worker, in order (tests/conftest.py). Three workers
-    # on two cores: much of the suite waits on agents' timeouts rather than computing.
+    # In parallel, the longest modules first (tests/conftest.py). Three workers on two cores:
+    # much of the suite waits on agents' timeouts rather than computing.
     session.run("pytest", *PARALLEL, *session.posargs, env=BYTECODE)
 
 
-PARALLEL = ("-n", os.environ.get("PYTEST_WORKERS", "3"), "--dist", "loadgroup")
+PARALLEL = ("-n", os.environ.get("PYTEST_WORKERS", "3"), "--dist", "load")
 # The suite starts agents, MCP servers and stand-ins some two thousand times: each finds its
 # modules compiled, as a user's install does (pip compiles; an editable install compiles on
 # first import), instead of compiling them again under an inherited PYTHONDONTWRITEBYTECODE.
@@ -74,12 +74,12 @@ SLOW = ("tests/conformance", "tests/test_packaging.py", "tests/test_session_stor
 def quick(session: nox.Session) -> None:
     """The inner loop: the suite without its slowest parts (the conformance calibration,
     packaging, the session storm, the tests marked `slow`) and the gate's differential test at
-    300 lines. Paths given run whole, slow tests included (`nox -s quick --
+    200 lines. Paths given run whole, slow tests included (`nox -s quick --
     tests/test_deepseek.py`)."""
     session.install("-e", ".[test,codegen]")
     ignored = [f"--ignore={path}" for path in SLOW]
     marks = () if session.posargs else ("-m", "not slow")
-    env = {"GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "300"), **BYTECODE}
+    env = {"GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "200"), **BYTECODE}
     session.run("pytest", *PARALLEL, *ignored, *marks, *session.posargs, env=env)
 
 

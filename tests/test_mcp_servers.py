@@ -225,6 +225,7 @@ def _gone(pid: int, within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("end", ["session/close", "session/delete", "eof"])
 async def test_servers_are_reaped(tmp_path: Path, end: str) -> None:
     pids: list[int] = []
@@ -336,6 +337,7 @@ async def test_elicitation_routes(
         assert client.interactions == [] and client.elicitations == []
 
 
+@pytest.mark.slow
 async def test_a_url_with_credentials_is_never_forwarded(tmp_path: Path) -> None:
     client = StandIn({"action": "accept"})
     calls = [("mcp__s__ask", {"url": "https://user:secret@example.com/login"})]
