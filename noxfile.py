@@ -70,7 +70,7 @@ BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
 SLOW = ("tests/conformance", "tests/test_packaging.py", "tests/test_session_storm.py")
 
 
-@nox.session
+@nox.session(reuse_venv=True)  # the inner loop: its environment is kept between runs
 def quick(session: nox.Session) -> None:
     """The inner loop: the suite without its slowest parts (the conformance calibration,
     packaging, the session storm, the tests marked `slow`) and the gate's differential test at
