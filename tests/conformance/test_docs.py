@@ -276,6 +276,26 @@ Where the two differ, this suite is right, and says why:
   session's) are the protocol's own: a result's fields are read against the stable schema, the
   unstable one and the fields the protocol retired (acp-tck's ACP-SCHEMA-002 flags them).
 
+## Public agents
+
+`docs/agents/` holds a wrapper per public agent that points it at the scripted model with a
+home of its own per scenario (each script's first lines give the command). Run on 2026-12-06
+(core, client and robustness suites), the MUST failures each was checked by hand to be real:
+
+| agent | version | MUST failures found |
+|---|---|---|
+| kimi-cli | 1.50.0 (the last release that runs) | a load of a session open in the process replays nothing |
+| mistral-vibe | 3.0.2 | `session/close` during a turn answers the prompt -32603, not `cancelled` |
+| fast-agent | 0.10.48 | a resume replays the history; `protocolVersion` 7 echoed (and, a SHOULD, a session cannot be loaded or resumed before its first turn) |
+| gptme-acp | 0.35.1 | two sessions in one directory share an id; `protocolVersion` 7 echoed; a cancelled prompt answers `end_turn` |
+| gemini-cli | 0.61.0 (Gemini API only: no scenario with a model) | an id past 2^53 rounded (and, a SHOULD, a session cannot be loaded before its first turn) |
+| qwen-code | 0.15.10 | `session/resume` advertised and answered -32601; a diff with a relative path; a load of an unknown session answered; an id past 2^53 rounded |
+| opencode | 1.18.33 | an id past 2^53 rounded |
+
+Their SHOULD warnings are mostly the hardening ones (a batch line ends the process, a line that
+is not JSON or an invalid request goes unanswered) and content a prompt carries that the agent
+drops unsaid (audio it does not advertise, a `resource_link` the model never sees).
+
 ## The v2 draft
 
 There is no v2 suite here: v2 is a draft, and acp-tck's v2 suite follows it as it changes.
