@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.client import Client
 from tests.deepseek_server import DeepSeek
 from tests.test_deepseek import agent, config, prompt
@@ -72,6 +74,15 @@ def alive(pid: int) -> bool:
     # a zombie is gone for our purpose only once reaped: it is not ours to reap here
     with open(f"/proc/{pid}/stat") as f:
         return f.read().split(") ", 1)[1][0] != "Z"
+
+
+def gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def pid_in(ws: Path) -> int:
@@ -210,3 +221,22 @@ def test_one_that_ends_on_its_own_is_told_at_the_next_request(tmp_path: Path) ->
     assert last[-2]["role"] == "tool"
     told = [m for r in server.requests() for m in r["messages"] if "exited 0]" in str(m["content"])]
     assert len(told) == 1  # told once, in the last request (where it stays in the history)
+
+
+@pytest.mark.parametrize("end", ["session/close", "eof"])
+def test_what_a_plain_command_leaves_running_stops_with_the_session(
+    tmp_path: Path, end: str
+) -> None:
+    c = offline(tmp_path, [call("bash", command="sleep 30 & echo $! > pid.txt"), {"steps": []}])
+    sid = full(c)
+    (ran,) = go(c, sid)
+    assert "a background process is still running" in text_of(ran)
+    pid = pid_in(tmp_path / "ws")
+    assert alive(pid)
+    if end == "session/close":
+        c.result("session/close", {"sessionId": sid})
+        # Its shell was reaped long ago, so the group is sent its signals without a wait on
+        # it: the kernel ends the process a moment after the answer.
+        assert gone(pid, within=2)
+    assert c.close() == 0
+    assert gone(pid, within=2)

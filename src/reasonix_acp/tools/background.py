@@ -8,6 +8,8 @@ Invariants:
   process group (tools/groups.py: they are spawned there).
 - Each runs in its own process group, under the same gate, sandbox and environment as any
   command; stopping it kills the whole group and reaps it.
+- A plain command whose shell exits leaving a process in the background (`server &`) has its
+  group adopted (`adopt`): it too stops with the session and with the agent.
 - Its output (stdout and stderr together) goes to a file in the session's private temp
   directory (0600), at most LOG_CAP bytes; what the model reads is scrubbed of every secret
   the agent holds, and only what is new since its last read.
@@ -72,6 +74,8 @@ class Jobs:
         self.temp = temp
         self.jobs: dict[str, Job] = {}
         self.count = 0
+        # Groups a plain command left running (`server &`): stopped with the session.
+        self.adopted: list[Process] = []
 
     def running(self) -> list[Job]:
         return [j for j in self.jobs.values() if j.running]
@@ -130,9 +134,15 @@ class Jobs:
         if job.pump is not None:
             await asyncio.gather(job.pump, return_exceptions=True)
 
+    def adopt(self, proc: Process) -> None:
+        self.adopted.append(proc)
+
     async def close(self) -> None:
-        """Stop every command still running (the session is closing)."""
-        await asyncio.gather(*(self.stop(j) for j in self.jobs.values()), return_exceptions=True)
+        """Stop every command still running (the session is closing), and what plain commands
+        left running in their groups."""
+        left = [asyncio.shield(GROUPS.stop(p)) for p in self.adopted]
+        stops = [self.stop(j) for j in self.jobs.values()]
+        await asyncio.gather(*stops, *left, return_exceptions=True)
 
     def ended_note(self) -> dict[str, Any] | None:
         """The model's note of the commands that ended on their own since it last heard, for

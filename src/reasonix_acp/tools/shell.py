@@ -185,6 +185,8 @@ class Bash:
         timed_out, background = await self._collect(proc, chunks, ctx, timeout)
         if background:
             chunks.append((b"\n" if chunks else b"") + BACKGROUND_NOTE.encode())
+            if ctx.jobs is not None:  # what it left running stops with the session
+                ctx.jobs.adopt(proc)
         return self._outcome(proc, b"".join(chunks), ctx, timeout, timed_out, background)
 
     async def _collect(
@@ -192,7 +194,8 @@ class Bash:
     ) -> tuple[bool, bool]:
         """Pump the output until the command ends or times out → (timed out, left a background
         process). On a timeout, a cancel or any failure the group is stopped by its reaper task
-        before this returns; a background process left by a shell that exited goes on."""
+        before this returns; a background process left by a shell that exited goes on, its group
+        still the agent's to stop (with the session, or at the agent's exit)."""
         finished = background = False
         try:
             background = await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
@@ -201,7 +204,8 @@ class Bash:
             pass
         finally:
             if finished:
-                GROUPS.ended(proc)
+                if not background:  # a group still running stays the agent's to stop
+                    GROUPS.ended(proc)
             else:
                 # Shielded: a second cancel ends this wait, never the kill sequence.
                 await asyncio.shield(GROUPS.stop(proc))
