@@ -148,7 +148,8 @@ class Bash:
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = self._command(args)
-        return f"Run {command if len(command) <= 60 else command[:57] + '...'}"
+        shown = command if len(command) <= 60 else command[:57] + "..."
+        return f"Run in the background: {shown}" if _background(args) else f"Run {shown}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = self._command(args)
