@@ -197,12 +197,9 @@ def test_private_addresses_are_refused_unless_listed_also_where_a_redirect_leads
     assert text_of(redirect) == (
         f"{base}/away redirects to another host: {away}. Fetch that URL to follow it."
     )
-    # Each new host is asked (an http:// URL of an unlisted host goes as https://), then the
-    # address it resolves to is refused: loopback, private.
-    assert [q["toolCall"]["title"] for q in questions] == [
-        f"Fetch {away}",
-        f"Fetch http://10.1.2.3:{server}/",
-    ]
+    # A name is asked for, then refused for the address it resolves to (loopback); an
+    # address written in the URL is refused before anyone is asked (private).
+    assert [q["toolCall"]["title"] for q in questions] == [f"Fetch {away}"]
     assert questions[0]["options"][1]["name"] == (
         "Allow web requests to localhost for this session"
     )

@@ -11,7 +11,9 @@ fetch_seconds = 30                            # one fetch, redirects and body in
 A pattern is a host name or address, `*` standing for any run of characters (`*.github.com`:
 every subdomain of github.com), matched without regard to case. A host that resolves to a
 private, loopback or link-local address is fetched only when `allow` lists it: listing it is
-how a user says "yes, this one on my network".
+how a user says "yes, this one on my network". `refusal` says why an address may not be
+reached: the web tools ask it of an address written in a URL before any question, and of every
+address a name resolves to when they connect (tools/web_guard.py).
 """
 
 from __future__ import annotations
@@ -65,3 +67,29 @@ class WebSettings:
 def _matches(host: str, patterns: tuple[str, ...]) -> bool:
     name = host.lower().rstrip(".").strip("[]")
     return any(fnmatch.fnmatchcase(name, pattern.strip("[]")) for pattern in patterns)
+
+
+def refusal(host: str, address: str) -> str | None:
+    """Why `address` (what `host` resolved to) may not be reached unlisted, or None."""
+    # lazy: start-up (config.toml is read at start; addresses are judged only by the web tools)
+    import ipaddress
+
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_global and not ip.is_multicast:
+        return None
+    kind = (
+        "loopback"
+        if ip.is_loopback
+        else "link-local"
+        if ip.is_link_local
+        else "private"
+        if ip.is_private
+        else "non-public"
+    )
+    shown = host if host == address else f"{host} ({address})"
+    return (
+        f"{shown} is a {kind} address: the web tools reach it only when [web] allow in "
+        "config.toml lists it"
+    )

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from reasonix_acp.config.web import WebSettings
+from reasonix_acp.config.web import WebSettings, refusal
 from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import (
     ToolContext,
@@ -53,9 +53,20 @@ def checked_url(raw: Any, web: WebSettings) -> str:
         raise ToolFailed("a URL with credentials in it is not fetched")
     if scrub_known(url) != url:
         raise ToolFailed("the URL holds a secret this agent knows (a key): it is not sent")
+    if not web.allowed(parts.hostname) and (why := _literal_refusal(parts.hostname)):
+        raise ToolFailed(f"not fetched: {why}")  # no question for what cannot be reached
     if parts.scheme == "http" and not web.allowed(parts.hostname):
         parts = parts._replace(scheme="https")
     return urlunsplit(parts._replace(fragment=""))
+
+
+def _literal_refusal(host: str) -> str | None:
+    """Why an address written in the URL may not be reached unlisted (None for a name: the
+    guard judges what it resolves to, on connecting)."""
+    try:
+        return refusal(host, host)
+    except ValueError:
+        return None
 
 
 def host_of(url: str) -> str:

@@ -17,7 +17,6 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
-from reasonix_acp.config.web import WebSettings
+from reasonix_acp.config.web import WebSettings, refusal
 from reasonix_acp.tools.base import ToolFailed
 
 MAX_REDIRECTS = 5
@@ -39,29 +38,6 @@ HTTPError = httpx.HTTPError
 
 class AddressRefused(Exception):
     """A connection the web tools may not make; the message says which address and why."""
-
-
-def refusal(host: str, address: str) -> str | None:
-    """Why `address` (what `host` resolved to) may not be reached unlisted, or None."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_global and not ip.is_multicast:
-        return None
-    kind = (
-        "loopback"
-        if ip.is_loopback
-        else "link-local"
-        if ip.is_link_local
-        else "private"
-        if ip.is_private
-        else "non-public"
-    )
-    shown = host if host == address else f"{host} ({address})"
-    return (
-        f"{shown} is a {kind} address: the web tools reach it only when [web] allow in "
-        "config.toml lists it"
-    )
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
