@@ -26,7 +26,7 @@ LAYERS: list[set[str]] = [
     {"server"},
     {"turn"},
     {"session"},
-    {"reasonix_io", "plugins", "mcp_servers", "providers", "tools", "project"},
+    {"reasonix_io", "plugins", "mcp_servers", "providers", "tools", "project", "checkpoints"},
     {"machines", "config", "redact", "sqlite", "ids", "digests", "dirs", "safe_read"},
     {"protocol", "generated", "__init__"},
 ]

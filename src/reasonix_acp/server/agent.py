@@ -84,6 +84,7 @@ class Services:
         steering: Steering,
     ):
         self.sessions = sessions
+        self.rewinds = opening.rewinds
         self.opening = opening
         self.changes = changes
         self._make_prompts = make_prompts
@@ -131,6 +132,7 @@ class Agent:
             m.REASONIX_SESSION_RELOAD_EXTENSIONS,
             lambda c, p: self.services.changes.reload(c, p),
         )
+        r.add(m.REASONIX_SESSION_REWIND, lambda c, p: self.services.rewinds.method(c, p))
         for method in STEERING:
             r.add(method, self._steering(method))
 

@@ -65,6 +65,7 @@ def vendor_meta() -> dict[str, Any]:
                 },
             },
             "sessionReloadExtensions": {"method": m.REASONIX_SESSION_RELOAD_EXTENSIONS},
+            "sessionRewind": {"method": m.REASONIX_SESSION_REWIND},
             "extensionSurface": {"supported": True, "schemaVersion": 1},
         },
     }

@@ -22,11 +22,12 @@ COMMANDS: list[tuple[str, str]] = [
     ("status", "Show the session's model, mode, permissions and transcript size"),
     ("mcp", "Show the MCP servers this session was given"),
     ("compact", "Summarise the older part of the conversation to free context"),
+    ("rewind", "Go back N prompts (1 if not given): put back the files they changed"),
     ("continue-checks", "Continue a paused final-readiness check"),
     ("recover-context", "Resume the turn that was interrupted when the agent stopped"),
 ]
 # Answered by the agent alone: they start no model turn and leave pending recoveries open.
-LOCAL = frozenset({"help", "status", "mcp"})
+LOCAL = frozenset({"help", "status", "mcp", "rewind"})
 
 
 def _entry(name: str, description: str, hint: str | None) -> dict[str, Any]:

@@ -84,12 +84,10 @@ class Session:
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)
         self.servers: ServerSet | None = None  # while the session has MCP servers
         self.checkpoint: list[str] | None = None  # an open final-readiness check (its files)
-        # Tokens in the model's context after the last model call (`context` events keep it)
-        kept: dict[str, Any] = next((b for k, b in reversed(transcript) if k == "context"), {})
-        self.used = kept.get("used", 0) if type(kept.get("used")) is int else 0
-        # Counts a request's tokens at the rate the provider last reported (session/gauge.py)
-        rate = kept.get("perByte")
-        self.gauge = Gauge(rate) if type(rate) is float else Gauge()
+        # Tokens in the model's context after the last model call (`context` events keep it),
+        # and a gauge counting a request's tokens at the rate the provider last reported
+        self.used, self.gauge = _context_of(transcript)
+        self.shadow: Any = None  # checkpoints/recorder.Shadow, from its first model turn
         self.recovery: Offer | None = None  # a turn the last process did not finish
         # Close and delete work, shielded from their requests' cancellation (machines/session.py)
         self.teardown: asyncio.Future[None] | None = None  # turn, hooks, servers, lease
@@ -121,6 +119,13 @@ class Session:
             self._history = history_from_events(self._transcript)
             self._transcript = []
         return self._history
+
+    def rewound(self, transcript: list[tuple[str, dict[str, Any]]]) -> None:
+        """Continue from `transcript` (a rewind cut it): the history is rebuilt from it on the
+        next turn, and the context gauge is as it was then."""
+        self._transcript = transcript
+        self._history = None
+        self.used, self.gauge = _context_of(transcript)
 
     @property
     def config(self) -> Config:
@@ -262,3 +267,11 @@ class Session:
             "models": controls.models_state(self.config, model),
             "configOptions": self.options(),
         }
+
+
+def _context_of(transcript: list[tuple[str, dict[str, Any]]]) -> tuple[int, Gauge]:
+    """The tokens in context and the gauge the transcript's last `context` event kept."""
+    kept: dict[str, Any] = next((b for k, b in reversed(transcript) if k == "context"), {})
+    used = kept.get("used", 0) if type(kept.get("used")) is int else 0
+    rate = kept.get("perByte")
+    return used, Gauge(rate) if type(rate) is float else Gauge()

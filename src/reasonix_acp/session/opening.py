@@ -29,6 +29,7 @@ from reasonix_acp.session.images import replayable
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.params import check_absolute, check_cwd, check_session_id
 from reasonix_acp.session.projector import REPLAYED, updates
+from reasonix_acp.session.rewind import Rewinds
 from reasonix_acp.session.service import Events, Sessions, log
 from reasonix_acp.session.store_rows import SessionRecord
 from reasonix_acp.tools.workspace import session_temp
@@ -37,6 +38,7 @@ from reasonix_acp.tools.workspace import session_temp
 class Opening:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
+        self.rewinds = Rewinds(sessions)  # a rewind a lost process left is finished on opening
 
     def _opened(
         self, call: Call, session: Session, shown: list[Any] | None = None, stored: bool = False
@@ -183,6 +185,10 @@ class Opening:
         check_cwd(method, params.cwd, record)
         self.sessions.store_call(method, lambda: self.sessions.store.acquire_lease(session_id))
         try:
+            if self.sessions.store_call(method, lambda: self.rewinds.recover(session_id)):
+                record = self.sessions.store_call(
+                    method, lambda: self.sessions.store.get_session(session_id)
+                )
             session, events = self._restore(method, record)
         except BaseException:
             self.sessions.store.release_lease(session_id)

@@ -24,7 +24,7 @@ import socket
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +144,14 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
+    def reading(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read under the store's lock (for the store's other tables' modules)."""
+        return self._read()
+
+    def writing(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction (for the store's other tables' modules)."""
+        return self._write()
+
     # -- sessions ----------------------------------------------------------------------------
 
     def create_session(self, rec: SessionRecord, leased: bool = False) -> None:
@@ -244,6 +252,8 @@ class Store:
             if holder is not None:
                 raise LeaseHeld(holder)
             db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM checkpoint_files WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM rewinds WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
             return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 

@@ -57,6 +57,24 @@ MIGRATIONS: list[str] = [
         acquired_at TEXT NOT NULL
     );
     """,
+    # Checkpoints: each file a turn changed, with its bytes' digests before and after
+    # (checkpoints/blobs.py); a rewind's plan, kept from before its first file is touched until
+    # its end is committed (session/rewind.py).
+    """
+    CREATE TABLE checkpoint_files (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        before TEXT,
+        after TEXT,
+        mode INTEGER,
+        PRIMARY KEY (session_id, turn, path)
+    ) WITHOUT ROWID;
+    CREATE TABLE rewinds (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        body TEXT NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 DB_NAME = "reasonix-acp.sqlite3"

@@ -69,6 +69,7 @@ class ToolContext:
     # counted in the session's cost (turn/wiring.py).
     charge: Any = None
     jobs: Any = None  # tools/background.Jobs: the session's background commands
+    checkpoint: Any = None  # checkpoints/recorder.Recorder: what the turn's calls change
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":

@@ -186,6 +186,9 @@ class Prompts:
         emit = self._emitter(session)
 
         # lazy: start-up (loaded with `wiring`)
+        from reasonix_acp.turn import checkpointing
+
+        # lazy: start-up (loaded with `wiring`)
         from reasonix_acp.turn.goal import GoalEnd, GoalLoop
 
         # lazy: start-up (loaded with `wiring`)
@@ -207,6 +210,8 @@ class Prompts:
         finally:
             session.desk.settle(session.inbox)
             detach(session, built.interactions)
+            if built.checkpoint is not None:
+                await checkpointing.keep(self.sessions, session, built.checkpoint, number)
         report = end.report
         session.refused = report.refused  # a /compact now summarises the history as text
         record.turn_count = number

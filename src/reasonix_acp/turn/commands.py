@@ -1,4 +1,4 @@
-"""Prompts the agent answers itself: its own commands (`/help`, `/status`, `/mcp`) and plugin
+"""Prompts the agent answers itself: its own commands (`/help`, `/status`, `/mcp`, `/rewind`) and plugin
 actions (`/<plugin>:<action>`), recorded like a turn. Plugin prompt templates are expanded
 here and go to the model.
 
@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
+from reasonix_acp.protocol.errors import AcpError
 from reasonix_acp.session import commands
 from reasonix_acp.session.live import Session
+from reasonix_acp.session.rewind import METHOD, Rewinds
 from reasonix_acp.session.service import Sessions
 
 if TYPE_CHECKING:
@@ -66,9 +68,20 @@ class Commands:
             )
         elif name == "mcp":
             text = await self._mcp(session, rest)
+        elif name == "rewind":
+            text = await self._rewind(session, rest.strip())
         else:
             raise ValueError(f"/{name} is not answered by the agent alone")
         return self.reply(session, blocks, text)
+
+    async def _rewind(self, session: Session, rest: str) -> str:
+        if rest and not (rest.isdigit() and int(rest) > 0):
+            return "Usage: /rewind [N], N a number of prompts to go back (1 if not given)."
+        try:
+            done = await Rewinds(self.sessions).rewind(session, int(rest or 1))
+        except AcpError as exc:
+            return f"[warning] {str(exc).removeprefix(METHOD + ': ')}"
+        return rewind_text(done)
 
     async def _mcp(self, session: Session, rest: str) -> str:
         servers = session.servers
@@ -133,3 +146,16 @@ def _prompt_entry(text: str, prompts: list[PromptCommand]) -> tuple[PromptComman
     name, _, rest = stripped[1:].partition(" ")
     found = next((p for p in prompts if p.name == name), None)
     return (found, rest.strip()) if found is not None else None
+
+
+def rewind_text(done: dict[str, Any]) -> str:
+    """What `/rewind` says it did."""
+    count = done["prompts"]
+    lines = [f"Went back {count} prompt{'s' if count != 1 else ''}."]
+    for key, label in (("restored", "Put back"), ("removed", "Removed (made by those turns)")):
+        if done[key]:
+            lines.append(f"{label}: {', '.join(done[key])}")
+    lines += [f"Left as it is: {left['path']} ({left['reason']})" for left in done["left"]]
+    lines += [f"Not tracked: {note}" for note in done["untracked"]]
+    lines.append(f"The conversation as it was is kept as session {done['keptAs']}.")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from typing import Any
 from reasonix_acp.providers.base import ToolCallRequest
 from reasonix_acp.redact import scrub_known, scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.turn import checkpointing
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import REFUSED, Gate
 from reasonix_acp.turn.limits import Limits, cap_for_model, cap_output
@@ -124,6 +125,7 @@ class ToolCalls:
             )
             self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
             self.context.ask = self.gate.question
+            await checkpointing.before(self.context.checkpoint, tool, args, self.context)
             result: ToolResult = await tool.run(args, self.context)
             return result
         except OSError as exc:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from reasonix_acp.checkpoints.recorder import Recorder
 from reasonix_acp.generated.methods import ELICITATION_CREATE, SESSION_REQUEST_PERMISSION
 from reasonix_acp.ids import uuid4
 from reasonix_acp.mcp_servers.elicit import TurnInteractions, answer_of
@@ -31,6 +32,7 @@ from reasonix_acp.tools.base import Tool, ToolContext
 from reasonix_acp.tools.bridge import ClientFiles, ClientTerminal
 from reasonix_acp.tools.web import web_tools
 from reasonix_acp.tools.workspace import session_temp
+from reasonix_acp.turn import checkpointing
 from reasonix_acp.turn.compaction import CompactionSettings
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate
@@ -54,6 +56,7 @@ class Built:
     obligations: Obligations
     interactions: TurnInteractions | None
     goal_tool: GoalUpdate | None = None  # in goal mode: the model's report on the goal
+    checkpoint: Recorder | None = None  # the files its tool calls change (turn/checkpointing.py)
 
 
 class Wiring:
@@ -122,8 +125,10 @@ class Wiring:
             notices=session.notices,
         )
         session.notices = []
+        settings.context.checkpoint = checkpoint = checkpointing.recorder(self.sessions, session)
         runner = TurnRunner(settings)
-        return Built(runner, obligations, self._interactions(session, runner), goal_tool)
+        interactions = self._interactions(session, runner)
+        return Built(runner, obligations, interactions, goal_tool, checkpoint)
 
     def _persist(
         self, session: Session, turn: int, batch: list[tuple[str, dict[str, Any]]]

@@ -1,0 +1,146 @@
+"""One turn's checkpoint: the bytes each file had before the turn first changed it.
+
+A write or an edit keeps its file first (`keep`); the first command of the turn keeps every
+file the checkpoint watches under the session's roots (`snapshot`, checkpoints/scan.py), as a
+command may change any of them. At the turn's end (`finish`) each kept file is read again:
+those whose bytes differ (or that appeared or went away) are the turn's changes, each with the
+digest before (None: it did not exist) and after.
+
+What cannot be kept is named, never silently skipped: a file over the size bound, one that
+may hold secrets (a deny rule's, `.env`, keys), past the session's byte budget, or more
+files than a checkpoint watches. Changes a command made outside the roots are not seen.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reasonix_acp.checkpoints.blobs import Blobs
+from reasonix_acp.checkpoints.scan import TooMany, listed
+
+MAX_FILE = 16 * 1024 * 1024
+MAX_FILES = 20_000
+SESSION_BYTES = 512 * 1024 * 1024
+SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc", ".pgpass")
+UNKEPT = "-"  # starts the state of a file that cannot be kept: "-<stat>|<why>"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A file the turn changed: its digests before and after (None: absent), its mode before."""
+
+    path: str
+    before: str | None
+    after: str | None
+    mode: int | None
+
+
+@dataclass
+class Shadow:
+    """What a session's checkpoints know across turns: each file's digest by its stat (so a
+    file unchanged since it was last kept is not read again) and the bytes kept so far."""
+
+    blobs: Blobs
+    cache: dict[str, tuple[tuple[int, int, int], str]] = field(default_factory=dict)
+    kept_bytes: int = 0
+
+
+class Recorder:
+    def __init__(
+        self, shadow: Shadow, roots: Callable[[], list[str]], denied: Callable[[str], bool]
+    ) -> None:
+        self.shadow = shadow
+        self.roots = roots
+        self.denied = denied
+        self.before: dict[str, tuple[str | None, int | None]] = {}
+        self.untracked: list[str] = []
+        self.scanned = False
+
+    def keep(self, path: str) -> None:
+        """Before a write to `path`: its bytes now, unless kept already this turn."""
+        if path not in self.before:
+            self.before[path] = self._state(path)
+
+    def snapshot(self) -> None:
+        """Before the turn's first command: every watched file under the roots."""
+        if self.scanned:
+            return
+        self.scanned = True
+        for path in self._watched():
+            self.keep(path)
+
+    def finish(self) -> list[Change]:
+        """The turn's changes, in path order (each kept file read again)."""
+        paths = set(self.before)
+        if self.scanned:
+            paths.update(self._watched())
+        changes = []
+        for path in sorted(paths):
+            before, mode = self.before.get(path, (None, None))
+            after, _ = self._state(path)
+            if before == after:
+                continue
+            unkept = next((s for s in (before, after) if s and s.startswith(UNKEPT)), None)
+            if unkept is not None:
+                self._untracked(f"{path}: changed, {unkept.partition('|')[2]}")
+                continue
+            if before is not None and not self.shadow.blobs.has(before):
+                self._untracked(f"{path}: its earlier bytes are gone")
+                continue
+            changes.append(Change(path, before, after, mode))
+        return changes
+
+    def _watched(self) -> list[str]:
+        found: list[str] = []
+        for root in self.roots():
+            try:
+                found += listed(root, MAX_FILES - len(found))
+            except TooMany as exc:
+                self._untracked(f"commands' changes: {exc}")
+                return found
+        return found
+
+    def _state(self, path: str) -> tuple[str | None, int | None]:
+        """(digest, mode) of the file now; (None, None) when absent; for one that cannot be
+        kept, UNKEPT with its stat and why (a change to it is named by `finish`)."""
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None, None
+        if not stat.S_ISREG(info.st_mode):
+            return (None, None) if stat.S_ISDIR(info.st_mode) else (f"{UNKEPT}|not a file", None)
+        mode = stat.S_IMODE(info.st_mode)
+        signature = (info.st_size, info.st_mtime_ns, info.st_ino)
+        why = self._unkeepable(path, info.st_size)
+        if why:
+            return f"{UNKEPT}{signature}|{why}", mode
+        cached = self.shadow.cache.get(path)
+        if cached is not None and cached[0] == signature:
+            return cached[1], mode
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_FILE + 1)
+        except OSError as exc:
+            return f"{UNKEPT}{signature}|not kept ({exc.strerror or exc})", mode
+        digest, added = self.shadow.blobs.put(data)
+        self.shadow.kept_bytes += len(data) if added else 0
+        self.shadow.cache[path] = (signature, digest)
+        return digest, mode
+
+    def _unkeepable(self, path: str, size: int) -> str | None:
+        name = os.path.basename(path)
+        if self.denied(path) or any(fnmatch.fnmatch(name, p) for p in SECRET_NAMES):
+            return "not kept (it may hold secrets)"
+        if size > MAX_FILE:
+            return f"not kept (over {MAX_FILE // (1024 * 1024)} MB)"
+        if self.shadow.kept_bytes + size > SESSION_BYTES:
+            return f"not kept (the session's checkpoints hold {SESSION_BYTES // 2**20} MB)"
+        return None
+
+    def _untracked(self, note: str) -> None:
+        if note not in self.untracked:
+            self.untracked.append(note)

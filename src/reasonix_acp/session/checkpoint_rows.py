@@ -1,0 +1,141 @@
+"""The store's checkpoint tables: the files each turn changed (`checkpoint_files`) and a
+rewind's plan while it runs (`rewinds`), beside the sessions and transcripts of store.py.
+
+Invariants:
+- A turn's changes are stored in one transaction with nothing else (a turn's transcript is
+  already stored by then: a lost process loses at most the last turn's file list).
+- A rewind's end is one transaction: the conversation as it was copied to a new session (its
+  record, every event and checkpoint), the session cut to the events before the rewound turn
+  and its later turns' checkpoints dropped, and the rewind's plan removed. Before it commits,
+  the plan is there for the next opening of the session to finish the rewind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from reasonix_acp.session.store import Store, StoreError
+from reasonix_acp.session.store_rows import COLUMNS, now
+
+if TYPE_CHECKING:
+    from reasonix_acp.checkpoints.recorder import Change
+
+Row = tuple[int, str, str | None, str | None, int | None]
+
+
+class CheckpointRows:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def keep(self, session_id: str, turn: int, changes: Iterable[Change]) -> None:
+        rows = [(session_id, turn, c.path, c.before, c.after, c.mode) for c in changes]
+        if not rows:
+            return
+        with self.store.writing() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO checkpoint_files "
+                "(session_id, turn, path, before, after, mode) VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def rows(self, session_id: str, from_turn: int = 0) -> list[Row]:
+        """(turn, path, before, after, mode) of the session's turns from `from_turn` on."""
+        with self.store.reading() as db:
+            found = db.execute(
+                "SELECT turn, path, before, after, mode FROM checkpoint_files "
+                "WHERE session_id = ? AND turn >= ? ORDER BY turn, path",
+                (session_id, from_turn),
+            ).fetchall()
+        return [tuple(r) for r in found]
+
+    def referenced(self) -> set[str]:
+        """Every digest a checkpoint or a rewind's plan refers to."""
+        with self.store.reading() as db:
+            found = db.execute(
+                "SELECT before FROM checkpoint_files WHERE before IS NOT NULL "
+                "UNION SELECT after FROM checkpoint_files WHERE after IS NOT NULL"
+            ).fetchall()
+            plans = db.execute("SELECT body FROM rewinds").fetchall()
+        digests = {r[0] for r in found}
+        for (body,) in plans:
+            digests.update(s["digest"] for s in json.loads(body)["steps"] if s["digest"])
+        return digests
+
+    def points(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """(turn, body) of the session's `checkpoint` events, in order: one per model turn."""
+        with self.store.reading() as db:
+            found = db.execute(
+                "SELECT turn, body FROM events WHERE session_id = ? AND kind = 'checkpoint' "
+                "ORDER BY seq",
+                (session_id,),
+            ).fetchall()
+        points = []
+        for turn, body in found:
+            try:
+                decoded = json.loads(body)
+            except ValueError:
+                continue
+            points.append((int(turn), decoded if isinstance(decoded, dict) else {}))
+        return points
+
+    def first_seq(self, session_id: str, turn: int) -> int | None:
+        """The position of the turn's first transcript event."""
+        with self.store.reading() as db:
+            row = db.execute(
+                "SELECT MIN(seq) FROM events WHERE session_id = ? AND turn = ?",
+                (session_id, turn),
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    # -- rewinds -------------------------------------------------------------------------------
+
+    def begin_rewind(self, session_id: str, plan: dict[str, Any]) -> None:
+        with self.store.writing() as db:
+            db.execute(
+                "INSERT INTO rewinds (session_id, body) VALUES (?, ?)",
+                (session_id, json.dumps(plan, ensure_ascii=False)),
+            )
+
+    def pending_rewind(self, session_id: str) -> dict[str, Any] | None:
+        with self.store.reading() as db:
+            row = db.execute(
+                "SELECT body FROM rewinds WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def end_rewind(self, session_id: str, plan: dict[str, Any]) -> None:
+        """Keep the conversation as it was as session `plan["keptAs"]`, cut the session at
+        `plan["cut"]` (its events from there on, its checkpoints from `plan["turn"]` on), and
+        drop the plan: one commit."""
+        kept, cut, turn = plan["keptAs"], plan["cut"], plan["turn"]
+        with self.store.writing() as db:
+            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"session {session_id} is not in the store")
+            copy = {c: row[c] for c in COLUMNS}
+            copy["id"], copy["title"] = kept, plan["keptTitle"]
+            db.execute(
+                f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                [copy[c] for c in COLUMNS],
+            )
+            for table, columns in (
+                ("events", "seq, turn, kind, body"),
+                ("checkpoint_files", "turn, path, before, after, mode"),
+            ):
+                db.execute(
+                    f"INSERT INTO {table} (session_id, {columns}) "
+                    f"SELECT ?, {columns} FROM {table} WHERE session_id = ?",
+                    (kept, session_id),
+                )
+            db.execute("DELETE FROM events WHERE session_id = ? AND seq >= ?", (session_id, cut))
+            db.execute(
+                "DELETE FROM checkpoint_files WHERE session_id = ? AND turn >= ?",
+                (session_id, turn),
+            )
+            db.execute(
+                "UPDATE sessions SET event_count = ?, updated_at = ? WHERE id = ?",
+                (cut, now(), session_id),
+            )
+            db.execute("DELETE FROM rewinds WHERE session_id = ?", (session_id,))

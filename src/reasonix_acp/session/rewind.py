@@ -1,0 +1,127 @@
+"""Going back: `/rewind [N]` and `_reasonix.io/session/rewind` put back the files the last N
+prompts' turns changed and continue the conversation from before them.
+
+Rules:
+- A prompt here is a model turn: each stores a `checkpoint` event (turn/checkpointing.py), and
+  a rewind of N goes back to before the N-th last of them. An agent command (`/status`) is not
+  one.
+- The session keeps its id and continues from its transcript's events before that turn (so the
+  history the model is sent again is the very prefix it was sent then); the conversation as it
+  was is kept as a new session (`keptAs`, listed like any other), with its checkpoints.
+- Files (unless `files: false`): each put back to its bytes before the first rewound turn
+  changed it, or removed if that turn made it (checkpoints/restore.py). A file changed since by
+  someone else is left as it is and named, unless `force`.
+- The vendor method is admitted by the session machine (`begin_rebuild`: only while idle,
+  -32600 naming the state otherwise), released in a `finally`; `/rewind` runs as its prompt.
+- All or nothing across a crash: the rewind's plan is stored before its first file is touched;
+  the files and the transcript's cut follow, and one commit ends it. A process lost in between
+  leaves the plan, and the next opening of the session finishes it (`recover`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from reasonix_acp.checkpoints import restore
+from reasonix_acp.checkpoints.blobs import Blobs
+from reasonix_acp.ids import uuid4
+from reasonix_acp.protocol.errors import InvalidParams
+from reasonix_acp.protocol.router import Call
+from reasonix_acp.session.checkpoint_rows import CheckpointRows
+from reasonix_acp.session.live import Session
+from reasonix_acp.session.service import Sessions
+
+METHOD = "_reasonix.io/session/rewind"
+
+
+def blobs_of(sessions: Sessions) -> Blobs:
+    return Blobs(sessions.store.path.parent / "blobs")
+
+
+class Rewinds:
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+        self.rows = CheckpointRows(sessions.store)
+        self.blobs = blobs_of(sessions)
+
+    async def method(self, call: Call, params: Any) -> dict[str, Any]:
+        session = self.sessions.lookup(METHOD, params.session_id)
+        prompts = 1 if params.prompts is None else params.prompts
+        if type(prompts) is not int or prompts < 1:
+            raise InvalidParams(f"{METHOD}: prompts must be a whole number of at least 1")
+        session.machine.fire("begin_rebuild", f"{METHOD}: session is {{state}}")
+        try:
+            return await self.rewind(
+                session, prompts, files=params.files is not False, force=bool(params.force)
+            )
+        finally:
+            session.machine.fire("end_rebuild", f"{METHOD}: session is {{state}}")
+
+    async def rewind(
+        self, session: Session, prompts: int, files: bool = True, force: bool = False
+    ) -> dict[str, Any]:
+        """Rewind `prompts` model turns; → what was done (raises InvalidParams when the
+        session has fewer)."""
+        sid = session.id
+        points = self.sessions.store_call(METHOD, lambda: self.rows.points(sid))
+        if prompts > len(points):
+            have = f"only {len(points)}" if points else "none yet"
+            raise InvalidParams(
+                f"{METHOD}: cannot go back {prompts} prompts: this session has {have}"
+            )
+        turn = points[-prompts][0]
+        cut = self.sessions.store_call(METHOD, lambda: self.rows.first_seq(sid, turn))
+        rows = self.sessions.store_call(METHOD, lambda: self.rows.rows(sid, turn)) if files else []
+        planned = await asyncio.to_thread(restore.plan, rows, force)
+        gone = set(restore.missing(planned.steps, self.blobs))
+        left = planned.left + [
+            {"path": p, "reason": "its earlier bytes are no longer kept"} for p in sorted(gone)
+        ]
+        steps = [s for s in planned.steps if s.path not in gone]
+        title = session.record.title
+        plan = {
+            "turn": turn,
+            "cut": cut,
+            "keptAs": uuid4(),
+            "keptTitle": f"{title} (before rewind)" if title else "Before rewind",
+            "steps": [s.body() for s in steps],
+        }
+        self.sessions.store_call(METHOD, lambda: self.rows.begin_rewind(sid, plan))
+        await asyncio.to_thread(_finish, self.rows, self.blobs, sid, plan)
+        self._continue(session)
+        untracked = [n for t, body in points if t >= turn for n in body.get("untracked") or []]
+        return {
+            "sessionId": sid,
+            "keptAs": plan["keptAs"],
+            "prompts": prompts,
+            "restored": [s.path for s in steps if s.digest is not None],
+            "removed": [s.path for s in steps if s.digest is None],
+            "left": left,
+            "untracked": untracked,
+        }
+
+    def _continue(self, session: Session) -> None:
+        """The live session from its cut transcript: history rebuilt on the next turn, its
+        context gauge and plan as they were then."""
+        events = self.sessions.store.transcript(session.id)
+        session.rewound(events)
+        plan = next((b.get("entries") for k, b in reversed(events) if k == "plan"), None) or []
+        if plan != session.record.plan:
+            session.record.plan = plan
+            self.sessions.store.update_session(session.id, plan=plan, touch=False)
+
+    def recover(self, session_id: str) -> bool:
+        """Finish a rewind a lost process left half done; → whether there was one."""
+        plan = self.rows.pending_rewind(session_id)
+        if plan is None:
+            return False
+        _finish(self.rows, self.blobs, session_id, plan)
+        return True
+
+
+def _finish(rows: CheckpointRows, blobs: Blobs, session_id: str, plan: dict[str, Any]) -> None:
+    """The files put back, then the transcript cut: safe to run again from the start."""
+    steps = [restore.Step(s["path"], s["digest"], s["mode"]) for s in plan["steps"]]
+    restore.apply(steps, blobs)
+    rows.end_rewind(session_id, plan)

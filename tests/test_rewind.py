@@ -1,0 +1,214 @@
+"""Checkpoints and rewind through a real `acp` against the DeepSeek stand-in: the files a
+prompt's turn changed (by the write and edit tools and by shell commands, creating, editing and
+deleting) are put back by `_reasonix.io/session/rewind` and `/rewind`, a file changed by hand
+in between is left and named (unless forced), the conversation continues from the very history
+it had (the prefix cache holds), the conversation as it was stays listable, a load of the
+rewound session replays what it kept, and a process killed mid-rewind leaves every file back
+once the session is opened again."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.client import Client
+from tests.deepseek_server import DeepSeek
+from tests.test_deepseek import agent, assistants, config, prompt, stable
+from tests.test_sessions import updates_of
+from tests.transcript import Scenario
+
+REWIND = "_reasonix.io/session/rewind"
+
+
+def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"thought": "Doing it.", "tool_calls": [{"name": n, "arguments": a} for n, a in pairs]}
+
+
+def turn(server: DeepSeek, *pairs: tuple[str, dict[str, Any]], text: str = "Done.") -> None:
+    server.replies.extend([calls(*pairs), {"thought": "Done it.", "text": text}])
+
+
+def full(c: Client) -> str:
+    """A session whose tool calls run unasked (the gate is not what these tests are about)."""
+    sid = c.start()
+    c.result(
+        "session/set_config_option",
+        {"sessionId": sid, "configId": "tool_approval", "value": "danger-full-access"},
+    )
+    return sid
+
+
+def ended(c: Client, sid: str, text: str) -> None:
+    assert prompt(c, sid, text)["result"] == {"stopReason": "end_turn"}
+
+
+def test_a_rewind_puts_back_what_two_prompts_changed(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        (cwd / "a.txt").write_text("one\n")
+        (cwd / "gone.txt").write_text("keep me\n")
+        os.chmod(cwd / "gone.txt", 0o640)
+        sid = full(c)
+        turn(
+            server,
+            ("write", {"path": "a.txt", "content": "two\n"}),
+            ("bash", {"command": "mkdir -p sub && echo made > sub/new.txt && rm gone.txt"}),
+        )
+        ended(c, sid, "first")
+        turn(
+            server, ("edit", {"path": "a.txt", "edits": [{"old_text": "two", "new_text": "three"}]})
+        )
+        ended(c, sid, "second")
+        assert (cwd / "a.txt").read_text() == "three\n" and not (cwd / "gone.txt").exists()
+        assert (cwd / "sub" / "new.txt").read_text() == "made\n"
+
+        done = c.result(REWIND, {"sessionId": sid, "prompts": 2})
+        assert done["restored"] == [str(cwd / "a.txt"), str(cwd / "gone.txt")]
+        assert done["removed"] == [str(cwd / "sub" / "new.txt")]
+        assert done["left"] == [] and done["untracked"] == []
+        assert (cwd / "a.txt").read_text() == "one\n"
+        assert (cwd / "gone.txt").read_text() == "keep me\n"
+        assert (cwd / "gone.txt").stat().st_mode & 0o777 == 0o640
+        assert not (cwd / "sub" / "new.txt").exists()
+
+        # The conversation as it was is kept, listed; the session goes on from before "first".
+        listed = {s["sessionId"]: s for s in c.result("session/list", {})["sessions"]}
+        assert done["keptAs"] in listed and sid in listed
+        c.take_notes()
+        c.result("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
+        said = [u for u in updates_of(c.notes, sid) if u["sessionUpdate"] == "user_message_chunk"]
+        assert said == []
+        c.take_notes()
+        c.result("session/load", {"sessionId": done["keptAs"], "cwd": str(cwd), "mcpServers": []})
+        kept = updates_of(c.notes, done["keptAs"])
+        texts = [u["content"]["text"] for u in kept if u["sessionUpdate"] == "user_message_chunk"]
+        assert texts == ["first", "second"]
+        # Nothing more to go back to.
+        again = c.call(REWIND, {"sessionId": sid})
+        assert again["error"]["code"] == -32602 and "none yet" in again["error"]["message"]
+        assert c.close() == 0
+    assert server.refused == []
+
+
+def test_the_rewound_conversation_sends_the_same_bytes_again(tmp_path: Path) -> None:
+    """After going back one prompt, the next request starts with the bytes the rewound prompt's
+    first request started with: the history kept is the very prefix (the cache holds)."""
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = full(c)
+        turn(server, ("read", {"path": "notes.txt"}))
+        ended(c, sid, "read the notes")
+        turn(server, ("write", {"path": "out.txt", "content": "x\n"}))
+        ended(c, sid, "write it down")
+        second = len(server.bodies)
+        turn(server, ("read", {"path": "out.txt"}))
+        ended(c, sid, "read it back")
+        c.result(REWIND, {"sessionId": sid, "prompts": 2})
+        assert not (Path(c.scenario.vars["CWD"]) / "out.txt").exists()
+        ended(c, sid, "something else")
+        assert c.close() == 0
+    assert server.refused == []
+    before, after = server.bodies[second - 2 + 0], server.bodies[-1]
+    # `before`: the first request of "write it down"; `after`: the request after the rewind.
+    assert after.startswith(stable_until_last_user(before))
+    assert [m.get("content") for m in assistants(json.loads(after))][-1] == "Done."
+
+
+def stable_until_last_user(body: bytes) -> bytes:
+    """A request's bytes up to its last user message (what a conversation from there shares)."""
+    cut = body.rindex(b'{"role":"user"')
+    return body[:cut]
+
+
+def test_a_file_changed_by_hand_is_left_unless_forced(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        (cwd / "a.txt").write_text("one\n")
+        (cwd / "b.txt").write_text("bee\n")
+        sid = full(c)
+        turn(
+            server,
+            ("write", {"path": "a.txt", "content": "two\n"}),
+            ("write", {"path": "b.txt", "content": "bee two\n"}),
+        )
+        ended(c, sid, "change both")
+        (cwd / "a.txt").write_text("mine\n")  # the user, between the turn and the rewind
+        done = c.result(REWIND, {"sessionId": sid})
+        assert done["restored"] == [str(cwd / "b.txt")]
+        assert done["left"] == [
+            {"path": str(cwd / "a.txt"), "reason": "changed since the rewound turns"}
+        ]
+        assert (cwd / "a.txt").read_text() == "mine\n" and (cwd / "b.txt").read_text() == "bee\n"
+        turn(server, ("write", {"path": "a.txt", "content": "three\n"}))
+        ended(c, sid, "again")
+        (cwd / "a.txt").write_text("mine again\n")
+        forced = c.result(REWIND, {"sessionId": sid, "force": True})
+        assert forced["restored"] == [str(cwd / "a.txt")] and forced["left"] == []
+        assert (cwd / "a.txt").read_text() == "mine\n"
+        assert c.close() == 0
+
+
+def test_slash_rewind_and_what_it_refuses(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        sid = full(c)
+        ended(c, sid, "/status")  # an agent command is not a prompt to go back to
+        said = prompt(c, sid, "/rewind")
+        assert said["result"] == {"stopReason": "end_turn"}
+        texts = [
+            u["content"]["text"]
+            for u in updates_of(c.take_notes(), sid)
+            if u["sessionUpdate"] == "agent_message_chunk"
+        ]
+        assert "cannot go back 1 prompts: this session has none yet" in "".join(texts)
+        turn(server, ("write", {"path": "made.txt", "content": "m\n"}))
+        ended(c, sid, "make a file")
+        assert prompt(c, sid, "/rewind 1")["result"] == {"stopReason": "end_turn"}
+        texts = [
+            u["content"]["text"]
+            for u in updates_of(c.take_notes(), sid)
+            if u["sessionUpdate"] == "agent_message_chunk"
+        ]
+        assert f"Removed (made by those turns): {cwd / 'made.txt'}" in "".join(texts)
+        assert not (cwd / "made.txt").exists()
+        bad = c.call(REWIND, {"sessionId": sid, "prompts": 0})
+        assert bad["error"]["code"] == -32602
+        assert c.close() == 0
+
+
+def test_a_process_killed_mid_rewind_leaves_every_file_back(tmp_path: Path) -> None:
+    count, size = 120, 512 * 1024
+    with DeepSeek() as server:
+        scenario = Scenario(tmp_path)
+        c = agent(tmp_path, config(server), scenario)
+        cwd = Path(scenario.vars["CWD"])
+        for i in range(count):
+            (cwd / f"f{i:03}.bin").write_bytes(bytes([i]) * size)
+        sid = full(c)
+        turn(server, ("bash", {"command": "for f in f*.bin; do echo changed > $f; done"}))
+        ended(c, sid, "change them all")
+        assert (cwd / "f000.bin").read_bytes() == b"changed\n"
+        c.send({"jsonrpc": "2.0", "id": 999, "method": REWIND, "params": {"sessionId": sid}})
+        deadline = time.monotonic() + 20
+        while (cwd / "f000.bin").stat().st_size != size:
+            assert time.monotonic() < deadline
+        c.kill()
+        back = sum((cwd / f"f{i:03}.bin").stat().st_size == size for i in range(count))
+        assert 0 < back < count, "the kill came after the rewind ended: make the files bigger"
+
+        again = Client(tmp_path, scenario=scenario)
+        again.result("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        again.result("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
+        for i in range(count):
+            assert (cwd / f"f{i:03}.bin").read_bytes() == bytes([i]) * size
+        said = [
+            u for u in updates_of(again.notes, sid) if u["sessionUpdate"] == "user_message_chunk"
+        ]
+        assert said == []
+        assert again.close() == 0
