@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.client import Client
 from tests.deepseek_server import DeepSeek
-from tests.test_deepseek import agent, assistants, config, prompt, stable
+from tests.test_deepseek import agent, assistants, config, prompt
 from tests.test_sessions import updates_of
 from tests.transcript import Scenario
 
