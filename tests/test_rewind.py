@@ -8,8 +8,11 @@ once the session is opened again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -212,3 +215,67 @@ def test_a_process_killed_mid_rewind_leaves_every_file_back(tmp_path: Path) -> N
         ]
         assert said == []
         assert again.close() == 0
+
+
+def blobs_in(data: Path) -> set[str]:
+    root = data / "blobs"
+    return {p.parent.name + p.name for p in root.glob("??/*")} if root.is_dir() else set()
+
+
+def test_show_lists_checkpoints_and_a_delete_takes_the_blobs_only_it_had(
+    tmp_path: Path,
+) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        data = Path(c.scenario.vars["DATA"])
+        (cwd / "shared.txt").write_text("shared before\n")
+        (cwd / "mine.txt").write_text("only mine\n")
+        kept = full(c)
+        turn(server, ("write", {"path": "shared.txt", "content": "shared after\n"}))
+        ended(c, kept, "change the shared file")
+        (cwd / "shared.txt").write_text("shared before\n")
+        gone = full(c)
+        turn(
+            server,
+            ("write", {"path": "shared.txt", "content": "shared after\n"}),
+            ("write", {"path": "mine.txt", "content": "mine after\n"}),
+            ("write", {"path": "new.txt", "content": "brand new\n"}),
+        )
+        ended(c, gone, "change both")
+        show = subprocess.run(
+            [sys.executable, "-m", "reasonix_acp", "sessions", "show", gone],
+            env={**c.scenario.env, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert show.returncode == 0, show.stderr
+        assert "checkpoints              1 (/rewind N goes back over the last N)" in show.stdout
+        assert (
+            f"    1  turn 1: 3 files  ~{cwd / 'mine.txt'} +{cwd / 'new.txt'} ~{cwd / 'shared.txt'}"
+            in show.stdout
+        )
+
+        before = blobs_in(data)
+        digest = {
+            t: hashlib.sha256(t.encode()).hexdigest()
+            for t in (
+                "shared before\n",
+                "shared after\n",
+                "only mine\n",
+                "mine after\n",
+                "brand new\n",
+            )
+        }
+        assert set(digest.values()) <= before
+        past = time.time() - 3600  # older than a turn elsewhere could still be taking them up
+        for p in (data / "blobs").glob("??/*"):
+            os.utime(p, (past, past))
+        c.result("session/delete", {"sessionId": gone})
+        after = blobs_in(data)
+        assert digest["shared before\n"] in after and digest["shared after\n"] in after
+        assert not {digest["only mine\n"], digest["mine after\n"], digest["brand new\n"]} & after
+        assert c.result(REWIND, {"sessionId": kept})["restored"] == [str(cwd / "shared.txt")]
+        assert (cwd / "shared.txt").read_text() == "shared before\n"
+        assert c.close() == 0

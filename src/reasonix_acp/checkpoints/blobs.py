@@ -6,7 +6,9 @@ Invariants:
   is whole; its name is the digest of its bytes, so writing the same content twice is a no-op.
 - The directories are 0700 and the blobs 0600: they are copies of the user's files.
 - `prune` removes only blobs no checkpoint refers to and not touched for a day (a running turn's
-  snapshot refers to blobs it has not recorded yet; they are that recent).
+  snapshot refers to blobs it has not recorded yet; they are that recent). `discard` removes
+  named blobs (a deleted session's) at once unless touched in the last minute: `put` touches a
+  blob it finds, so one a turn elsewhere has just taken up again stays.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from reasonix_acp import digests
 from reasonix_acp.sqlite import private_dir
 
 GRACE_SECONDS = 24 * 3600
+FRESH_SECONDS = 60
 
 
 class Blobs:
@@ -61,6 +64,18 @@ class Blobs:
         if digests.sha256_hex(data) != digest:
             raise OSError(f"checkpoint blob {digest[:12]} is damaged")
         return data
+
+    def discard(self, digests: Collection[str], now: float | None = None) -> int:
+        """Remove the named blobs not touched for FRESH_SECONDS; → how many."""
+        cutoff = (now if now is not None else time.time()) - FRESH_SECONDS
+        removed = 0
+        for digest in digests:
+            blob = self.path(digest)
+            with contextlib.suppress(OSError):
+                if blob.stat().st_mtime < cutoff:
+                    blob.unlink()
+                    removed += 1
+        return removed
 
     def prune(self, referenced: Collection[str], now: float | None = None) -> int:
         """Remove blobs not in `referenced` untouched for GRACE_SECONDS; → how many."""

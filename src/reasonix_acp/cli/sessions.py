@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import untitled
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
@@ -74,6 +75,28 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
     out.write("\n")
 
 
+def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
+    """The session's checkpoints, newest last: what `/rewind N` would go back over."""
+    points = rows.points(session_id)
+    if not points:
+        out.write("checkpoints              none\n")
+        return
+    files: dict[int, list[str]] = {}
+    for turn, path, before, after, _mode in rows.rows(session_id):
+        mark = "+" if before is None else "-" if after is None else "~"
+        files.setdefault(turn, []).append(f"{mark}{path}")
+    out.write(f"checkpoints              {len(points)} (/rewind N goes back over the last N)\n")
+    for back, (turn, body) in zip(range(len(points), 0, -1), points, strict=True):
+        changed = files.get(turn, [])
+        line = f"  {back:>3}  turn {turn}: {len(changed)} file{'' if len(changed) == 1 else 's'}"
+        if changed:
+            line += "  " + " ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
+        untracked = body.get("untracked") or []
+        if untracked:
+            line += f"  (not kept: {', '.join(str(u) for u in untracked[:4])})"
+        out.write(line + "\n")
+
+
 def _resolve(store: Store, given: str) -> str | None:
     """The session `given` names: its id, or the one id it is a prefix of (else said why)."""
     if store.get_session(given) is not None:
@@ -125,6 +148,7 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
             out.write(
                 f"{key:24} {json.dumps(value) if isinstance(value, list | dict) else value}\n"
             )
+        checkpoints(CheckpointRows(store), session_id, out)
         return 0
     if command == "export":
         fmt = "ndjson"
@@ -146,7 +170,7 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
     if command == "delete":
         try:
             store.acquire_lease(session_id)
-            store.delete_session(session_id)
+            CheckpointRows(store).delete_session(session_id)
         except LeaseHeld as exc:
             sys.stderr.write(f"acp sessions: {exc}; close it there first\n")
             return 1

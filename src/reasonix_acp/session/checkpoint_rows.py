@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from reasonix_acp.checkpoints.blobs import Blobs
 from reasonix_acp.session.store import Store, StoreError
 from reasonix_acp.session.store_rows import COLUMNS, now
 
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from reasonix_acp.checkpoints.recorder import Change
 
 Row = tuple[int, str, str | None, str | None, int | None]
+
+
+def blobs_of(store: Store) -> Blobs:
+    """The blobs of the store's checkpoints: beside its database file."""
+    return Blobs(store.path.parent / "blobs")
 
 
 class CheckpointRows:
@@ -49,6 +55,28 @@ class CheckpointRows:
                 (session_id, from_turn),
             ).fetchall()
         return [tuple(r) for r in found]
+
+    def digests(self, session_id: str) -> set[str]:
+        """Every digest the session's checkpoints refer to."""
+        with self.store.reading() as db:
+            found = db.execute(
+                "SELECT before FROM checkpoint_files WHERE session_id = ? AND before IS NOT NULL "
+                "UNION SELECT after FROM checkpoint_files WHERE session_id = ? AND after IS NOT NULL",
+                (session_id, session_id),
+            ).fetchall()
+        return {r[0] for r in found}
+
+    def delete_session(self, session_id: str) -> bool:
+        """`Store.delete_session`, then the blobs only its checkpoints referred to, and any
+        other blob no checkpoint has referred to for a day (a turn killed before it stored
+        its checkpoint leaves those)."""
+        own = self.digests(session_id)
+        deleted = self.store.delete_session(session_id)
+        blobs = blobs_of(self.store)
+        referenced = self.referenced()
+        blobs.discard(own - referenced)
+        blobs.prune(referenced)
+        return deleted
 
     def referenced(self) -> set[str]:
         """Every digest a checkpoint or a rewind's plan refers to."""

@@ -28,22 +28,18 @@ from reasonix_acp.checkpoints.blobs import Blobs
 from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import InvalidParams
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.session.checkpoint_rows import CheckpointRows
+from reasonix_acp.session.checkpoint_rows import CheckpointRows, blobs_of
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 
 METHOD = "_reasonix.io/session/rewind"
 
 
-def blobs_of(sessions: Sessions) -> Blobs:
-    return Blobs(sessions.store.path.parent / "blobs")
-
-
 class Rewinds:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
         self.rows = CheckpointRows(sessions.store)
-        self.blobs = blobs_of(sessions)
+        self.blobs = blobs_of(sessions.store)
 
     async def method(self, call: Call, params: Any) -> dict[str, Any]:
         session = self.sessions.lookup(METHOD, params.session_id)

@@ -25,6 +25,7 @@ from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
 from reasonix_acp.reasonix_io.inbox import InboxError
 from reasonix_acp.redact import redact
+from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import PAGE_SIZE, page, uncursor
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.params import check_absolute, check_session_id, title_from
@@ -268,7 +269,7 @@ class Sessions:
         Its inbox and temp directory are cleared after; a failure there (the inbox file locked
         by another process past the busy timeout) is logged and leaves orphaned rows behind
         rather than reporting a failure for a session that is gone."""
-        self.store_call(method, lambda: self.store.delete_session(session_id))
+        self.store_call(method, lambda: CheckpointRows(self.store).delete_session(session_id))
         try:
             self.runtime.inboxes.drop(session_id)
         except (sqlite3.Error, InboxError) as exc:

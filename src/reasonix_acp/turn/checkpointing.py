@@ -12,9 +12,8 @@ import logging
 from typing import Any
 
 from reasonix_acp.checkpoints.recorder import Recorder, Shadow
-from reasonix_acp.session.checkpoint_rows import CheckpointRows
+from reasonix_acp.session.checkpoint_rows import CheckpointRows, blobs_of
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.rewind import blobs_of
 from reasonix_acp.session.service import Sessions
 
 log = logging.getLogger("reasonix_acp.turn.checkpointing")
@@ -22,7 +21,7 @@ log = logging.getLogger("reasonix_acp.turn.checkpointing")
 
 def recorder(sessions: Sessions, session: Session) -> Recorder:
     if session.shadow is None:
-        session.shadow = Shadow(blobs_of(sessions))
+        session.shadow = Shadow(blobs_of(sessions.store))
     workspace = session.workspace()
     return Recorder(session.shadow, lambda: session.workspace().roots, workspace.denied)
 
