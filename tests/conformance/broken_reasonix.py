@@ -1,4 +1,4 @@
-"""A small agent over stdio with the `_reasonix.io` surface (status, steer, inbox, reload) that
+"""A small agent over stdio with the `_reasonix.io` surface (status, steer, inbox, reload, rewind) that
 the conformance runner's `reasonix` suite is calibrated against: correct by default, and wrong
 in the ways BREAK (a comma-separated list) names, so every reasonix check is seen failing at
 least once (tests/conformance/test_runner.py). It never calls the scripted model: a turn is a
@@ -20,6 +20,7 @@ Faults:
   steer          steers refused into the running turn, accepted (mis-spelt) when idle, never
                  queued; a steered turn ends cancelled
   reload         reloadExtensions answers {"queued": "no"}
+  rewind         rewinds past the prompts there are, by 0 too, and answers in the wrong shape
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def capabilities() -> dict[str, Any]:
             "sessionSteer": {"method": "_reasonix.io/session/steer"},
             "sessionInbox": {"schemaVersion": 1, "methods": names},
             "sessionReloadExtensions": {"method": "_reasonix.io/session/reloadExtensions"},
+            "sessionRewind": {"method": "_reasonix.io/session/rewind"},
         },
     }
 
@@ -77,6 +79,7 @@ class Session:
         self.turn: tuple[Any, float] | None = None  # (prompt request id, when it ends)
         self.steered = False
         self.kick = False  # a turn to start once the current request is answered
+        self.prompts = 0  # turns ended: what a rewind can go back over
 
     def status(self) -> dict[str, Any]:
         usage = {"totalTokens": 0, "promptTokens": 0, "completionTokens": 0,
@@ -125,6 +128,7 @@ class Session:
         assert self.turn is not None
         request_id, _ = self.turn
         self.turn = None
+        self.prompts += 1
         stop = "refusal" if "turn" in BREAK else "end_turn"
         if "steer" in BREAK and self.steered:
             stop = "cancelled"
@@ -265,9 +269,23 @@ class Agent:
             return self.steer(session, p)
         if method == "_reasonix.io/session/reloadExtensions":
             return {"queued": "no"} if "reload" in BREAK else {}
+        if method == "_reasonix.io/session/rewind":
+            return self.rewind(session, p)
         if method.startswith(M):
             return getattr(Inbox(session), method[len(M) :])(p)
         raise Refused(-32601, f"{method}: unknown method")
+
+    def rewind(self, session: Session, p: dict[str, Any]) -> dict[str, Any]:
+        prompts = 1 if p.get("prompts") is None else p["prompts"]
+        if "rewind" in BREAK:
+            return {"sessionId": "someone-else", "prompts": str(prompts), "restored": "none"}
+        if type(prompts) is not int or prompts < 1:
+            raise Refused(-32602, "_reasonix.io/session/rewind: prompts must be at least 1")
+        if prompts > session.prompts:
+            raise Refused(-32602, f"cannot go back {prompts}: the session has {session.prompts}")
+        session.prompts -= prompts
+        return {"sessionId": session.id, "keptAs": str(uuid.uuid4()), "prompts": prompts,
+                "restored": [], "removed": [], "left": [], "untracked": []}  # fmt: skip
 
     def steer(self, session: Session, p: dict[str, Any]) -> dict[str, Any]:
         text = " ".join(b.get("text", "") for b in p.get("prompt", [])).strip()

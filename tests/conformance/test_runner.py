@@ -52,6 +52,7 @@ RX_FAULTS = [
     "pause",
     "steer",
     "reload",
+    "rewind",
 ]
 
 
