@@ -81,4 +81,4 @@ def test_the_reasonix_suite_probes_once_an_agent_without_its_surface(tmp_path: P
     assert done.returncode == 0, done.stdout + done.stderr
     assert starts.read_text().splitlines() == ["started"]
     assert "advertises no _reasonix.io surface" in done.stdout
-    assert "scenarios: 0 pass, 0 fail, 0 warn, 13 skip" in done.stdout
+    assert "scenarios: 0 pass, 0 fail, 0 warn, 14 skip" in done.stdout
