@@ -64,7 +64,8 @@ class Rewinds:
         if prompts > len(points):
             have = f"only {len(points)}" if points else "none yet"
             raise InvalidParams(
-                f"{METHOD}: cannot go back {prompts} prompts: this session has {have}"
+                f"{METHOD}: cannot go back {prompts} prompt{'s' * (prompts != 1)}: "
+                f"this session has {have}"
             )
         turn = points[-prompts][0]
         cut = self.sessions.store_call(METHOD, lambda: self.rows.first_seq(sid, turn))
