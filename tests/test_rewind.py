@@ -169,7 +169,7 @@ def test_slash_rewind_and_what_it_refuses(tmp_path: Path) -> None:
             for u in updates_of(c.take_notes(), sid)
             if u["sessionUpdate"] == "agent_message_chunk"
         ]
-        assert "cannot go back 1 prompts: this session has none yet" in "".join(texts)
+        assert "cannot go back 1 prompt: this session has none yet" in "".join(texts)
         turn(server, ("write", {"path": "made.txt", "content": "m\n"}))
         ended(c, sid, "make a file")
         assert prompt(c, sid, "/rewind 1")["result"] == {"stopReason": "end_turn"}
