@@ -25,6 +25,10 @@ The rules are DeepSeek's documentation's (`guides/thinking_mode`, `quick_start/p
 Replies come from `replies` in order (`{"thought", "text", "tool_calls": [{"name",
 "arguments"}]}`), and when it runs out: a tool result is answered "Done." and a prompt "Reply
 to: <its first line>". `refuse` queues plain failures `(status, message)` for the next requests.
+A request whose first user message holds a key of `tasks` (a subagent's task) takes its replies
+from that queue instead, the defaults after; with `meet` set, the first request of each of those
+keys waits until all of them have arrived (they run at once, or the wait times out and the
+requests are refused).
 """
 
 from __future__ import annotations
@@ -159,6 +163,10 @@ class DeepSeek:
         self.search_results: deque[list[dict[str, Any]]] = deque()  # answers, in order
         # False: as the retired non-thinking deepseek-chat was (no reasoning, no rule about it)
         self.reasoner = True
+        self.tasks: dict[str, deque[dict[str, Any]]] = {}  # a subagent's replies, by task key
+        self.meet = False  # the first requests of every task key wait for each other
+        self.met: list[str] = []  # task keys whose first request waited, in arrival order
+        self._barrier: threading.Barrier | None = None
         self._answered: list[bytes] = []
         self._lock = threading.Lock()
         outer = self
@@ -182,6 +190,9 @@ class DeepSeek:
                     with outer._lock:
                         status, body = outer.search(self.headers.get("Authorization"), raw)
                     self._json(status, body)
+                    return
+                if not outer._meeting(raw):
+                    self._json(400, {"error": {"message": "the tasks did not run at once"}})
                     return
                 with outer._lock:
                     status, answer = outer._answer(raw)
@@ -232,6 +243,34 @@ class DeepSeek:
         results = self.search_results.popleft() if self.search_results else []
         return 200, {"results": results[: body.get("count", 10)]}
 
+    def task_of(self, body: Any) -> str | None:
+        """The `tasks` key the request's first user message holds, if any."""
+        messages = body.get("messages") if isinstance(body, dict) else None
+        first = next((m for m in messages or [] if m.get("role") == "user"), None)
+        text = first.get("content") if isinstance(first, dict) else None
+        return next((k for k in self.tasks if isinstance(text, str) and k in text), None)
+
+    def _meeting(self, raw: bytes) -> bool:
+        """With `meet`: a task's first request waits for every other task's first request."""
+        if not self.meet:
+            return True
+        try:
+            key = self.task_of(json.loads(raw))
+        except ValueError:
+            return True
+        with self._lock:
+            if key is None or key in self.met:
+                return True
+            self.met.append(key)
+            if self._barrier is None:
+                self._barrier = threading.Barrier(len(self.tasks), timeout=20)
+            barrier = self._barrier
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            return False
+        return True
+
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(b) for b in self.bodies]
 
@@ -251,7 +290,9 @@ class DeepSeek:
             return 400, why
         self.calls += 1
         thinking = self.reasoner and body.get("thinking", {}).get("type", "enabled") == "enabled"
-        reply = self.replies.popleft() if self.replies else self._default(body["messages"])
+        key = self.task_of(body)
+        queue = self.tasks[key] if key is not None else self.replies
+        reply = queue.popleft() if queue else self._default(body["messages"])
         usage = self._usage(raw, reply)
         self._answered.append(raw)
         return 200, self._stream(reply, thinking, usage)

@@ -19,6 +19,8 @@ a file the update names). Turn limits in config.toml: `max_steps = N` (tool-call
 the prompt answers `max_turn_requests`), and `[budgets] task_seconds = S, task_tokens = T`
 (past either, the turn pauses with a warning and answers `end_turn`); `task_cost = C` does the
 same for cost, in the currency the model is priced in, which also puts `cost` in `usage_update`.
+`[subagents] at_once = N, max_steps = M`: children of the `task` tool running at once in a session
+(default 4; 0: no `task` tool) and each one's tool-call rounds (default 25).
 Prices (per million tokens): a provider's own `prices = {input = ..., output = ..., cache_hit =
 ..., currency = "USD"}` win for its models; else the `[pricing]` table (per-model prices by
 "provider/model" or bare model id, off-peak prices, peak windows and their UTC offset; it keeps
@@ -62,6 +64,7 @@ from reasonix_acp.config.settings import (
     Config,
     GoalLimits,
     ProviderConfig,
+    SubagentSettings,
     normalise_model,
 )
 from reasonix_acp.config.web import WebSettings
@@ -168,6 +171,23 @@ def _limits(config: Config, data: dict[str, Any]) -> None:
         if isinstance(goal.get(key), int) and not isinstance(goal[key], bool) and goal[key] > 0
     }
     config.goal = GoalLimits(**limits)
+    config.subagents = _subagents(data.get("subagents"))
+
+
+def _subagents(table: Any) -> SubagentSettings:
+    """`[subagents]` at_once (0 or more) and max_steps (1 or more); others: the defaults."""
+    given: dict[str, Any] = table if isinstance(table, dict) else {}
+    default = SubagentSettings()
+    return SubagentSettings(
+        _count(given.get("at_once"), 0, default.at_once),
+        _count(given.get("max_steps"), 1, default.max_steps),
+    )
+
+
+def _count(value: Any, least: int, default: int) -> int:
+    """value when it is a whole number of at least `least`, else default."""
+    good = isinstance(value, int) and not isinstance(value, bool) and value >= least
+    return int(value) if good else default
 
 
 def _permissions(config: Config, data: dict[str, Any]) -> None:

@@ -108,6 +108,15 @@ class GoalLimits:
     no_progress: int = 3
 
 
+@dataclass(frozen=True)
+class SubagentSettings:
+    """`[subagents]`: how many children of the `task` tool run at once in a session (0: no
+    `task` tool) and each child's step limit (turn/subagents.py)."""
+
+    at_once: int = 4
+    max_steps: int = 25
+
+
 @dataclass
 class Config:
     """What config.toml and the environment say: providers and the default model, limits,
@@ -129,6 +138,7 @@ class Config:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     web: WebSettings = field(default_factory=WebSettings)
     goal: GoalLimits = field(default_factory=GoalLimits)
+    subagents: SubagentSettings = field(default_factory=SubagentSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     require_checks: bool = False

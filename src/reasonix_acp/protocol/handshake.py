@@ -55,6 +55,7 @@ class ClientFeatures:
         "notices",
         "protocol_version",
         "status_updates",
+        "subagents",
         "terminal",
         "terminal_meta",
     )
@@ -76,6 +77,7 @@ class ClientFeatures:
         self.mcp_interaction = False
         self.status_updates = False  # `_reasonix.io/session/status_update` notifications wanted
         self.terminal_meta = False  # Zed's display-only `_meta.terminal_*` convention
+        self.subagents = False  # unstable `subagents`: children as sessions of their own
 
     def facts(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__ if name != "capabilities"}
@@ -180,5 +182,6 @@ def decode_initialize(params: dict[str, Any]) -> ClientFeatures:
     elicitation = _obj(caps, "elicitation", "ClientCapabilities")
     features.elicitation_form = _marker(elicitation, "form", "ElicitationCapabilities")
     features.elicitation_url = _marker(elicitation, "url", "ElicitationCapabilities")
+    features.subagents = _marker(caps, "subagents", "ClientCapabilities")
     _vendor_opt_ins(features, caps)
     return features

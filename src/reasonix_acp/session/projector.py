@@ -47,6 +47,9 @@ GATED = {
     "compaction_update": "compaction",
     "compaction_summary_chunk": "compaction",
     "notice": "notices",
+    "subagent_update": "subagents",
+    "session_message": "subagents",
+    "session_message_chunk": "subagents",
 }
 
 

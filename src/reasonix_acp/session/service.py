@@ -71,6 +71,8 @@ class Sessions:
         # Starts loading what a prompt needs in the background, the session's provider's
         # `prepare` on the way (server/warm.py); set by the agent.
         self.preload: Callable[[Callable[[], None]], None] | None = None
+        # Subagents running now (turn/subagents.py): child session id → cancel it.
+        self.children: dict[str, Callable[[], Any]] = {}
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -84,6 +86,12 @@ class Sessions:
         data = self._frame(session, update)
         if data is not None:
             self.notify_encoded(SESSION_UPDATE, data)
+
+    def send_as(self, session: Session, child_id: str, update: dict[str, Any]) -> None:
+        """An update of a child session of `session` (a subagent: turn/subagents.py), on the
+        child's own id; nothing once the parent is closed."""
+        if session.machine.publishing and self._shown(update):
+            self.notify(SESSION_UPDATE, {"sessionId": child_id, "update": dict(update)})
 
     def send_all(self, session: Session, updates: Iterable[dict[str, Any]]) -> None:
         """`send` for each update, written in batches of about SEND_BATCH bytes (a replay sends

@@ -211,9 +211,7 @@ class TurnRunner:
                     if not self.reply.produced:
                         self.warn("the model returned an empty reply twice", "Empty reply", end="")
                     return TurnReport(Outcome.END_TURN, usage=usage)
-                for call in calls:
-                    await self._tool_call(call)
-                    self.flush()
+                await self.tool_calls.round(calls, self._took, self.flush)
                 if self.asked:  # a question waits for the user's next prompt
                     return TurnReport(Outcome.END_TURN, usage=usage)
                 paused = self.limits.exceeded(time.monotonic() - started, self.tokens, self.cost)
@@ -376,10 +374,10 @@ class TurnRunner:
                 self.history.append(message)
         return reply.calls, usage
 
-    async def _tool_call(self, call: ToolCallRequest) -> None:
-        """One call: gated, run, shown and answered (turn/tool_calls.py); what its result
-        changes of the turn (the mode, the plan) before its end is shown."""
-        await self.tool_calls.run(call, self._took)
+    def absorb(self, tokens: int, cost: float | None) -> None:
+        """A subagent's model calls, in this turn's tokens and cost (turn/subagents.py)."""
+        self.tokens += tokens
+        self._charged(cost)
 
     def _took(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
         if self.readiness is not None:

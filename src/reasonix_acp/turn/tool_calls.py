@@ -3,10 +3,16 @@ permission gate, run, and ended `completed` or `failed`, its output's secrets re
 the output cap and the frame budget, and answered in the model's history (cut to what one
 result may take of the context). Every call started reaches its end: `sweep` fails what a
 cancel left open.
+
+A round runs its calls one after another, except consecutive calls of a tool marked
+`concurrent` (subagents, turn/subagents.py): those run together, each with its own copy of the
+tool context, and are answered in the history in the order the model made them, whatever
+order they end in (the request prefix stays the same on a reload).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -25,6 +31,8 @@ from reasonix_acp.turn.transcript import Transcript
 # What the turn makes of a call's result before its end is shown (the tool's name, its
 # arguments, the result).
 Took = Callable[[str, dict[str, Any], ToolResult], None]
+# (the model's call id, ours, the text) → the call answered in the model's history
+Answer = Callable[[str, str, str], None]
 
 
 class ToolCalls:
@@ -47,37 +55,71 @@ class ToolCalls:
         self.history = history
         self.window: Callable[[], int] = lambda: 0  # the model's context size, in tokens
         self.count = 0  # calls started this turn
+        self.prefix = ""  # of this runner's call ids (a subagent's: turn/subagents.py)
         self._open: dict[str, dict[str, Any]] = {}
 
-    async def run(self, call: ToolCallRequest, took: Took) -> None:
+    async def round(
+        self, calls: list[ToolCallRequest], took: Took, flush: Callable[[], None]
+    ) -> None:
+        """A reply's calls: one by one, consecutive `concurrent` ones together."""
+        at = 0
+        while at < len(calls):
+            end = at + 1
+            while self._concurrent(calls[at]) and end < len(calls) and self._concurrent(calls[end]):
+                end += 1
+            if end - at == 1:
+                await self.run(calls[at], took)
+            else:
+                await self._together(calls[at:end], took)
+            flush()
+            at = end
+
+    def _concurrent(self, call: ToolCallRequest) -> bool:
+        return bool(getattr(self.tools.get(call.name), "concurrent", False))
+
+    async def _together(self, calls: list[ToolCallRequest], took: Took) -> None:
+        answers: list[tuple[str, str, str] | None] = [None] * len(calls)
+
+        def keeper(k: int) -> Answer:
+            return lambda *answer: answers.__setitem__(k, answer)
+
+        try:
+            await asyncio.gather(*(self.run(c, took, keeper(k)) for k, c in enumerate(calls)))
+        finally:  # answered in the model's order; a cancel leaves the rest to the sweep
+            for answer in answers:
+                if answer is not None:
+                    self._answer(*answer)
+
+    async def run(self, call: ToolCallRequest, took: Took, answer: Answer | None = None) -> None:
         """Start the call (shown and stored before it runs: a lost process leaves a trace of
         it), gate and run it, then `took` its result before its end is shown, and answer it
-        in the model's history."""
+        in the model's history (or through `answer`: a call run with others)."""
         self.count += 1
-        call_id = f"tc-{self.turn}-{self.count}"
+        call_id = f"{self.prefix}tc-{self.turn}-{self.count}"
         tool = self.tools.get(call.name)
+        answered = answer or self._answer
+        # A call run with others has a context of its own: the per-call fields are its.
+        context = self.context if answer is None else dataclasses.replace(self.context)
         try:
             args = json.loads(call.arguments or "{}")
         except ValueError:
             args = None
         start: dict[str, Any] = {
             "toolCallId": call_id,
-            "title": tool.title(args, self.context)
-            if tool and isinstance(args, dict)
-            else call.name,
+            "title": tool.title(args, context) if tool and isinstance(args, dict) else call.name,
             "name": call.name,  # the tool's own name, as the model called it
             "kind": tool.kind if tool else "other",
             "status": "pending",
             "x-tool": call.name,
         }
-        self.context.call_id = call_id
+        context.call_id = call_id
         if isinstance(args, dict):
             start["rawInput"] = args
             if tool is not None and hasattr(tool, "shown_at_start"):
-                start.update(tool.shown_at_start(args, self.context))
+                start.update(tool.shown_at_start(args, context))
             if tool is not None and hasattr(tool, "locations"):
                 with contextlib.suppress(ToolFailed):  # the run reports a bad path itself
-                    start["locations"] = tool.locations(args, self.context)
+                    start["locations"] = tool.locations(args, context)
         # Shown and stored without the secrets the agent holds: a key the model put in the
         # arguments (a URL, a command) stays in the model's own history alone.
         start = self._fit(_scrubbed(start))
@@ -89,17 +131,17 @@ class ToolCalls:
                 raise ToolFailed(f"unknown tool {call.name}")
             if not isinstance(args, dict):
                 raise ToolFailed(f"{call.name}: the arguments are not a JSON object")
-            result = _scrubbed_result(await self._checked_run(tool, args, start))
+            result = _scrubbed_result(await self._checked_run(tool, args, start, context))
         except ToolFailed as exc:
             text = scrub_known(str(exc))
             shown = None if exc.meta else _text(text)
             failed = ToolResult(text=text, content=shown, meta=_scrubbed(exc.meta))
             self._finish(call_id, "failed", failed)
-            self._answer(call.id, call_id, text)
+            answered(call.id, call_id, text)
             return
         took(call.name, args, result)
         self._finish(call_id, "completed", result)
-        self._answer(call.id, call_id, result.text)
+        answered(call.id, call_id, result.text)
 
     def _answer(self, model_id: str, call_id: str, text: str) -> None:
         """A tool call's answer in the model's history, cut to what one result may take of the
@@ -109,24 +151,24 @@ class ToolCalls:
         self.history.append({"role": "tool", "tool_call_id": model_id, "content": shown})
 
     async def _checked_run(
-        self, tool: Any, args: dict[str, Any], start: dict[str, Any]
+        self, tool: Any, args: dict[str, Any], start: dict[str, Any], context: ToolContext
     ) -> ToolResult:
         """The permission gate, then the tool. A path the check or the tool cannot follow or
         open (an OSError: /proc/1/root, say) fails the call, never the turn."""
         call_id = start["toolCallId"]
         try:
             if getattr(tool, "access", None) and not await self.gate.permitted(
-                tool, args, start, self.context
+                tool, args, start, context
             ):
                 raise ToolFailed(REFUSED)
-            self.context.progress = lambda content: self.transcript.record(
+            context.progress = lambda content: self.transcript.record(
                 "tool_call_update",
                 {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
             )
-            self.context.rerun = lambda why: self.gate.rerun_outside(start, why)
-            self.context.ask = self.gate.question
-            await checkpointing.before(self.context.checkpoint, tool, args, self.context)
-            result: ToolResult = await tool.run(args, self.context)
+            context.rerun = lambda why: self.gate.rerun_outside(start, why)
+            context.ask = self.gate.question
+            await checkpointing.before(context.checkpoint, tool, args, context)
+            result: ToolResult = await tool.run(args, context)
             return result
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""

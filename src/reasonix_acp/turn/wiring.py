@@ -8,6 +8,7 @@ after (MCP interactions), so nothing reads a runner that does not exist yet.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.line_verdict import Rules
 from reasonix_acp.turn.report import TurnSettings
 from reasonix_acp.turn.runner import TurnRunner
+from reasonix_acp.turn.subagents import Subagents, TaskTool, Wires
 
 log = logging.getLogger("reasonix_acp.turn.wiring")
 
@@ -73,6 +75,7 @@ class Wiring:
         project = session.project
         obligations = Obligations(config.require_checks, owed)
         goal_tool = GoalUpdate(session.goal) if record.mode == "goal" else None
+        children = self._subagents(session, emit)
         settings = TurnSettings(
             turn=turn,
             provider=session.provider,
@@ -88,6 +91,7 @@ class Wiring:
                 *web_tools(config),
                 *(t for p in session.plugins for t in p.tools),
                 *([goal_tool] if goal_tool else []),
+                *([TaskTool(children)] if children else []),
             ],
             history=session.history,
             context=self._context(session),
@@ -127,8 +131,32 @@ class Wiring:
         session.notices = []
         settings.context.checkpoint = checkpoint = checkpointing.recorder(self.sessions, session)
         runner = TurnRunner(settings)
+        if children is not None:
+            children.parent, children.template = runner, settings
         interactions = self._interactions(session, runner)
         return Built(runner, obligations, interactions, goal_tool, checkpoint)
+
+    def _subagents(self, session: Session, emit: Emit) -> Subagents | None:
+        """The `task` tool's children (turn/subagents.py); none when `[subagents] at_once`
+        is 0. One turn runs at a time in a session, so the turn's slots are the session's."""
+        limits = session.config.subagents
+        if limits.at_once < 1:
+            return None
+
+        def send(child_id: str, update: dict[str, Any]) -> None:
+            if session.open_updates:
+                self.sessions.send_as(session, child_id, update)
+
+        wires = Wires(
+            parent_id=session.id,
+            context=lambda: self._context(session),
+            ask=self._ask(session),
+            announce=emit,
+            send=send,
+            wants_sessions=lambda: self.sessions.supports("subagents"),
+            running=self.sessions.children,
+        )
+        return Subagents(limits, wires, asyncio.Semaphore(limits.at_once))
 
     def _persist(
         self, session: Session, turn: int, batch: list[tuple[str, dict[str, Any]]]
