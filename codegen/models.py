@@ -253,20 +253,21 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     outputs: dict[str, str] = {}
     home: dict[str, str] = {}
     packages = [("models", upstream), ("unstable_models", unstable), ("reasonix_models", vendor)]
-    for package, part in packages:
+    partitions: dict[str, list[split.Group]] = {}
+    for package, part in packages:  # every class's home first: a package may import a later one's
         if not part:
             continue
         order = list(dict.fromkeys(owner for owner, _ in part))
         try:
             split.ordered(order, deps)
-            groups = split.partition(order, deps, roots)
+            partitions[package] = split.partition(order, deps, roots)
         except split.SplitError as exc:
             raise GenerationError(str(exc)) from None
-        where: dict[str, str] = {}
-        for group in groups:
+        for group in partitions[package]:
             for name in group.classes:
                 home[name] = f"{PACKAGE}.{package}.{group.module}"
-                where[name] = group.module
+    for package, groups in partitions.items():
+        where = {name: group.module for group in groups for name in group.classes}
         for group in groups:
             pulled = split.imports_of(group, deps, home)
             outputs[f"{package}/{group.module}.py"] = _module_source(

@@ -182,6 +182,20 @@ def distribute_composed(doc: Schema) -> Schema:
     properties merged with one variant's. Names are `<Def><Tag>...`, built from tags and titles."""
     defs = doc["$defs"]
     composed = [n for n, s in defs.items() if _is_composed(s)]
+    # A union none of whose members is composed but one names a composed def in its `allOf`
+    # (StateUpdate's `idle`, whose stop reasons are variants): distributed the same way.
+    composed += [
+        n
+        for n, s in defs.items()
+        if n not in composed
+        and isinstance(s.get("anyOf"), list)
+        and any(
+            _is_composed(defs[_ref_name(ref["$ref"])])
+            for m in s["anyOf"]
+            for ref in m.get("allOf", [])
+            if "$ref" in ref
+        )
+    ]
     expansions = {n: _expand(defs, n) for n in composed}
     for name, variants in expansions.items():
         refs = []
@@ -189,6 +203,8 @@ def distribute_composed(doc: Schema) -> Schema:
             variant_name = name + suffix
             if variant_name in defs and suffix != "Other":
                 raise SchemaShapeError(f"$defs/{variant_name} would be defined twice")
+            if defs[name].get(UNSTABLE_MARK):  # an unstable def's variants are unstable too
+                obj = {**obj, UNSTABLE_MARK: True}
             defs[variant_name] = obj
             refs.append({"$ref": f"#/$defs/{variant_name}"})
         kept = {k: v for k, v in defs[name].items() if k.startswith("x-")}

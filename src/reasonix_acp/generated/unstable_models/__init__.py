@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, SessionForkCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 b0516f66ff498f06f061a2e576c1d8a9cf48ff57c5942c7ce64ffd11f05516ff) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -11,10 +11,42 @@ from importlib import import_module
 from typing import Any
 
 WHERE: dict[str, Any] = {
+    "ErrorStopReason": "error_stop_reason",
     "ForkSessionRequest": "system_prompt",
     "ForkSessionResponse": "fork_session_response",
+    "IdleStateUpdate": "idle_state_update_cancelled",
+    "IdleStateUpdateCancelled": "idle_state_update_cancelled",
+    "IdleStateUpdateEndTurn": "idle_state_update_cancelled",
+    "IdleStateUpdateError": "idle_state_update_cancelled",
+    "IdleStateUpdateMaxTokens": "idle_state_update_cancelled",
+    "IdleStateUpdateMaxTurnRequests": "idle_state_update_cancelled",
+    "IdleStateUpdateNone": "idle_state_update_cancelled",
+    "IdleStateUpdateOther": "idle_state_update_cancelled",
+    "IdleStateUpdateRefusal": "idle_state_update_cancelled",
+    "RequiresActionStateUpdate": "requires_action_state_update",
+    "RunningStateUpdate": "running_state_update",
+    "SessionCancelCapabilities": "session_cancel_capabilities",
     "SessionForkCapabilities": "session_fork_capabilities",
+    "SessionMessage": "session_message",
+    "SessionMessageChunk": "session_message_chunk",
+    "StateUpdateIdleCancelled": "session_cancel_capabilities",
+    "StateUpdateIdleEndTurn": "session_cancel_capabilities",
+    "StateUpdateIdleError": "session_cancel_capabilities",
+    "StateUpdateIdleMaxTokens": "session_cancel_capabilities",
+    "StateUpdateIdleMaxTurnRequests": "session_cancel_capabilities",
+    "StateUpdateIdleNone": "session_cancel_capabilities",
+    "StateUpdateIdleOther": "session_cancel_capabilities",
+    "StateUpdateIdleRefusal": "session_cancel_capabilities",
+    "StateUpdateOther": "session_cancel_capabilities",
+    "StateUpdateRequiresAction": "session_cancel_capabilities",
+    "StateUpdateRunning": "session_cancel_capabilities",
+    "StateUpdateUnknown": "session_cancel_capabilities",
+    "SubagentCapabilities": "subagent_capabilities",
+    "SubagentSessionCapabilities": "session_cancel_capabilities",
+    "SubagentUpdate": "session_cancel_capabilities",
     "SystemPrompt": "system_prompt",
+    "UnknownStateUpdate": "unknown_state_update",
+    "Usage": "usage",
 }
 
 __all__ = sorted(WHERE)
