@@ -7,12 +7,15 @@ client that takes `subagents` sees each child as a session of its own, announced
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.client import Client
+from tests.client import STATUS_OPT_IN, Client
 from tests.deepseek_server import DeepSeek
 from tests.test_deepseek import agent, config
 from tests.test_rewind import calls, full
@@ -124,3 +127,222 @@ def test_a_child_reads_and_edits_and_its_answer_is_the_result(tmp_path: Path) ->
             u for u in seen if u["sessionUpdate"].startswith(("subagent", "session_message"))
         ]
         c.close()
+
+
+def test_two_children_run_at_once_and_are_answered_in_call_order(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = full(c)
+        server.replies.extend([calls(task("TASK-A", "one"), task("TASK-B", "two"))])
+        server.tasks["TASK-A"] = deque([calls(("bash", {"command": "sleep 0.3; echo a"}))])
+        server.tasks["TASK-B"] = deque([{"thought": "Quick.", "text": "B is done."}])
+        server.meet = True  # each child's first request waits for the other's: at once or 400
+        answer = converse(c, sid, "do both")
+        assert answer["result"] == {"stopReason": "end_turn"}, answer
+        assert server.refused == [] and sorted(server.met) == ["TASK-A", "TASK-B"]
+        last = server.requests()[-1]["messages"]
+        made = last[-3]["tool_calls"]
+        answers = last[-2:]
+        assert [m["tool_call_id"] for m in answers] == [t["id"] for t in made]
+        assert answers[0]["content"] == "Done." and answers[1]["content"] == "B is done."
+        calls_seen = task_calls(updates(c.take_notes(), sid))
+        assert [u[-1]["status"] for u in calls_seen.values()] == ["completed", "completed"]
+        c.close()
+
+
+def test_a_child_s_question_is_the_parent_s_and_its_grant_too(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        sid = c.start()
+        write = ("write", {"path": str(outside / "one.txt"), "content": "1\n"})
+        server.replies.extend(
+            [
+                calls(task("TASK-A", "write outside")),
+                calls(("write", {"path": str(outside / "two.txt"), "content": "2\n"})),
+            ]
+        )
+        server.tasks["TASK-A"] = deque([calls(write)])
+        asked: list[Frame] = []
+
+        def allow_always(request: Frame) -> Any:
+            assert request["method"] == "session/request_permission", request
+            asked.append(request["params"])
+            return {"outcome": {"outcome": "selected", "optionId": "allow_always"}}
+
+        answer = converse(c, sid, "write both", allow_always)
+        assert answer["result"] == {"stopReason": "end_turn"}, answer
+        assert (outside / "one.txt").read_text() == "1\n"
+        assert (outside / "two.txt").read_text() == "2\n"  # the parent was not asked again
+        (question,) = asked
+        assert question["sessionId"] == sid
+        assert question["toolCall"]["title"].startswith("Subagent 1 (write outside): Write ")
+        c.close()
+
+
+def test_a_cancel_of_the_turn_cancels_every_child_and_its_command(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        sid = full(c)
+        server.replies.extend([calls(task("TASK-A", "wait"), task("TASK-B", "wait too"))])
+        for key in ("TASK-A", "TASK-B"):
+            line = f"echo $$ > {key}.pid; sleep 30; echo late > {key}.late"
+            server.tasks[key] = deque([calls(("bash", {"command": line}))])
+        started = time.monotonic()
+
+        def cancel_once_both_run() -> None:
+            while not all((cwd / f"{k}.pid").exists() for k in ("TASK-A", "TASK-B")):
+                time.sleep(0.02)
+            c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+
+        threading.Thread(target=cancel_once_both_run, daemon=True).start()
+        answer = converse(c, sid, "wait twice")
+        assert answer["result"] == {"stopReason": "cancelled"}, answer
+        assert time.monotonic() - started < 15
+        for key in ("TASK-A", "TASK-B"):
+            pid = int((cwd / f"{key}.pid").read_text())
+            assert (
+                not Path(f"/proc/{pid}").exists()
+                or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+            )
+            assert not (cwd / f"{key}.late").exists()
+        ended = task_calls(updates(c.take_notes(), sid))
+        assert [u[-1]["status"] for u in ended.values()] == ["failed", "failed"]
+        # the next prompt goes on from a history where both calls are answered
+        assert converse(c, sid, "again")["result"] == {"stopReason": "end_turn"}
+        assert server.refused == []
+        c.close()
+
+
+def start_with_subagents(c: Client) -> str:
+    caps = {**STATUS_OPT_IN, "subagents": {}}
+    c.result("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+    params = {"cwd": c.scenario.vars["CWD"], "mcpServers": []}
+    sid: str = c.result("session/new", params)["sessionId"]
+    c.result(
+        "session/set_config_option",
+        {"sessionId": sid, "configId": "tool_approval", "value": "danger-full-access"},
+    )
+    return sid
+
+
+def test_a_client_with_subagents_sees_each_child_as_a_session(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = start_with_subagents(c)
+        server.replies.extend([calls(task("TASK-A", "read the notes"))])
+        server.tasks["TASK-A"] = deque(
+            [calls(("read", {"path": "notes.txt"})), {"thought": "Read.", "text": "It says 42."}]
+        )
+        assert converse(c, sid, "what do the notes say")["result"] == {"stopReason": "end_turn"}
+        notes = [n for n in c.take_notes() if n.get("method") == "session/update"]
+        ids = [n["params"]["sessionId"] for n in notes]
+        (child,) = {i for i in ids if i != sid}
+        first_child = ids.index(child)
+        announced = [
+            k
+            for k, n in enumerate(notes)
+            if n["params"]["update"]["sessionUpdate"] == "subagent_update"
+        ]
+        opening = notes[announced[0]]["params"]
+        assert announced[0] < first_child and opening["sessionId"] == sid
+        assert opening["update"] == {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "title": "Subagent 1 (read the notes)",
+            "description": "TASK-A: look into it",
+            "capabilities": {"cancel": {}},
+            "state": {"state": "running"},
+        }
+        mine = updates(notes, child)
+        kinds = [u["sessionUpdate"] for u in mine]
+        assert kinds[:2] == ["session_message", "session_message_chunk"]
+        assert mine[0]["senderSessionId"] == sid
+        assert mine[1]["content"] == {"type": "text", "text": "TASK-A: look into it"}
+        assert "tool_call" in kinds and "agent_message_chunk" in kinds
+        said = "".join(
+            u["content"]["text"] for u in mine if u["sessionUpdate"] == "agent_message_chunk"
+        )
+        assert said == "It says 42."
+        closing = notes[announced[-1]]["params"]["update"]
+        assert closing == {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "state": {"state": "idle", "stopReason": "end_turn"},
+        }
+        assert announced[-1] > max(k for k, i in enumerate(ids) if i == child)
+        # the parent's view: the message to the child, then the task call's result
+        parent = [u["sessionUpdate"] for u in updates(notes, sid)]
+        assert "session_message" in parent and "session_message_chunk" in parent
+        c.close()
+
+
+def test_a_client_may_cancel_one_child_and_the_parent_goes_on(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        sid = start_with_subagents(c)
+        server.replies.extend([calls(task("TASK-A", "wait"), task("TASK-B", "answer"))])
+        server.tasks["TASK-A"] = deque([calls(("bash", {"command": "touch started; sleep 30"}))])
+        server.tasks["TASK-B"] = deque([{"thought": "Quick.", "text": "B answered."}])
+        children: dict[str, str] = {}
+
+        def cancel_the_waiting_one() -> None:
+            while "Subagent 1 (wait)" not in children or not (cwd / "started").exists():
+                time.sleep(0.02)
+            child = children["Subagent 1 (wait)"]
+            c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": child}})
+
+        def note(frame: Frame) -> None:
+            update = frame.get("params", {}).get("update", {})
+            if update.get("sessionUpdate") == "subagent_update" and "title" in update:
+                children[update["title"]] = update["sessionId"]
+
+        threading.Thread(target=cancel_the_waiting_one, daemon=True).start()
+        started = time.monotonic()
+        answer = converse(c, sid, "two things", on_note=note)
+        assert answer["result"] == {"stopReason": "end_turn"}, answer
+        assert time.monotonic() - started < 15
+        last = server.requests()[-1]["messages"]
+        assert last[-2]["content"].startswith("the subagent was cancelled before it finished")
+        assert last[-1]["content"] == "B answered."
+        notes = c.take_notes()
+        idle = [
+            u
+            for u in updates(notes, sid)
+            if u["sessionUpdate"] == "subagent_update"
+            and "state" in u
+            and u["state"]["state"] == "idle"
+        ]
+        by_child = {u["sessionId"]: u["state"].get("stopReason") for u in idle}
+        assert by_child == {
+            children["Subagent 1 (wait)"]: "cancelled",
+            children["Subagent 2 (answer)"]: "end_turn",
+        }
+        c.close()
+
+
+def test_a_load_replays_the_task_and_the_status_counts_the_child(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = full(c)
+        server.replies.extend([calls(task("TASK-A", "look"))])
+        assert converse(c, sid, "look")["result"] == {"stopReason": "end_turn"}
+        live = task_calls(updates(c.take_notes(), sid))
+        status = c.result("_reasonix.io/session/status", {"sessionId": sid})
+        tokens = sum(u["prompt_tokens"] + u["completion_tokens"] for u in server.usage)
+        assert len(server.usage) == 3  # parent, child, parent
+        assert json.dumps(status).count(str(tokens)) >= 1, (tokens, status)
+        c.close()
+
+        again = agent(tmp_path / "again", config(server), c.scenario)
+        again.result("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        params = {"sessionId": sid, "cwd": c.scenario.vars["CWD"], "mcpServers": []}
+        again.result("session/load", params)
+        replayed = task_calls(updates(again.take_notes(), sid))
+        assert list(replayed) == list(live)
+        (ended,) = [u[-1] for u in replayed.values()]
+        assert ended["status"] == "completed" and texts(ended) == "Reply to: TASK-A: look into it"
+        again.close()

@@ -141,7 +141,14 @@ def dump(value: Any) -> Any:
 
 
 # `session/update` variants of schema/vendor, outside the upstream union: (tag → model name).
-VENDOR_UPDATES = {"_reasonix.io/extension_surface": "ReasonixExtensionSurfaceUpdate"}
+# Updates outside the stable SessionUpdate union, each validated as its own model: ours, and
+# the unstable schema's subagent updates (sent only to clients that advertise `subagents`).
+VENDOR_UPDATES = {
+    "_reasonix.io/extension_surface": "ReasonixExtensionSurfaceUpdate",
+    "subagent_update": "SubagentUpdate",
+    "session_message": "SessionMessage",
+    "session_message_chunk": "SessionMessageChunk",
+}
 
 
 def encode_params(spec: MethodSpec, params: Any) -> dict[str, Any]:
