@@ -189,6 +189,14 @@ class Scenario:
             and message not in self.compactions
         ):
             self.messages.append(message)  # random: named by order, `<message-1>` ...
+        child = update.get("sessionId") if isinstance(update, dict) else None
+        if (
+            update
+            and update.get("sessionUpdate") == "subagent_update"
+            and child not in self.sessions
+        ):
+            self.sessions.append(child)  # a subagent's session: named by order too
+            self.vars[f"SESSION{len(self.sessions)}"] = child
         result = frame.get("result")
         if (
             methods.get(frame.get("id")) in ("session/new", "session/fork")

@@ -142,9 +142,9 @@ class Subagents:
         wants = self.wires.wants_sessions()
 
         def emit(update: Update) -> None:
-            lines.see(update)
             if wants:
                 self.wires.send(child_id, update)
+            lines.see(update)  # the parent's line after the child's own update
 
         context = self.wires.context()
         context.checkpoint = parent.context.checkpoint  # the files it changes: the turn's
