@@ -8,7 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ("startup.py", "ready.py", "sessions.py", "streaming.py", "inbox.py", "long_session.py")
+SCRIPTS = (
+    "startup.py",
+    "ready.py",
+    "sessions.py",
+    "streaming.py",
+    "inbox.py",
+    "long_session.py",
+    "subagents.py",
+)
 
 
 def main() -> int:

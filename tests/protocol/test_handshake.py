@@ -45,6 +45,8 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
         "notices": bool(session and session.notices is not None),
         "protocol_version": model.protocol_version,
         "status_updates": isinstance(status, dict) and status.get("supported") is True,
+        # unstable: not in the stable model, kept among its extra fields
+        "subagents": isinstance(((caps.model_extra or {}) if caps else {}).get("subagents"), dict),
         "terminal": bool(caps and caps.terminal),
         "terminal_meta": isinstance(meta, dict) and meta.get("terminal_output") is True,
     }
@@ -59,6 +61,7 @@ def corpus() -> list[dict[str, Any]]:
             "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}, "compaction": {}, "notices": {}},
             "elicitation": {"form": {}, "url": {}},
+            "subagents": {},
             "_meta": {
                 "reasonix.io": {
                     "extensionSurface": {"supported": True},
@@ -85,6 +88,7 @@ def corpus() -> list[dict[str, Any]]:
         ("clientCapabilities", "session", "notices"),
         ("clientCapabilities", "elicitation", "form"),
         ("clientCapabilities", "elicitation", "url"),
+        ("clientCapabilities", "subagents"),
         ("clientCapabilities", "_meta"),
         ("clientCapabilities", "_meta", "reasonix.io"),
         ("clientCapabilities", "_meta", "terminal_output"),

@@ -148,6 +148,8 @@ class Subagents:
 
         context = self.wires.context()
         context.checkpoint = parent.context.checkpoint  # the files it changes: the turn's
+        if context.jobs is not None:  # the session's; the parent is told what ended
+            context.jobs = _ToldToParent(context.jobs)
         return replace(
             parent,
             tools=[t for t in parent.tools if t.name not in NOT_FOR_CHILDREN],
@@ -218,6 +220,20 @@ class Subagents:
         self.wires.announce(
             {"sessionUpdate": "subagent_update", "sessionId": child_id, "state": state}
         )
+
+
+class _ToldToParent:
+    """The session's background commands as a child sees them: the same commands, but what
+    ended is left for the parent's next request (tools/background.py)."""
+
+    def __init__(self, jobs: Any) -> None:
+        self._jobs = jobs
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._jobs, name)
+
+    def ended_note(self) -> None:
+        return None
 
 
 class TaskTool:
