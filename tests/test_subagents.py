@@ -346,3 +346,93 @@ def test_a_load_replays_the_task_and_the_status_counts_the_child(tmp_path: Path)
         (ended,) = [u[-1] for u in replayed.values()]
         assert ended["status"] == "completed" and texts(ended) == "Reply to: TASK-A: look into it"
         again.close()
+
+
+def test_a_process_killed_while_a_child_runs_loads_with_the_task_interrupted(
+    tmp_path: Path,
+) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        sid = full(c)
+        server.replies.extend([calls(task("TASK-A", "wait"))])
+        server.tasks["TASK-A"] = deque([calls(("bash", {"command": "touch started; sleep 30"}))])
+        c._id += 1
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": "wait for it"}]}
+        c.send({"jsonrpc": "2.0", "id": c._id, "method": "session/prompt", "params": params})
+        deadline = time.monotonic() + 15
+        while not (cwd / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        c.kill()
+
+        again = Client(tmp_path, scenario=c.scenario)
+        again.result("initialize", {"protocolVersion": 1})
+        load = {"sessionId": sid, "cwd": str(cwd), "mcpServers": []}
+        again.result("session/load", load)
+        (ended,) = [u[-1] for u in task_calls(updates(again.take_notes(), sid)).values()]
+        assert ended["status"] == "failed"
+        assert converse(again, sid, "and now?")["result"] == {"stopReason": "end_turn"}
+        assert server.refused == []  # the history the next request sent answers the task call
+        last = server.requests()[-1]["messages"]
+        answered = [m for m in last if m["role"] == "tool"]
+        made = [
+            t["id"] for m in last if m["role"] == "assistant" for t in m.get("tool_calls") or []
+        ]
+        assert [m["tool_call_id"] for m in answered] == made and len(made) == 1
+        again.close()
+
+
+def test_a_load_replays_the_child_s_session_to_a_client_that_takes_subagents(
+    tmp_path: Path,
+) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = full(c)  # made by a client that does not take subagents
+        server.replies.extend([calls(task("TASK-A", "read the notes"))])
+        server.tasks["TASK-A"] = deque(
+            [calls(("read", {"path": "notes.txt"})), {"thought": "Read.", "text": "It says 42."}]
+        )
+        assert converse(c, sid, "what do the notes say")["result"] == {"stopReason": "end_turn"}
+        live = c.take_notes()
+        assert {n["params"]["sessionId"] for n in live if "params" in n} == {sid}
+        c.close()
+
+        plain = Client(tmp_path, scenario=c.scenario)
+        plain.result("initialize", {"protocolVersion": 1})
+        load = {"sessionId": sid, "cwd": c.scenario.vars["CWD"], "mcpServers": []}
+        plain.result("session/load", load)
+        replayed = plain.take_notes()
+        assert {n["params"]["sessionId"] for n in replayed if "params" in n} == {sid}
+        assert not [
+            u
+            for u in updates(replayed, sid)
+            if u["sessionUpdate"].startswith(("subagent", "session_message"))
+        ]
+        plain.close()
+
+        taker = Client(tmp_path, scenario=c.scenario)
+        caps = {"subagents": {}}
+        taker.result("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        taker.result("session/load", load)
+        notes = [n for n in taker.take_notes() if n.get("method") == "session/update"]
+        ids = [n["params"]["sessionId"] for n in notes]
+        (child,) = set(ids) - {sid}
+        announced = [
+            k
+            for k, n in enumerate(notes)
+            if n["params"]["update"]["sessionUpdate"] == "subagent_update"
+        ]
+        assert announced[0] < ids.index(child) and announced[-1] > max(
+            k for k, i in enumerate(ids) if i == child
+        )
+        mine = updates(notes, child)
+        kinds = [u["sessionUpdate"] for u in mine]
+        assert kinds[:2] == ["session_message", "session_message_chunk"]
+        assert "tool_call" in kinds and "user_message_chunk" not in kinds
+        said = "".join(
+            u["content"]["text"] for u in mine if u["sessionUpdate"] == "agent_message_chunk"
+        )
+        assert said == "It says 42."
+        closing = notes[announced[-1]]["params"]["update"]
+        assert closing["state"] == {"state": "idle", "stopReason": "end_turn"}
+        taker.close()

@@ -15,6 +15,11 @@ Transcript events (kind, body), as stored:
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
   plan              {"entries": [PlanEntry, ...]}
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
+  subagent          {"sessionId"?: str, "update": SessionUpdate} an update of the unstable
+                    subagent wire (turn/subagents.py), on the child's session or (no
+                    sessionId) the parent's; or {"sessionId", "kind", "body"}: an event of the
+                    child's own transcript, replayed on its session. Both only to clients that
+                    advertise `subagents` (`Elsewhere`).
   compaction        {"compactionId", "summary": str, "compacted": int, "kept": int,
                     "keptFirst": the digest of the first message kept, when any}
                     the history's oldest `compacted` messages replaced by the summary
@@ -40,6 +45,7 @@ REPLAYED = (
     "plan",
     "extension_surface",
     "compaction",
+    "subagent",
 )
 # The capability a gated update needs (`session.compaction`, `session.notices`): the sender
 # drops it for a client without it, and a `Fallback` for that capability for one with it.
@@ -59,6 +65,20 @@ class Fallback(dict[str, Any]):
 
     __slots__ = ("instead_of",)
     instead_of: str
+
+
+class Elsewhere(dict[str, Any]):
+    """An update only for clients that advertise `subagents`: on `session_id` (a child's), or
+    on the session it is sent for when None."""
+
+    __slots__ = ("session_id",)
+    session_id: str | None
+
+
+def elsewhere(update: dict[str, Any], session_id: str | None) -> Elsewhere:
+    shown = Elsewhere(update)
+    shown.session_id = session_id
+    return shown
 
 
 def fallback(instead_of: str, text: str, message_id: str) -> Fallback:
@@ -107,6 +127,8 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         return [update]
     if kind == "plan":
         return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
+    if kind == "subagent":
+        return _subagent(body)
     if kind == "compaction":
         summary = {"type": "text", "text": body["summary"]}
         done = {
@@ -130,6 +152,16 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             ]
         return shown
     return []
+
+
+def _subagent(body: dict[str, Any]) -> list[dict[str, Any]]:
+    child = body.get("sessionId")
+    if "update" in body:
+        return [elsewhere(body["update"], child)]
+    inner, event = body["kind"], body["body"]
+    if inner == "user_message" or not well_formed(inner, event):
+        return []  # the task reached the child as a session_message, kept before it
+    return [elsewhere(u, child) for u in updates(inner, event)]
 
 
 def well_formed(kind: str, body: dict[str, Any]) -> bool:
@@ -198,7 +230,24 @@ def _compaction(body: dict[str, Any]) -> bool:
     )
 
 
+def _subagent_shape(body: dict[str, Any]) -> bool:
+    if "update" in body:
+        update = body["update"]
+        return (
+            type(update) is dict
+            and type(update.get("sessionUpdate")) is str
+            and _optional(body, "sessionId", str)
+        )
+    return (
+        type(body.get("sessionId")) is str
+        and body.get("kind") in REPLAYED
+        and body.get("kind") != "subagent"
+        and type(body.get("body")) is dict
+    )
+
+
 _SHAPES = {
+    "subagent": _subagent_shape,
     "compaction": _compaction,
     "user_message": _blocks,
     "agent_thought": _text,

@@ -29,7 +29,14 @@ from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import PAGE_SIZE, page, uncursor
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.params import check_absolute, check_session_id, title_from
-from reasonix_acp.session.projector import GATED, Delta, Fallback, live_updates, named
+from reasonix_acp.session.projector import (
+    GATED,
+    Delta,
+    Elsewhere,
+    Fallback,
+    live_updates,
+    named,
+)
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 from reasonix_acp.session.store_rows import now
@@ -81,17 +88,11 @@ class Sessions:
             return  # closed or deleted: its response was the last word
         if self.notify_encoded is None:
             if self._shown(update):
-                self.notify(SESSION_UPDATE, {"sessionId": session.id, "update": update})
+                self.notify(SESSION_UPDATE, {"sessionId": _on(session, update), "update": update})
             return
         data = self._frame(session, update)
         if data is not None:
             self.notify_encoded(SESSION_UPDATE, data)
-
-    def send_as(self, session: Session, child_id: str, update: dict[str, Any]) -> None:
-        """An update of a child session of `session` (a subagent: turn/subagents.py), on the
-        child's own id; nothing once the parent is closed."""
-        if session.machine.publishing and self._shown(update):
-            self.notify(SESSION_UPDATE, {"sessionId": child_id, "update": dict(update)})
 
     def send_all(self, session: Session, updates: Iterable[dict[str, Any]]) -> None:
         """`send` for each update, written in batches of about SEND_BATCH bytes (a replay sends
@@ -131,7 +132,8 @@ class Sessions:
             return known[1].fill(update.text)
         if not self._shown(update):
             return None
-        return encode(notification(SESSION_UPDATE, {"sessionId": session.id, "update": update}))
+        params = {"sessionId": _on(session, update), "update": update}
+        return encode(notification(SESSION_UPDATE, params))
 
     def _shown(self, update: dict[str, Any]) -> bool:
         """A structured extension surface goes only to a client that opted in; the others get
@@ -142,6 +144,8 @@ class Sessions:
             return self.surfaces_wanted()
         if type(update) is Fallback:
             return not self.supports(update.instead_of)
+        if type(update) is Elsewhere:
+            return self.supports("subagents")
         gate = GATED.get(kind)  # type: ignore[arg-type]
         return gate is None or self.supports(gate)
 
@@ -379,6 +383,12 @@ class Sessions:
         session.record.updated_at = now()
         self.store.update_session(session.id, title=title, updated_at=session.record.updated_at)
         return title
+
+
+def _on(session: Session, update: dict[str, Any]) -> str:
+    """The session an update is sent on: a subagent's own, else `session`."""
+    child = update.session_id if type(update) is Elsewhere else None
+    return child or session.id
 
 
 class _Id:

@@ -23,6 +23,10 @@ Rules:
   advertises `subagents` also gets the child as a session of its own: announced with
   `subagent_update` on the parent before any of its traffic, the task sent to it as a
   `session_message`, its updates on its own id, its state `running` then `idle`.
+- The child's session is kept in the parent's transcript (`subagent` events: the wire above and
+  the child's own events, stored, not shown, with the parent's next flush), so a load replays
+  it to a client that takes subagents (session/projector.py `Elsewhere`); the others get the
+  parent's `task` call alone, as live.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from reasonix_acp.config.settings import SubagentSettings
 from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.session.gauge import Gauge
+from reasonix_acp.session.projector import REPLAYED, elsewhere
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 from reasonix_acp.turn.gate import Ask
 from reasonix_acp.turn.report import TurnReport, TurnSettings
@@ -54,8 +59,6 @@ NOTE = (
 MARKS = {"pending": "…", "in_progress": "…", "completed": "✓", "failed": "✗"}
 
 Update = dict[str, Any]
-# (child session id, update) → sent to the client
-Send = Callable[[str, Update], None]
 
 
 @dataclass
@@ -65,8 +68,6 @@ class Wires:
     parent_id: str
     context: Callable[[], ToolContext]  # a fresh tool context for a child
     ask: Ask  # the parent session's permission question
-    announce: Callable[[Update], None]  # an update on the parent session
-    send: Send  # an update on a child's own session id
     wants_sessions: Callable[[], bool]  # the client advertised `subagents`
     running: dict[str, Callable[[], Any]]  # child session id → cancel it (the session's)
 
@@ -143,8 +144,14 @@ class Subagents:
 
         def emit(update: Update) -> None:
             if wants:
-                self.wires.send(child_id, update)
+                self._parent().emit(elsewhere(dict(update), child_id))
             lines.see(update)  # the parent's line after the child's own update
+
+        def persist(batch: list[tuple[str, dict[str, Any]]]) -> None:
+            keep = self._parent().transcript.keep
+            for kind, body in batch:
+                if kind in REPLAYED:
+                    keep("subagent", {"sessionId": child_id, "kind": kind, "body": body})
 
         context = self.wires.context()
         context.checkpoint = parent.context.checkpoint  # the files it changes: the turn's
@@ -156,7 +163,7 @@ class Subagents:
             history=[],
             context=context,
             emit=emit,
-            persist=lambda batch: None,
+            persist=persist,
             mode="normal" if parent.mode == "goal" else parent.mode,
             instructions=f"{NOTE}\n\n{project}" if project else NOTE,
             limits=replace(parent.limits, max_steps=self.settings.max_steps),
@@ -177,16 +184,26 @@ class Subagents:
 
         return asked
 
+    def _parent(self) -> TurnRunner:
+        assert self.parent is not None, "the parent's runner is set before its first call"
+        return self.parent
+
+    def _show(self, update: Update, on: str | None = None) -> None:
+        """A subagent wire update, on the parent session or (`on`) the child's: sent to a
+        client that takes subagents, and kept for a load."""
+        body: dict[str, Any] = {"update": update, **({"sessionId": on} if on else {})}
+        parent = self._parent()
+        parent.emit(elsewhere(update, on))
+        parent.transcript.keep("subagent", body)
+
     def _absorb(self, child: TurnRunner) -> None:
         """The child's tokens and cost, in the parent turn's (its budgets)."""
         if self.parent is not None:
             self.parent.absorb(child.tokens, child.cost)
 
     def _opened(self, child_id: str, name: str, prompt: str) -> None:
-        """A client that takes subagents: the child announced, then the task sent to it."""
-        if not self.wires.wants_sessions():
-            return
-        self.wires.announce(
+        """The child announced, then the task sent to it (for a client that takes subagents)."""
+        self._show(
             {
                 "sessionUpdate": "subagent_update",
                 "sessionId": child_id,
@@ -199,27 +216,21 @@ class Subagents:
         sent, got = uuid4(), uuid4()
         parent_id = self.wires.parent_id
         message = {"messageId": sent, "recipientSessionId": child_id, "recipientMessageId": got}
-        self.wires.announce({"sessionUpdate": "session_message", **message})
-        self.wires.announce(
+        self._show({"sessionUpdate": "session_message", **message})
+        self._show(
             {"sessionUpdate": "session_message_chunk", "messageId": sent, "content": _text(prompt)}
         )
         received = {"messageId": got, "senderSessionId": parent_id, "senderMessageId": sent}
-        self.wires.send(child_id, {"sessionUpdate": "session_message", **received})
-        self.wires.send(
-            child_id,
-            {"sessionUpdate": "session_message_chunk", "messageId": got, "content": _text(prompt)},
-        )
+        self._show({"sessionUpdate": "session_message", **received}, child_id)
+        chunk = {"sessionUpdate": "session_message_chunk", "messageId": got}
+        self._show({**chunk, "content": _text(prompt)}, child_id)
 
     def _closed(self, child_id: str, report: TurnReport | None) -> None:
-        if not self.wires.wants_sessions():
-            return
         outcome = report.outcome if report is not None else Outcome.CANCELLED
         state: dict[str, Any] = {"state": "idle"}
         if (reason := STOP_REASON.get(outcome)) is not None:
             state["stopReason"] = reason
-        self.wires.announce(
-            {"sessionUpdate": "subagent_update", "sessionId": child_id, "state": state}
-        )
+        self._show({"sessionUpdate": "subagent_update", "sessionId": child_id, "state": state})
 
 
 class _ToldToParent:

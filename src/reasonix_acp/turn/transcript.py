@@ -85,6 +85,12 @@ class Transcript:
         self._close_run()
         self._message = None
 
+    def keep(self, kind: str, body: dict[str, Any]) -> None:
+        """An event stored with the next flush and not shown now (what a subagent showed
+        itself: turn/subagents.py)."""
+        self._close_run()
+        self._pending.append((kind, body))
+
     def history_starts(self) -> None:
         """An empty `history` event: a transcript still read from what it showed (one stored
         before `history` events existed) stops being read that way here."""

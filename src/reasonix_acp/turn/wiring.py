@@ -75,7 +75,7 @@ class Wiring:
         project = session.project
         obligations = Obligations(config.require_checks, owed)
         goal_tool = GoalUpdate(session.goal) if record.mode == "goal" else None
-        children = self._subagents(session, emit)
+        children = self._subagents(session)
         settings = TurnSettings(
             turn=turn,
             provider=session.provider,
@@ -136,23 +136,16 @@ class Wiring:
         interactions = self._interactions(session, runner)
         return Built(runner, obligations, interactions, goal_tool, checkpoint)
 
-    def _subagents(self, session: Session, emit: Emit) -> Subagents | None:
+    def _subagents(self, session: Session) -> Subagents | None:
         """The `task` tool's children (turn/subagents.py); none when `[subagents] at_once`
         is 0. One turn runs at a time in a session, so the turn's slots are the session's."""
         limits = session.config.subagents
         if limits.at_once < 1:
             return None
-
-        def send(child_id: str, update: dict[str, Any]) -> None:
-            if session.open_updates:
-                self.sessions.send_as(session, child_id, update)
-
         wires = Wires(
             parent_id=session.id,
             context=lambda: self._context(session),
             ask=self._ask(session),
-            announce=emit,
-            send=send,
             wants_sessions=lambda: self.sessions.supports("subagents"),
             running=self.sessions.children,
         )
