@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.client import STATUS_OPT_IN, Client
-from tests.deepseek_server import DeepSeek
+from tests.deepseek_server import KEY, DeepSeek
 from tests.test_deepseek import agent, config
 from tests.test_rewind import calls, full
 
@@ -436,3 +436,30 @@ def test_a_load_replays_the_child_s_session_to_a_client_that_takes_subagents(
         closing = notes[announced[-1]]["params"]["update"]
         assert closing["state"] == {"state": "idle", "stopReason": "end_turn"}
         taker.close()
+
+
+def test_a_key_in_the_task_reaches_the_child_s_model_but_no_client(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        sid = start_with_subagents(c)
+        words = f"TASK-A: call the API with {KEY} and report"
+        server.replies.extend([calls(("task", {"prompt": words, "description": f"use {KEY}"}))])
+        # (the child's model does not say the key: its own words are shown as they are)
+        server.tasks["TASK-A"] = deque([{"thought": "Reporting.", "text": "Reported."}])
+        assert converse(c, sid, "go")["result"] == {"stopReason": "end_turn"}
+        child = next(b for b in server.requests() if server.task_of(b) == "TASK-A")
+        assert child["messages"][1]["content"] == words  # the child's model has it as written
+        wire = json.dumps(c.take_notes())
+        assert KEY not in wire
+        assert "TASK-A: call the API with [redacted] and report" in wire  # the rest survives
+        assert "Subagent 1 (use [redacted])" in wire
+        c.close()
+
+        again = Client(tmp_path, scenario=c.scenario)
+        caps = {"subagents": {}}
+        again.result("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        load = {"sessionId": sid, "cwd": c.scenario.vars["CWD"], "mcpServers": []}
+        again.result("session/load", load)
+        replayed = json.dumps(again.take_notes())
+        assert KEY not in replayed and "with [redacted] and report" in replayed
+        again.close()

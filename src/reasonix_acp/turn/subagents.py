@@ -39,6 +39,7 @@ from typing import Any
 from reasonix_acp.config.settings import SubagentSettings
 from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
+from reasonix_acp.redact import scrub_known
 from reasonix_acp.session.gauge import Gauge
 from reasonix_acp.session.projector import REPLAYED, elsewhere
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
@@ -114,13 +115,17 @@ class Subagents:
 
     async def run(self, prompt: str, description: str, ctx: ToolContext) -> ToolResult:
         self.count += 1
+        # What the client sees of the task holds no secret the agent knows; the child's model
+        # gets the prompt as the parent's model wrote it (as a tool call's arguments).
+        shown = scrub_known(prompt)
+        description = scrub_known(description)
         name = f"Subagent {self.count}" + (f" ({description})" if description else "")
         child_id, lines = uuid4(), Lines(ctx.progress)
         async with self.slots:
             runner = TurnRunner(self._settings(name, child_id, lines))
             runner.tool_calls.prefix = f"sa{self.count}-"
-            self._opened(child_id, name, prompt)
-            task = asyncio.get_running_loop().create_task(runner.run([_text(prompt)], prompt))
+            self._opened(child_id, name, shown)
+            task = asyncio.get_running_loop().create_task(runner.run([_text(shown)], prompt))
             self.wires.running[child_id] = task.cancel
             try:
                 report = await task  # a cancel of this call cancels the child too
