@@ -83,9 +83,16 @@ class ToolCalls:
         def keeper(k: int) -> Answer:
             return lambda *answer: answers.__setitem__(k, answer)
 
+        loop = asyncio.get_running_loop()
+        running = [loop.create_task(self.run(c, took, keeper(k))) for k, c in enumerate(calls)]
         try:
-            await asyncio.gather(*(self.run(c, took, keeper(k)) for k, c in enumerate(calls)))
-        finally:  # answered in the model's order; a cancel leaves the rest to the sweep
+            await asyncio.gather(*running)
+        finally:
+            # None outlives the round: a cancel or a failure of one stops the others.
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            # Answered in the model's order; what a cancel left unanswered, the sweep ends.
             for answer in answers:
                 if answer is not None:
                     self._answer(*answer)
