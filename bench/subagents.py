@@ -23,10 +23,11 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import long_session
 from long_session import _stream
 from ready import Agent, environment
 
@@ -64,16 +65,8 @@ class Model(ThreadingHTTPServer):
         return out
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    server: Model
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self._send(200, "application/json", json.dumps({"data": [{"id": "bench-model"}]}).encode())
+class _Handler(long_session._Handler):  # its model listing and its way of answering
+    server: Model  # type: ignore[assignment]
 
     def do_POST(self) -> None:
         arrived = time.perf_counter()
@@ -82,20 +75,11 @@ class _Handler(BaseHTTPRequestHandler):
         key = next(str(m["content"]) for m in reversed(messages) if m["role"] == "user")
         with self.server.lock:
             self.server.arrived[key].append(arrived)
-        with self.server.lock:
             wait = MODEL_SECONDS * (0.5 + self.server.random.random())
         time.sleep(wait)
         self._send(200, "text/event-stream", _answer(key, messages, len(body) // 4))
         with self.server.lock:
             self.server.answered[key].append(time.perf_counter())
-
-    def _send(self, status: int, kind: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
 
 
 def _call(n: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
