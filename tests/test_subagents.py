@@ -467,3 +467,23 @@ def test_a_key_in_the_task_reaches_the_child_s_model_but_no_client(tmp_path: Pat
         replayed = json.dumps(again.take_notes())
         assert KEY not in replayed and "with [redacted] and report" in replayed
         again.close()
+
+
+def test_at_once_bounds_the_children_and_zero_removes_the_tool(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server, "[subagents]\nat_once = 1\n"))
+        sid = full(c)
+        server.replies.extend([calls(task("TASK-A", "first"), task("TASK-B", "second"))])
+        server.tasks["TASK-A"] = deque([calls(("bash", {"command": "sleep 0.3"}))])
+        server.tasks["TASK-B"] = deque()
+        assert converse(c, sid, "both")["result"] == {"stopReason": "end_turn"}
+        order = [server.task_of(b) for b in server.requests()]
+        assert order == [None, "TASK-A", "TASK-A", "TASK-B", None]  # B waited for A's slot
+        c.close()
+
+    with DeepSeek() as server:
+        c = agent(tmp_path / "none", config(server, "[subagents]\nat_once = 0\n"))
+        sid = full(c)
+        assert converse(c, sid, "hello")["result"] == {"stopReason": "end_turn"}
+        assert "task" not in {t["function"]["name"] for t in server.requests()[0]["tools"]}
+        c.close()
