@@ -177,6 +177,15 @@ class Storm:
         elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
             calls.discard(update["toolCallId"])
 
+    def reopening(self, sid: str, since: int) -> bool:
+        """Whether a load or resume of `sid` sent after request `since` is still unanswered:
+        requests run concurrently, so it may reopen the session after the close's answer and
+        replay it then."""
+        return any(
+            rid > since and p.session == sid and p.method in ("session/load", "session/resume")
+            for rid, p in self.pending.items()
+        )
+
     def answered(
         self, request_id: int, asked: Pending, result: Any, error: dict[str, Any] | None
     ) -> None:
@@ -200,7 +209,8 @@ class Storm:
                 assert not left, f"tool calls {left} not finished before the prompt's answer"
         elif asked.method in ("session/close", "session/delete") and sid and not error:
             self.sessions.discard(sid)
-            self.gone.add(sid)
+            if not self.reopening(sid, request_id):
+                self.gone.add(sid)
             if asked.method == "session/delete":
                 self.stored.discard(sid)
         elif asked.method in ("session/close", "session/delete") and sid:
