@@ -21,6 +21,7 @@ from tests.test_deepseek import agent, config
 from tests.test_rewind import calls, full
 
 Frame = dict[str, Any]
+STATUS = "_reasonix.io/session/status"
 
 
 def task(key: str, description: str, rest: str = "") -> tuple[str, dict[str, Any]]:
@@ -293,6 +294,10 @@ def test_a_client_may_cancel_one_child_and_the_parent_goes_on(tmp_path: Path) ->
             while "Subagent 1 (wait)" not in children or not (cwd / "started").exists():
                 time.sleep(0.02)
             child = children["Subagent 1 (wait)"]
+            status = {"sessionId": sid}
+            c.send({"jsonrpc": "2.0", "id": 999, "method": STATUS, "params": status})
+            while not any(n.get("id") == 999 for n in list(c.notes)):
+                time.sleep(0.02)
             c.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": child}})
 
         def note(frame: Frame) -> None:
@@ -317,6 +322,10 @@ def test_a_client_may_cancel_one_child_and_the_parent_goes_on(tmp_path: Path) ->
             and u["state"]["state"] == "idle"
         ]
         by_child = {u["sessionId"]: u["state"].get("stopReason") for u in idle}
+        (during,) = [n["result"] for n in notes if n.get("id") == 999]
+        waiting = {"sessionId": children["Subagent 1 (wait)"], "title": "Subagent 1 (wait)"}
+        assert waiting in during["subagents"], during.get("subagents")
+        assert "subagents" not in c.result(STATUS, {"sessionId": sid})
         assert by_child == {
             children["Subagent 1 (wait)"]: "cancelled",
             children["Subagent 2 (answer)"]: "end_turn",

@@ -41,6 +41,14 @@ MakeProvider = Callable[[str], Provider]
 
 
 @dataclass
+class RunningChild:
+    """A subagent of the session's turn running now (turn/subagents.py)."""
+
+    title: str
+    cancel: Callable[[], Any]  # cancels that child alone
+
+
+@dataclass
 class Settings:
     """What a session runs on: read from config.toml when it opens, replaced by its reload."""
 
@@ -79,6 +87,7 @@ class Session:
         self.turn_task: asyncio.Task[Any] | None = None  # the running turn's whole work
         self.open_updates = True  # False once a prompt's answer is decided (late ones dropped)
         self._jobs: Jobs | None = None  # its background commands, once it runs one
+        self.children: dict[str, RunningChild] = {}  # child session id → its subagent
         # text-delta kind → (its message's id, the frame for its chunks) (service.send)
         self.templates: dict[str, tuple[str | None, Template]] = {}
         self.grants: list[tuple[str, str, bool]] = []  # "always" answers: (access, scope, allow)

@@ -78,8 +78,6 @@ class Sessions:
         # Starts loading what a prompt needs in the background, the session's provider's
         # `prepare` on the way (server/warm.py); set by the agent.
         self.preload: Callable[[Callable[[], None]], None] | None = None
-        # Subagents running now (turn/subagents.py): child session id → cancel it.
-        self.children: dict[str, Callable[[], Any]] = {}
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -359,6 +357,9 @@ class Sessions:
         snapshot: dict[str, Any] = session.status.snapshot()
         if running := session.background():
             snapshot["backgroundCommands"] = running
+        if session.children:
+            children = session.children.items()
+            snapshot["subagents"] = [{"sessionId": i, "title": c.title} for i, c in children]
         return snapshot
 
     def keep_goal(self, session: Session, method: str, turn: int, quiet: bool = False) -> None:

@@ -92,10 +92,12 @@ class Prompts:
 
     def cancel(self, call: Any, params: Any) -> None:
         session = self.sessions.live.get(params.session_id)
-        child = self.sessions.children.get(params.session_id)
-        if session is None and child is not None:
-            child()  # a subagent alone: its parent goes on (turn/subagents.py)
-        if session is None or session.turn_task is None:
+        if session is None:  # a subagent's id: that child alone, its parent goes on
+            for live in self.sessions.live.values():
+                if (child := live.children.get(params.session_id)) is not None:
+                    child.cancel()
+            return
+        if session.turn_task is None:
             return
         if session.turn.request_cancel():
             session.turn_task.cancel()

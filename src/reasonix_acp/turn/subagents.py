@@ -41,6 +41,7 @@ from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.redact import scrub_known
 from reasonix_acp.session.gauge import Gauge
+from reasonix_acp.session.live import RunningChild
 from reasonix_acp.session.projector import REPLAYED, elsewhere
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult, function_schema
 from reasonix_acp.turn.gate import Ask
@@ -70,7 +71,7 @@ class Wires:
     context: Callable[[], ToolContext]  # a fresh tool context for a child
     ask: Ask  # the parent session's permission question
     wants_sessions: Callable[[], bool]  # the client advertised `subagents`
-    running: dict[str, Callable[[], Any]]  # child session id → cancel it (the session's)
+    running: dict[str, RunningChild]  # child session id → the session's running child
 
 
 class Lines:
@@ -126,7 +127,7 @@ class Subagents:
             runner.tool_calls.prefix = f"sa{self.count}-"
             self._opened(child_id, name, shown)
             task = asyncio.get_running_loop().create_task(runner.run([_text(shown)], prompt))
-            self.wires.running[child_id] = task.cancel
+            self.wires.running[child_id] = RunningChild(name, task.cancel)
             try:
                 report = await task  # a cancel of this call cancels the child too
             except asyncio.CancelledError:

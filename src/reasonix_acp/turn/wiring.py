@@ -147,7 +147,7 @@ class Wiring:
             context=lambda: self._context(session),
             ask=self._ask(session),
             wants_sessions=lambda: self.sessions.supports("subagents"),
-            running=self.sessions.children,
+            running=session.children,
         )
         return Subagents(limits, wires, asyncio.Semaphore(limits.at_once))
 
