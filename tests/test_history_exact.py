@@ -61,8 +61,10 @@ def converse(
     sid: str,
     prompt: list[dict[str, Any]],
     on_request: Callable[[dict[str, Any]], Any] | None = None,
+    on_note: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """A prompt's answer; the agent's requests meanwhile answered by `on_request`."""
+    """A prompt's answer; the agent's requests meanwhile answered by `on_request`, its other
+    frames kept in `c.notes` and shown to `on_note` as they come."""
     c._id += 1
     prompt_id = c._id
     c.send(
@@ -82,6 +84,8 @@ def converse(
             return frame
         else:
             c.notes.append(frame)
+            if on_note is not None:
+                on_note(frame)
 
 
 def steer_then_allow(c: Client, sid: str) -> Callable[[dict[str, Any]], Any]:

@@ -18,6 +18,7 @@ from typing import Any
 from tests.client import STATUS_OPT_IN, Client
 from tests.deepseek_server import KEY, DeepSeek
 from tests.test_deepseek import agent, config
+from tests.test_history_exact import converse as prompt_frames
 from tests.test_rewind import calls, full
 
 Frame = dict[str, Any]
@@ -35,23 +36,8 @@ def converse(
     on_request: Callable[[Frame], Any] | None = None,
     on_note: Callable[[Frame], None] | None = None,
 ) -> Frame:
-    """A prompt's answer; the agent's requests answered by `on_request`, its notifications
-    kept in `c.notes` and shown to `on_note` as they come."""
-    c._id += 1
-    prompt_id = c._id
-    params = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
-    c.send({"jsonrpc": "2.0", "id": prompt_id, "method": "session/prompt", "params": params})
-    while True:
-        frame = c.agent.receive()
-        if "method" in frame and "id" in frame:
-            assert on_request is not None, frame
-            c.send({"jsonrpc": "2.0", "id": frame["id"], "result": on_request(frame)})
-        elif frame.get("id") == prompt_id:
-            return frame
-        else:
-            c.notes.append(frame)
-            if on_note is not None:
-                on_note(frame)
+    """A text prompt's answer (tests/test_history_exact.py `converse`)."""
+    return prompt_frames(c, sid, [{"type": "text", "text": text}], on_request, on_note)
 
 
 def updates(notes: list[Frame], sid: str) -> list[Frame]:
