@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_acp.tools.command_line import parse
+from reasonix_acp.command_proof.command_line import parse
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, judge_line
 
@@ -19,7 +19,7 @@ EC = ["echo", "cat", "ls", "grep", "git", "tee", "xargs", "printf", "sort", "wc"
 NO_TOUCH = ["!touch"]  # `touch` rejected for the session
 
 # (line, granted names, decision under read-only and workspace-write, under danger-full-access)
-# A line outside the provable language (tools/provable.py) is asked whatever was granted, and,
+# A line outside the provable language (command_proof/proof.py) is asked whatever was granted, and,
 # the deny rules being set, under danger-full-access too.
 ROWS: list[tuple[str, list[str], str, str]] = [
     # one command

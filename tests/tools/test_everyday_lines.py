@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_acp.tools.command_line import parse
+from reasonix_acp.command_proof.command_line import parse
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, granted_names, judge_line
 

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from reasonix_acp.tools.command_line import parse
+from reasonix_acp.command_proof.command_line import parse
 from reasonix_acp.tools.shell import command_argv
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, judge_line

@@ -1,6 +1,6 @@
 """Lines that ran with no question although the user had not approved what they run, each
 through a real `acp` with the sandbox off: the gate now reads a line completely (the provable
-language, tools/provable.py) in the shell that runs it, or asks."""
+language, command_proof/proof.py) in the shell that runs it, or asks."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from reasonix_acp import config
+from reasonix_acp.command_proof.command_line import parse
 from reasonix_acp.config.sandbox import SandboxSettings
-from reasonix_acp.tools.command_line import parse
 from reasonix_acp.tools.sandbox import Engine, Sandbox, probe
 from reasonix_acp.tools.sandbox_mounts import hide_target
 from reasonix_acp.tools.workspace import Workspace

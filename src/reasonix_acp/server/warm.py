@@ -35,7 +35,7 @@ log = logging.getLogger("reasonix_acp.server.warm")
 TURN_PATH = (
     "reasonix_acp.turn.admission",
     "reasonix_acp.turn.wiring",
-    "reasonix_acp.tools.command_line",
+    "reasonix_acp.command_proof.command_line",
     "reasonix_acp.tools.files",
     "reasonix_acp.tools.shell",
     "reasonix_acp.tools.todo",
@@ -88,7 +88,7 @@ def prompt_path(
     loop = asyncio.get_running_loop()
 
     def then() -> None:
-        importlib.import_module("reasonix_acp.tools.command_line").parser()  # the grammar
+        importlib.import_module("reasonix_acp.command_proof.command_line").parser()  # the grammar
         importlib.import_module("reasonix_acp.redact").scrub("")  # every turn's end scrubs
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(_finish, loaded)

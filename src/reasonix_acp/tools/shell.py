@@ -18,7 +18,7 @@ locally, as follows.
 - A non-zero exit status makes the call `failed`, with the output and the status.
 - Every command line asks for permission unless the preset is danger-full-access or the
   command runs in a whole sandbox; the gate judges the whole line, every simple command in it
-  (turn/gate.py, tools/command_line.py).
+  (turn/gate.py, command_proof/command_line.py).
 - Where the session's sandbox is active the command runs inside it (tools/sandbox.py), in the
   agent's process or in the editor's terminal alike (`bwrap ... -- <shell> -c <command>`).
   A sandboxed command that fails as the sandbox would make it fail (a read-only file system,
@@ -64,7 +64,7 @@ def _found(shell: str) -> str | None:
 
 
 def reads_as_bash(shell: str) -> bool:
-    """Commands run in bash, the shell the gate reads (turn/gate.py, tools/provable.py)."""
+    """Commands run in bash, the shell the gate reads (turn/gate.py, command_proof/proof.py)."""
     return os.path.basename(shell) == "bash" and _found(shell) is not None
 
 

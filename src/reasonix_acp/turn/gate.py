@@ -3,12 +3,12 @@ config.toml, then the session's preset, then the session's remembered answers ("
 then the user, asked with `session/request_permission` through the turn (turn/wiring.py).
 
 Shell commands are judged as whole lines, in the bash that runs them (tools/shell.py):
-- a line in the provable language (tools/provable.py) is read completely: its commands (wrapped
+- a line in the provable language (command_proof/proof.py) is read completely: its commands (wrapped
   ones too) and the paths it redirects to, resolved. A deny rule matches exactly; a remembered
   "allow" covers it when every command but `true`, `false`, `:`, `exit N` is remembered and it
   writes nothing outside the workspace; one remembered "reject" refuses it;
 - any other line is unprovable: asked whatever was remembered (no "always" is offered for it),
-  refused when the grammar's view of it (tools/command_line.py) names a denied command, and,
+  refused when the grammar's view of it (command_proof/command_line.py) names a denied command, and,
   with deny rules set, asked under danger-full-access too: it cannot be checked against them.
   Another configured shell makes every line unprovable.
 
@@ -29,9 +29,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasonix_acp.command_proof.command_line import CommandLine, parse
 from reasonix_acp.redact import scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed
-from reasonix_acp.tools.command_line import CommandLine, parse
 from reasonix_acp.tools.shell import ran_by, reads_as_bash
 from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
 from reasonix_acp.turn.line_verdict import Grants, Rules, Verdict, granted_names, judge_line

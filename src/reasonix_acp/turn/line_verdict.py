@@ -1,7 +1,7 @@
 """How the gate judges a shell command line before anyone is asked (turn/gate.py): config.toml's
 deny rules, the preset, the session's remembered answers and the sandbox, against the line's
-complete reading (tools/provable.py) or, for an unprovable line, the grammar's view of it
-(tools/command_line.py). The rules are the gate's; its module opens with them."""
+complete reading (command_proof/proof.py) or, for an unprovable line, the grammar's view of it
+(command_proof/command_line.py). The rules are the gate's; its module opens with them."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from reasonix_acp.command_proof.command_line import CommandLine
+from reasonix_acp.command_proof.kernel_paths import KNOWN, through_kernel
+from reasonix_acp.command_proof.proof import FREE, Proof
+from reasonix_acp.command_proof.words import Simple
 from reasonix_acp.config.web import WebSettings
-from reasonix_acp.tools.command_line import CommandLine
-from reasonix_acp.tools.kernel_paths import KNOWN, through_kernel
-from reasonix_acp.tools.provable import FREE, Proof
-from reasonix_acp.tools.shell_words import Simple
 from reasonix_acp.tools.workspace import Workspace
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
@@ -119,7 +119,7 @@ def writes_outside(
     """The targets the line writes that are outside (or cannot be judged): as shown to the user.
     A target is judged after `realpath` (`..` and links followed); `/dev/null` is the only
     stream, and a path through the kernel's trees (/proc, /dev, /sys: `/dev/stdout`,
-    `/proc/self/cwd/...`) is never judged inside (tools/kernel_paths.py)."""
+    `/proc/self/cwd/...`) is never judged inside (command_proof/kernel_paths.py)."""
     return _outside(proof.writes, proof.adrift, resolve, inside, cwd)
 
 

@@ -1,7 +1,7 @@
 """A shell command line read as the shell reads it, so a permission covers the whole line.
 
 Two readings: `proof`, the complete reading of a line in the provable language
-(tools/provable.py), the only one a line may run unasked on; and the bash grammar's view of any
+(command_proof/proof.py), the only one a line may run unasked on; and the bash grammar's view of any
 line, best effort, for what the question shows and for the deny rules of an unprovable line.
 The line is parsed with the bash grammar of tree-sitter into its simple commands: those joined
 by `;`, `&&`, `||`, `|`, `&` and newlines, inside subshells `( )`, groups `{ }`, `if`/`for`/
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from reasonix_acp.tools.provable import Proof, Unprovable, prove
-from reasonix_acp.tools.shell_words import (
+from reasonix_acp.command_proof.proof import Proof, Unprovable, prove
+from reasonix_acp.command_proof.words import (
     SHELLS,
     Simple,
     UnreadOption,
@@ -64,7 +64,7 @@ class CommandLine:
     writes: list[str | None] = field(default_factory=list)
     reads: list[str | None] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    proof: Proof | None = None  # the complete reading (tools/provable.py), when there is one
+    proof: Proof | None = None  # the complete reading (command_proof/proof.py), when there is one
     unprovable: str = ""  # why there is none
 
     @property

@@ -3,11 +3,11 @@ covered by a grant, only when every character of it is read here.
 
 Commands run in bash (`bash --noprofile --norc -p -c LINE`: no startup file, no `BASH_ENV`, no
 function or option imported from the environment; tools/shell.py). A line is read as that bash
-reads it: tokens (tools/shell_lexer.py), then its grammar (tools/shell_parser.py): lists and
+reads it: tokens (command_proof/lexer.py), then its grammar (command_proof/parser.py): lists and
 pipelines, subshells and `{ …; }` groups, `if`/`while`/`until`/`for`/`case`, `!` and `time`,
 assignments with literal values, `export` of the same, quoted heredocs and here-strings as
-input, and reads of variables that cannot hold a secret (tools/shell_names.py). Then here: what
-every simple command runs (tools/simple_commands.py) and every file the line opens.
+input, and reads of variables that cannot hold a secret (command_proof/names.py). Then here: what
+every simple command runs (command_proof/simple_commands.py) and every file the line opens.
 
 Outside the language, each asked, with the reason: command and process substitutions and every
 expansion but `$NAME`/`${NAME}`/`$?` (arithmetic, `${x@P}`, `$'…'`, `$1`...), `[[`, `((`,
@@ -34,9 +34,9 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from reasonix_acp.tools.shell_lexer import Redirect, Unprovable, Word
-from reasonix_acp.tools.shell_names import NAME, READABLE, may_set, why_not_read, why_not_set
-from reasonix_acp.tools.shell_parser import (
+from reasonix_acp.command_proof.lexer import Redirect, Unprovable, Word
+from reasonix_acp.command_proof.names import NAME, READABLE, may_set, why_not_read, why_not_set
+from reasonix_acp.command_proof.parser import (
     AndOr,
     Case,
     Command,
@@ -49,7 +49,7 @@ from reasonix_acp.tools.shell_parser import (
     Sequence,
     parse_line,
 )
-from reasonix_acp.tools.simple_commands import FREE, Proof, simple
+from reasonix_acp.command_proof.simple_commands import FREE, Proof, simple
 
 __all__ = ["FREE", "STANDARD", "Proof", "Unprovable", "prove"]
 
@@ -202,7 +202,7 @@ class _Prover:
                 path = _path(redirect.target)
                 stream = STANDARD.get(os.path.normpath(path))
                 # `/dev/stderr` is the command's own fd 2, unless a redirection before it moved
-                # that descriptor to a file (which it would then reopen: tools/kernel_paths.py)
+                # that descriptor to a file (which it would then reopen: command_proof/kernel_paths.py)
                 if stream is None or stream in moved:
                     self.proof.opened(path, write=redirect.op != "<")
             moved = moved | _fds(redirect)

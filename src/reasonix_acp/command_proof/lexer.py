@@ -1,4 +1,4 @@
-"""The provable language's tokens (tools/provable.py): a line read character by character, as
+"""The provable language's tokens (command_proof/proof.py): a line read character by character, as
 bash reads it, into words, redirections and operators; anything the language leaves out is
 Unprovable here, with where it is.
 

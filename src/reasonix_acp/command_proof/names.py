@@ -1,4 +1,4 @@
-"""Which variables a provable line may set and read (tools/provable.py).
+"""Which variables a provable line may set and read (command_proof/proof.py).
 
 Setting. A line may give a variable a literal value (`FOO=bar cmd`, `X=1; …`, `export X=1`,
 `for X in …`) unless the name is one that changes which program runs, what a program loads, or

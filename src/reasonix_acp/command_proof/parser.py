@@ -1,4 +1,4 @@
-"""The provable language's grammar (tools/provable.py): tokens (tools/shell_lexer.py) read into
+"""The provable language's grammar (command_proof/proof.py): tokens (command_proof/lexer.py) read into
 the commands bash runs, by recursive descent. What it does not read is Unprovable.
 
     sequence  := newline* and_or ((';' | newline) newline* and_or)* [';' | newline]*
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reasonix_acp.tools.shell_lexer import Lexer, Op, Redirect, Token, Unprovable, Word
+from reasonix_acp.command_proof.lexer import Lexer, Op, Redirect, Token, Unprovable, Word
 
 _OPENS = ("if", "while", "until", "for", "case", "{")
 _CLOSES = ("then", "elif", "else", "fi", "do", "done", "esac", "}", "in")

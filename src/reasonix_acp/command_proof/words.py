@@ -1,5 +1,5 @@
-"""What both readings of a shell line share (tools/command_line.py, the grammar's view of any
-line; tools/provable.py, the complete reading of the small language): a simple command, the
+"""What both readings of a shell line share (command_proof/command_line.py, the grammar's view of any
+line; command_proof/proof.py, the complete reading of the small language): a simple command, the
 shells, and the commands that run another command named in their arguments."""
 
 from __future__ import annotations

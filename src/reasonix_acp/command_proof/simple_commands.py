@@ -1,4 +1,4 @@
-"""What one simple command of a provable line runs (tools/provable.py): the command itself, what
+"""What one simple command of a provable line runs (command_proof/proof.py): the command itself, what
 it runs in its turn (`env x`, `xargs x`, `find -exec x`), the files it is told to write (`tee`,
 `find -fprint`); Unprovable where that is not read completely.
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from reasonix_acp.tools.shell_lexer import Unprovable
-from reasonix_acp.tools.shell_names import may_set, why_not_set
-from reasonix_acp.tools.shell_words import (
+from reasonix_acp.command_proof.lexer import Unprovable
+from reasonix_acp.command_proof.names import may_set, why_not_set
+from reasonix_acp.command_proof.words import (
     SHELLS,
     Simple,
     UnreadOption,
@@ -34,7 +34,7 @@ RESERVED = frozenset({
 })
 # Every bash 5 builtin but the ones below runs text as code, changes how later commands are
 # found or read, or evaluates a variable name's subscript: unprovable as a command name.
-# (`export` is read where it is: tools/provable.py.)
+# (`export` is read where it is: command_proof/proof.py.)
 BUILTINS = frozenset({
     ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
     "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable",
@@ -156,7 +156,7 @@ def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
 
 
 def _env(proof: Proof, rest: list[str | None]) -> None:
-    """`env NAME=value … cmd`: the names as a line's own assignments (tools/shell_names.py)."""
+    """`env NAME=value … cmd`: the names as a line's own assignments (command_proof/names.py)."""
     for word in rest:
         if word is None:
             raise Unprovable("`env` has a word known only when it runs")
