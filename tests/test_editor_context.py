@@ -1,7 +1,8 @@
 """What editors send with the user's words, through a real `acp` against the local
 OpenAI-compatible server. CodeCompanion puts an `AGENTS.md` text block (and shared buffers)
 before what the user typed: a `/command` typed after it still runs, and an attached file the
-system prompt already carries is not sent to the model twice."""
+system prompt already carries is not sent to the model twice, while a block that holds more than
+the file (a user's notes quoting it) reaches the model whole."""
 
 from __future__ import annotations
 
@@ -95,3 +96,72 @@ def test_a_file_command_typed_after_context_brings_the_context(tmp_path: Path) -
             last_user(server).strip() == f"{note}\n\n{buffer['text']}\n\nReview main.py carefully."
         )
         assert c.close() == 0
+
+
+def test_a_block_that_holds_more_than_the_file_reaches_the_model_whole(tmp_path: Path) -> None:
+    repo, package = _repo(tmp_path)
+    notes = repo / "notes.md"
+    notes.write_text(f"{ROOT_RULE}Use pytest.\nNever touch the migrations folder.\n")
+    with Server() as server:
+        c, sid = _client(tmp_path, server, package)
+        # The user's notes.md quotes AGENTS.md and adds their constraints: all of it is theirs.
+        resource = {"uri": notes.as_uri(), "text": notes.read_text()}
+        c.call("session/prompt", {"sessionId": sid, "prompt": [_res(resource), typed("go")]})
+        assert last_user(server) == (
+            f'<resource uri="{notes.as_uri()}">\n{notes.read_text()}\n</resource>\n\ngo'
+        )
+        # As a text block, the same; and in the editor's wrapper naming notes.md.
+        for block in (typed(notes.read_text()), shared(notes)):
+            c.call("session/prompt", {"sessionId": sid, "prompt": [block, typed("again")]})
+            assert last_user(server) == f"{block['text']}\n\nagain"
+        # AGENTS.md's own uri with more than its text (an unsaved edit): sent whole too.
+        agents = repo / "AGENTS.md"
+        edited = {"uri": agents.as_uri(), "text": f"{ROOT_RULE}Use pytest.\n"}
+        c.call("session/prompt", {"sessionId": sid, "prompt": [_res(edited), typed("third")]})
+        assert "Use pytest." in last_user(server)
+        assert "already in the instructions" not in last_user(server)
+        # The wrapper naming AGENTS.md around more than its text: sent whole.
+        block = {
+            "type": "text",
+            "text": shared(agents)["text"].replace("---\n", "Use pytest.\n---\n", 1),
+        }
+        c.call("session/prompt", {"sessionId": sid, "prompt": [block, typed("fourth")]})
+        assert "Use pytest." in last_user(server)
+        # The file itself, as a resource, is still left out, and the model is told which file.
+        note = f"[{agents}, sent by the editor: already in the instructions]"
+        exact = {"uri": agents.as_uri(), "text": ROOT_RULE}
+        c.call("session/prompt", {"sessionId": sid, "prompt": [_res(exact), typed("fifth")]})
+        assert last_user(server) == f"{note}\n\nfifth"
+        assert c.close() == 0
+
+
+def test_the_file_in_an_editors_wrapper_or_under_another_uri_is_left_out_and_named(
+    tmp_path: Path,
+) -> None:
+    repo, package = _repo(tmp_path)
+    agents = repo / "AGENTS.md"
+    attachment = (
+        f'<attachment filepath="{agents}">Here is the content from the file:\n\n'
+        f"````markdown\n{ROOT_RULE}\n````\n</attachment>"
+    )
+    with Server() as server:
+        c, sid = _client(tmp_path, server, package)
+        note = f"[{agents}, sent by the editor: already in the instructions]"
+        c.call("session/prompt", {"sessionId": sid, "prompt": [typed(attachment), typed("one")]})
+        assert last_user(server) == f"{note}\n\none"
+        # The wrapper naming another file around AGENTS.md's text is that other file: sent.
+        other = attachment.replace(str(agents), str(repo / "copy.md"))
+        c.call("session/prompt", {"sessionId": sid, "prompt": [typed(other), typed("two")]})
+        assert last_user(server) == f"{other}\n\ntwo"
+        # A resource under another uri holding exactly the file's text: left out, both named.
+        copy = {"uri": "zed:///untitled-1", "text": ROOT_RULE.strip()}
+        c.call("session/prompt", {"sessionId": sid, "prompt": [_res(copy), typed("three")]})
+        assert last_user(server) == (
+            f"[zed:///untitled-1, sent by the editor: the text of {agents}, already in the "
+            "instructions]\n\nthree"
+        )
+        assert c.close() == 0
+
+
+def _res(resource: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "resource", "resource": resource}

@@ -9,7 +9,8 @@ Which files, in this order (the more general first, the more specific last):
 
 A file is read whole up to LIMIT bytes for all files together; the one that crosses it is cut
 (the cut is said in the text), and the ones after it are named as not loaded. The same file
-reached twice (a link) is taken once.
+reached twice (a link) is taken once. A block of a prompt that is one of the files loaded whole
+is not sent again (project/repeats.py).
 
 Every project file (these, command files, skills) is read only where it really is, links
 resolved (`Bounds`, `read_within`): a project's inside the project, that is a repository root,
@@ -32,7 +33,6 @@ from reasonix_acp.safe_read import NotRegular, read_regular, system_path
 
 NAME = "AGENTS.md"
 LIMIT = 32 * 1024  # bytes of instructions, all files together
-FRAMING = 400  # characters around a repeated file's text that still make it only a repeat
 HEADING = (
     "# Instructions from AGENTS.md files\n"
     "The user's first, then the project's from its root down: a later file is more specific."
@@ -62,17 +62,9 @@ class Instructions:
     files: tuple[Loaded, ...] = ()
     text: str = ""  # "" when there is none
     refused: tuple[str, ...] = ()  # the files not read, each with why
-    bodies: tuple[tuple[str, str], ...] = ()  # (path, text) of each file loaded whole
-
-    def repeated_in(self, text: str) -> str | None:
-        """The path of an instruction file `text` only repeats: it holds the file's whole text
-        and little else (an editor attaching AGENTS.md as context, with a line naming it);
-        None when it is anything more."""
-        text = text.strip()
-        for path, body in self.bodies:
-            if body and body in text and len(text) - len(body) <= FRAMING:
-                return path
-        return None
+    # (path, text) of each file loaded whole, as it is: what an editor attaching the file sends
+    # (project/repeats.py)
+    bodies: tuple[tuple[str, str], ...] = ()
 
     def describe(self, also_refused: Iterable[str] = ()) -> str:
         """The files loaded, then those not read and why: these and `also_refused` (the
@@ -198,7 +190,7 @@ def load(cwd: str, extra: list[str], config_dir: str | None, limit: int = LIMIT)
             continue
         body = taken.decode("utf-8", "replace").rstrip("\n")
         if len(taken) == size and body.strip():
-            bodies.append((path, body.strip()))
+            bodies.append((path, body))
         if len(taken) < size:
             body += f"\n[cut: {len(taken)} of {size} bytes of this file; the rest is not loaded]"
         parts.append(f"## {path}\n{body}")

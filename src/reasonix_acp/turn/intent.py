@@ -11,9 +11,10 @@ Editors send context with what the user typed (CodeCompanion a rules file and sh
 as text blocks before it): the user's own words are the prompt's last text block. An agent
 command is a prompt whose first block, or whose typed text after such context, starts with
 `/NAME`; the context before it goes to the model with a command that becomes a model turn (a
-file command, a plugin template, an MCP prompt). A context block that only repeats an
-AGENTS.md file the system prompt already carries is not sent to the model again: a note
-naming it stands in its place.
+file command, a plugin template, an MCP prompt). A context block that is an AGENTS.md file the
+system prompt already carries (its text, or its text in an editor's wrapper naming it) is not
+sent to the model again: a note naming it stands in its place (project/repeats.py); a block
+holding more than the file is sent whole.
 
 A prompt that cannot be served is refused here, with nothing published or stored: -32602 for
 bad params, -32600 for a recovery that names no open offer. A queued follow-up is read the
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reasonix_acp.project.instructions import Instructions
+from reasonix_acp.project.repeats import repeat_note
 from reasonix_acp.protocol.errors import AcpError, InvalidParams, InvalidRequest
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import DEFAULT_GUIDANCE
@@ -120,18 +122,10 @@ def _slashed(blocks: list[dict[str, Any]], at: int | None) -> bool:
 
 
 def _unrepeated(block: dict[str, Any], instructions: Instructions) -> dict[str, Any]:
-    """The block, or a note in its place when it only repeats an instruction file the system
-    prompt carries (project/instructions.py)."""
-    if block.get("type") == "text":
-        text = block.get("text")
-    elif block.get("type") == "resource":
-        text = block["resource"].get("text")
-    else:
-        return block
-    path = instructions.repeated_in(text) if isinstance(text, str) else None
-    if path is None:
-        return block
-    return {"type": "text", "text": f"[{path}, sent by the editor: already in the instructions]"}
+    """The block, or a note in its place when it is an instruction file the system prompt
+    carries (project/repeats.py)."""
+    note = repeat_note(block, instructions)
+    return block if note is None else {"type": "text", "text": note}
 
 
 def _image_fix(session: Session, model: str) -> str:
