@@ -16,7 +16,7 @@ import tempfile
 from importlib import resources
 from typing import Any
 
-from acp_conformance import checks, session_checks, tool_checks, turn_checks
+from acp_conformance import checks, note_checks, session_checks, tool_checks, turn_checks
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
 from acp_conformance.model import ModelServer
@@ -36,7 +36,7 @@ __all__ = ["CheckResult", "ScenarioResult", "Settings", "run"]
 
 CAPTURE = re.compile(r"\$\{(\w+)\}")
 TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS}
-NOTE_KINDS = {**checks.ON_NOTES, **session_checks.ON_NOTES}
+NOTE_KINDS = {**note_checks.ON_NOTES, **session_checks.ON_NOTES}
 RESPONSE_KINDS = {**checks.ON_RESPONSE, **session_checks.ON_RESPONSE}
 WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far
 

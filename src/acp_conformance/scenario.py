@@ -33,7 +33,7 @@
 An await step may also keep what its notifications said for a later step:
 `"capture_from": {"live": "message_ids", "option": "mode_option"}` (session_checks.py).
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py, turn_checks.py, tool_checks.py and session_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
+checks.py, note_checks.py, turn_checks.py, tool_checks.py and session_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
 advertised that (a value there, not empty); with `"needs": "<client method>"` unless the agent
 sent that request in the turn. `${cwd}` is the scenario's workspace (an absolute path),
 `${tmp}` the directory around it (outside the workspace); both also in the model's script.
