@@ -3,7 +3,7 @@ the commands bash runs, by recursive descent. What it does not read is Unprovabl
 
     sequence  := newline* and_or ((';' | newline) newline* and_or)* [';' | newline]*
     and_or    := pipeline (('&&' | '||') newline* pipeline)*
-    pipeline  := ['!'] ['time' ['-p']] command ('|' newline* command)*
+    pipeline  := ('!' | 'time' ['-p'] ['--'])* command ('|' newline* command)*
     command   := simple | compound redirect*
     simple    := (word | redirect)+
     compound  := '(' sequence ')' | '{' sequence '}'
@@ -16,7 +16,10 @@ the commands bash runs, by recursive descent. What it does not read is Unprovabl
 
 Reserved words are read where bash reads them: unquoted, where a command starts (and `in`, `do`
 after `for`, `esac` where a pattern starts). Others at a command's start (`select`,
-`function`, `coproc`, `[[`) are Unprovable.
+`function`, `coproc`, `[[`) are Unprovable. After `time`, bash takes an unquoted `-p` right
+after it, then an unquoted `--` right after either, as its own; any other word (a second `-p`,
+`-x`, a quoted `--`) is the command's name, and a name that starts with `-` is Unprovable
+(command_proof/simple_commands.py).
 """
 
 from __future__ import annotations
@@ -174,6 +177,8 @@ class _Parser:
             timed = self._reserved("time")
             self.i += 1
             if timed and self._reserved("-p"):
+                self.i += 1
+            if timed and self._reserved("--"):  # after `time` or `time -p` only
                 self.i += 1
         pipeline = Pipeline([self._command()])
         while self._op("|"):

@@ -25,14 +25,17 @@ Invariants:
   `tee` and `find -fprint` write; a redirection to a path known only when it runs is Unprovable.
 - A variable is read only where its value is one the line gave it on every way there, or one of
   READABLE: `defined` below is the set of names surely set at that point.
+- A path is judged from every place the shell may be in when it is opened, on every way there:
+  the branches of an `if` or `case` are each walked from the state before them and joined after;
+  a loop's body is walked until what it changes reaches a fixed point (`_repeated`), so a `cd`
+  or a program late in the body counts for the paths early in it, as bash's next pass sees them.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from reasonix_acp.command_proof.lexer import Redirect, Unprovable, Word
 from reasonix_acp.command_proof.names import NAME, READABLE, may_set, why_not_read, why_not_set
@@ -49,11 +52,18 @@ from reasonix_acp.command_proof.parser import (
     Sequence,
     parse_line,
 )
-from reasonix_acp.command_proof.simple_commands import FREE, Proof, simple
+from reasonix_acp.command_proof.simple_commands import FREE, MAX_DIRS, Arg, Proof, simple
 
 __all__ = ["FREE", "STANDARD", "Proof", "Unprovable", "prove"]
 
 Names = frozenset[str]
+# What a walk of the line changes as it goes, for the paths after it: the directories the shell
+# may be in (Proof.dirs) and whether a program that may make a link ran (Proof.linked). It only
+# grows along a walk (a `cd` may fail, so it adds a place; a subshell's is dropped after it).
+State = tuple[frozenset[str] | None, bool]
+TOP: State = (None, True)  # any directory, a link made: no walk changes it
+WIDEN = 2  # walks of a loop's body that changed the state, before it is walked from TOP
+MAX_WALKS = 256  # walks of loop bodies in a line: past it, every loop is walked from TOP
 
 # The standard streams by their paths, and the descriptor each names.
 STANDARD = {
@@ -81,6 +91,7 @@ class _Prover:
 
     def __init__(self, proof: Proof) -> None:
         self.proof = proof
+        self.walks = 0  # of loop bodies
 
     def sequence(self, items: Sequence, defined: Names, moved: Names) -> Names:
         for item in items:
@@ -111,17 +122,6 @@ class _Prover:
                 proof.adrift += [path for path in opened if path is not None]
         return defined
 
-    @contextmanager
-    def _together(self) -> Iterator[None]:
-        """A loop: its turns follow each other, so when a program ran in it, every path it
-        opens may come after that program (in a later turn)."""
-        proof = self.proof
-        programs, writes, reads = proof.programs, len(proof.writes), len(proof.reads)
-        yield
-        if proof.programs > programs:
-            opened = proof.writes[writes:] + proof.reads[reads:]
-            proof.adrift += [path for path in opened if path is not None]
-
     def _subshell(self, run: Callable[[], object]) -> None:
         """Runs a part in a subshell: a `cd` there moves nothing after it."""
         dirs = self.proof.dirs
@@ -140,35 +140,87 @@ class _Prover:
         if isinstance(node, If):
             return self._if(node, defined, inner)
         if isinstance(node, Loop):
-            with self._together():
-                condition = self.sequence(node.condition, defined, inner)
-                self.sequence(node.body, condition, inner)
-            return condition
+            conditions: list[Names] = []  # what the condition surely set (it runs at least once)
+
+            def one_pass() -> None:
+                conditions.append(self.sequence(node.condition, defined, inner))
+                self.sequence(node.body, conditions[-1], inner)
+
+            self._repeated(one_pass)
+            return conditions[-1]
         if isinstance(node, For):
             if not NAME.match(node.name) or not may_set(node.name):
                 raise Unprovable(why_not_set(node.name))
             for word in node.words:
                 _reads(word, defined)
-            with self._together():
-                self.sequence(node.body, defined | {node.name}, inner)
+            self._repeated(lambda: self.sequence(node.body, defined | {node.name}, inner))
             return defined
         assert isinstance(node, Case)
+        return self._case(node, defined, inner)
+
+    def _state(self) -> State:
+        return self.proof.dirs, self.proof.linked
+
+    def _restore(self, state: State) -> None:
+        self.proof.dirs, self.proof.linked = state
+
+    def _repeated(self, one_pass: Callable[[], object]) -> None:
+        """A loop: bash runs its body again from where the previous pass left the shell, any
+        number of times (none, for a `for` over no words or a `while` whose condition fails).
+        The body is walked from the state before it, joined with the state after it, until the
+        two agree: the fixed point of what it changes (where the shell is, whether a program
+        that may make a link ran). What the earlier walks recorded is dropped: the last one,
+        from the largest state, covers theirs. After WIDEN walks that changed the state, or past
+        MAX_WALKS in the line (nested loops), the walk starts from TOP, which none changes. The
+        state after the loop is the fixed point."""
+        proof = self.proof
+        mark = (len(proof.commands), len(proof.writes), len(proof.reads), len(proof.adrift))
+        programs, entry, walk = proof.programs, self._state(), 0
+        while True:
+            self.walks += 1
+            if walk >= WIDEN or self.walks > MAX_WALKS:
+                entry = TOP
+            self._restore(entry)
+            one_pass()
+            after = _join(entry, self._state())
+            if after == entry:
+                self._restore(entry)
+                return
+            del proof.commands[mark[0] :], proof.writes[mark[1] :], proof.reads[mark[2] :]
+            del proof.adrift[mark[3] :]
+            proof.programs, entry, walk = programs, after, walk + 1
+
+    def _if(self, node: If, defined: Names, moved: Names) -> Names:
+        """One branch runs, after the conditions before it failed: each is walked from the
+        state its condition left, and the state after the `if` is their join."""
+        ends: list[Names] = []
+        states: list[State] = []
+        for condition, body in node.branches:
+            defined = self.sequence(condition, defined, moved)
+            tested = self._state()
+            ends.append(self.sequence(body, defined, moved))
+            states.append(self._state())
+            self._restore(tested)
+        otherwise = node.otherwise
+        ends.append(defined if otherwise is None else self.sequence(otherwise, defined, moved))
+        states.append(self._state())
+        self._restore(functools.reduce(_join, states))
+        return frozenset.intersection(*ends)
+
+    def _case(self, node: Case, defined: Names, moved: Names) -> Names:
+        """One branch runs, or none: each is walked from the state before the `case`, and the
+        state after it is their join."""
         _reads(node.subject, defined)
+        start = self._state()
+        states = [start]
         for patterns, body in node.branches:
             for word in patterns:
                 _reads(word, defined)
-            self.sequence(body, defined, inner)
+            self._restore(start)
+            self.sequence(body, defined, moved)
+            states.append(self._state())
+        self._restore(functools.reduce(_join, states))
         return defined
-
-    def _if(self, node: If, defined: Names, moved: Names) -> Names:
-        ends: list[Names] = []
-        for condition, body in node.branches:
-            defined = self.sequence(condition, defined, moved)
-            ends.append(self.sequence(body, defined, moved))
-        ends.append(
-            defined if node.otherwise is None else self.sequence(node.otherwise, defined, moved)
-        )
-        return frozenset.intersection(*ends)
 
     def _command(self, command: Command, defined: Names, moved: Names) -> Names:
         words = command.words
@@ -185,11 +237,7 @@ class _Prover:
             return defined | assigned  # assignments alone: they hold for the rest of the shell
         if rest[0].known and rest[0].value == "export":
             return defined | _export(rest[1:])
-        _test_words(rest)
-        argv = [
-            w.value if w.known or (i == 0 and w.raw == "[") else None for i, w in enumerate(rest)
-        ]
-        simple(self.proof, argv)
+        simple(self.proof, [_arg(word) for word in rest])
         return defined
 
     def _redirects(self, redirects: list[Redirect], defined: Names, moved: Names) -> Names:
@@ -207,6 +255,12 @@ class _Prover:
                     self.proof.opened(path, write=redirect.op != "<")
             moved = moved | _fds(redirect)
         return moved
+
+
+def _join(a: State, b: State) -> State:
+    """The state after one of two ways the shell may have gone."""
+    dirs = None if a[0] is None or b[0] is None else a[0] | b[0]
+    return (dirs if dirs is None or len(dirs) <= MAX_DIRS else None), a[1] or b[1]
 
 
 def _fds(redirect: Redirect) -> set[str]:
@@ -257,22 +311,7 @@ def _export(words: list[Word]) -> Names:
     return frozenset(names)
 
 
-def _test_words(words: list[Word]) -> None:
-    """`test -v NAME` (and `printf -v NAME`) evaluates NAME's subscript, running what it holds:
-    no literal `-v`, and a word known only when it runs must not be able to become the `-v`
-    before a literal subscript, or a `-v` and a subscript itself."""
-    name, args = words[0], words[1:]
-    command = name.value if name.known or name.raw == "[" else ""
-    if command not in ("test", "[", "printf"):
-        return
-    if command == "printf":
-        if args and (not args[0].known or args[0].value.startswith("-v")):
-            raise Unprovable("`printf -v` evaluates a variable name")
-        return
-    literal = [w.value for w in args if w.known]
-    unknown = [w for w in args if not w.known]
-    if any(v.startswith(("-v", "-R")) for v in literal) or (
-        unknown
-        and (len(unknown) > 1 or unknown[0].split or unknown[0].pattern or "[" in "".join(literal))
-    ):
-        raise Unprovable(f"`{command} -v` evaluates a variable name")
+def _arg(word: Word) -> Arg:
+    """A word as `simple` reads it. A lone `[` is a pattern that matches only `[`: known."""
+    value = word.value if word.known or word.raw == "[" else None
+    return Arg(value, one=not (word.split or word.pattern))

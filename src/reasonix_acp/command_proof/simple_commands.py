@@ -3,7 +3,20 @@ it runs in its turn (`env x`, `xargs x`, `find -exec x`), the files it is told t
 `find -fprint`); Unprovable where that is not read completely.
 
 Invariants:
-- An argument is None where its value is known only when it runs (a pattern, a variable).
+- Every rule keyed on a command's name is applied in `simple`, the one function that reads a
+  command standing alone (or after `time`, `!`) and a command a wrapper runs alike (`command x`,
+  `env x`, `nice x`, `xargs x`, `find -exec x` ..., nested to any depth): its name (known, not an
+  option), reserved words, shells and `eval`-likes, the builtins that change how the shell reads
+  what follows, the builtins that evaluate a variable name (`test -v`, `printf -v`), what it
+  writes, what it runs in turn, where `cd` leaves the shell, and which commands need no grant.
+  tests/tools/test_gate_rules.py runs every rule through every wrapper.
+- A wrapper that is a program (`env`, `nice`, `xargs`, `find`, `sudo` ...) runs the command it
+  names as a program found on PATH, never as the shell's builtin: `nice cd x` moves nothing and
+  `nice exit` runs a program called `exit`. Through such a wrapper a builtin name is a program,
+  never free, and unprovable unless it is also a standard program (PROGRAMS_TOO). `command x`
+  runs a builtin as the shell would.
+- An argument is None where its value is known only when it runs (a pattern, a variable, the
+  `{}` `find` replaces, the words `xargs` appends).
 - Shells and `eval`-like commands are Unprovable wherever they appear, wrapped ones too: what
   they run is text (a `-c` string, a script file) this reading does not hold, and the shell they
   start reads its environment (BASH_ENV, exported functions), which the line does not show.
@@ -20,10 +33,10 @@ from reasonix_acp.command_proof.words import (
     SHELLS,
     Simple,
     UnreadOption,
+    command_start,
     distinct_names,
-    find_runs,
+    find_actions,
     operands,
-    wrapped,
     wrapper,
 )
 
@@ -47,11 +60,27 @@ PLAIN_BUILTINS = frozenset({
     ":", "[", "break", "cd", "command", "continue", "echo", "exit", "false", "printf", "pwd",
     "test", "true", "type",
 })
+# Builtins that are standard programs too (coreutils): what a wrapper that is a program finds
+# on PATH under these names. Any other builtin's name run through such a wrapper is unprovable.
+PROGRAMS_TOO = frozenset({"[", "echo", "false", "printf", "pwd", "test", "true"})
 # fmt: on
 RUNS_TEXT = SHELLS | {"eval", "source", ".", "watch", "su", "runuser"}
 # Commands that run a command named after arguments whose shape is not read here.
 UNREAD_RUNNERS = frozenset({"chrt", "taskset", "nsenter", "unshare", "chroot", "systemd-run"})
 FREE = frozenset({"true", "false", ":", "break", "continue"})  # need no grant (nor `exit N`)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A word of a simple command as the proof knows it: its value, None where it is known only
+    when it runs; then `one` says whether it stays one word (a quoted variable, `find`'s `{}`),
+    or may become several or none (an unquoted variable, a pattern, what `xargs` appends)."""
+
+    value: str | None
+    one: bool = True
+
+
+MORE = Arg(None, one=False)  # the words `xargs` appends from its input
 
 
 @dataclass
@@ -110,49 +139,90 @@ class Proof:
 MAX_DIRS = 16
 
 
-def simple(proof: Proof, argv: list[str | None]) -> None:
-    """Adds the command `argv` and what it runs in its turn to `proof`."""
-    name = argv[0]
+def simple(proof: Proof, args: list[Arg], program: bool = False) -> None:
+    """Adds the command `args` and what it runs in its turn to `proof`. `program`: a wrapper
+    that is a program runs it (by its name on PATH, never as a builtin)."""
+    name = _name(args[0].value)
+    base = os.path.basename(name)
+    _refused(name, base, program)
+    _evaluates_no_name(base, args[1:])
+    builtin = name in BUILTINS and not program
+    argv = [arg.value for arg in args]
+    free = builtin and (name in FREE or (name == "exit" and all(_number(w) for w in argv[1:])))
+    proof.commands.append(Simple(tuple(argv), free=free))
+    _runs(proof, base, args[1:])
+    if not builtin:  # a program (a path to one too: `/bin/echo`)
+        proof.linked = True
+        proof.programs += 1
+    elif name == "cd":
+        proof.cd(argv[1:])
+
+
+def _name(name: str | None) -> str:
     if name is None or name == "" or (name != "[" and any(c in name for c in "*?[]{}=~")):
         raise Unprovable(f"a command name known only when it runs: {name or '(empty)'}")
-    base = os.path.basename(name)
+    if name.startswith("-"):  # what `time` or a wrapper would have read as its option
+        raise Unprovable(f"a command name that starts with `-`: {name}")
+    return name
+
+
+def _refused(name: str, base: str, program: bool) -> None:
     if name in RESERVED:
         raise Unprovable(f"the reserved word `{name}`")
     if base in RUNS_TEXT:
         raise Unprovable(f"`{base}` runs text as commands")
-    if name in BUILTINS and name not in PLAIN_BUILTINS:
+    if name in BUILTINS and not program and name not in PLAIN_BUILTINS:
         raise Unprovable(f"the builtin `{name}` changes how the shell reads what follows")
-    proof.commands.append(Simple(tuple(argv)))
-    _runs(proof, base, argv[1:])
-    if name not in PLAIN_BUILTINS:  # a program (a path to one too: `/bin/echo`)
-        proof.linked = True
-        proof.programs += 1
-    if base == "cd":
-        proof.cd(argv[1:])
+    if name in BUILTINS and program and name not in PROGRAMS_TOO:
+        raise Unprovable(f"`{name}` run by a wrapper is a program of that name, not the builtin")
 
 
-def _runs(proof: Proof, base: str, rest: list[str | None]) -> None:
+def _number(word: str | None) -> bool:
+    return word is not None and word.isdigit()
+
+
+def _evaluates_no_name(base: str, args: list[Arg]) -> None:
+    """`test -v NAME` (and `printf -v NAME`) evaluates NAME's subscript, running what it holds:
+    no literal `-v`, and a word known only when it runs must not be able to become the `-v`
+    before a literal subscript, or a `-v` and a subscript itself. (Through a wrapper that is a
+    program these are coreutils' `test` and `printf`, which evaluate nothing: refused alike.)"""
+    if base not in ("test", "[", "printf"):
+        return
+    if base == "printf":
+        if args and (args[0].value is None or args[0].value.startswith("-v")):
+            raise Unprovable("`printf -v` evaluates a variable name")
+        return
+    literal = [arg.value for arg in args if arg.value is not None]
+    unknown = [arg for arg in args if arg.value is None]
+    if any(v.startswith(("-v", "-R")) for v in literal) or (
+        unknown and (len(unknown) > 1 or not unknown[0].one or "[" in "".join(literal))
+    ):
+        raise Unprovable(f"`{base} -v` evaluates a variable name")
+
+
+def _runs(proof: Proof, base: str, rest: list[Arg]) -> None:
     """What a command runs in its turn, and the files it is told to write."""
+    values = [arg.value for arg in rest]
     if base == "tee":
-        for path in operands(rest):
+        for path in operands(values):
             proof.opened(path)
     elif base == "find":
-        _find(proof, rest)
+        _find(proof, values)
     elif base == "git":
-        _git(rest)
+        _git(values)
     elif base in UNREAD_RUNNERS:
         raise Unprovable(f"`{base}` runs a command its arguments name, not read here")
     elif wrapper(base):
         if base == "env":
-            _env(proof, rest)
+            _env(proof, values)
         try:
-            inner = wrapped(base, rest)
+            inner = rest[command_start(base, values) :]
         except UnreadOption as exc:
             raise Unprovable(str(exc)) from None
-        if not inner and base == "xargs":
-            inner = ["echo"]  # what xargs runs when it is given no command
-        if inner:
-            simple(proof, inner)
+        if base == "xargs":  # `echo` when it names none, with the words it reads appended
+            inner = [*(inner or [Arg("echo")]), MORE]
+        if inner:  # `command` runs a builtin as the shell would; the others are programs
+            simple(proof, inner, program=base != "command")
 
 
 def _env(proof: Proof, rest: list[str | None]) -> None:
@@ -170,11 +240,12 @@ def _env(proof: Proof, rest: list[str | None]) -> None:
 def _find(proof: Proof, rest: list[str | None]) -> None:
     if None in rest:  # a pattern or brace word can expand to `-exec`, `-delete`, `-fprint`...
         raise Unprovable("`find` has a word known only when it runs, which may be an action")
-    runs, writes = find_runs(rest)
-    for argv in runs:
-        simple(proof, argv)
-    for path in writes:
-        proof.opened(path)
+    runs, written = find_actions(rest)
+    for span in runs:  # `{}` (in a word too) is each path found, known only when it runs
+        argv = rest[span[0] : span[1]] if span else ["rm"]
+        simple(proof, [Arg(None if "{}" in (w or "") else w) for w in argv], program=True)
+    for k in written:
+        proof.opened(rest[k])
 
 
 def _git(rest: list[str | None]) -> None:

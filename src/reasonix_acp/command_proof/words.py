@@ -68,9 +68,12 @@ _POSITIONAL_FIRST = {"timeout": 1, "flock": 1}  # a duration / lock file before 
 
 @dataclass(frozen=True)
 class Simple:
-    """One simple command of a line: its words, None where a word is known only at run time."""
+    """One simple command of a line: its words, None where a word is known only at run time;
+    `free` where it needs no grant (a builtin that runs nothing: `true`, `:`, `exit N` ...,
+    decided by the proof, command_proof/simple_commands.py)."""
 
     argv: tuple[str | None, ...]
+    free: bool = False
 
     @property
     def name(self) -> str | None:
@@ -98,8 +101,13 @@ def operands(rest: list[str | None]) -> list[str | None]:
 def wrapped(base: str, rest: list[str | None]) -> list[str | None]:
     """The command a wrapper runs, with its arguments ([] when it runs none). Raises
     UnreadOption when its options are not read completely (Options)."""
+    return list(rest[command_start(base, rest) :])
+
+
+def command_start(base: str, rest: list[str | None]) -> int:
+    """Where in the wrapper's arguments `rest` the command it runs starts (`len(rest)` when it
+    runs none). Raises UnreadOption when its options are not read completely (Options)."""
     options = _WRAPPERS[base]
-    positional = _POSITIONAL_FIRST.get(base, 0)
     i = 0
     while i < len(rest):
         word = rest[i]
@@ -118,8 +126,7 @@ def wrapped(base: str, rest: list[str | None]) -> list[str | None]:
             i += _cluster(base, options, word)
         else:
             break
-    i += positional
-    return list(rest[i:])
+    return min(i + _POSITIONAL_FIRST.get(base, 0), len(rest))
 
 
 def _long(base: str, options: Options, word: str) -> int:
@@ -167,8 +174,16 @@ def distinct_names(commands: list[Simple]) -> list[str]:
 def find_runs(rest: list[str | None]) -> tuple[list[list[str | None]], list[str | None]]:
     """What `find` with these arguments runs (`-exec` and the like; `-delete` as `rm`, the
     removal it is) and the files it writes (`-fprint` and the like)."""
-    runs: list[list[str | None]] = []
-    writes: list[str | None] = []
+    spans, written = find_actions(rest)
+    runs: list[list[str | None]] = [list(rest[s[0] : s[1]]) if s else ["rm"] for s in spans]
+    return runs, [rest[k] for k in written]
+
+
+def find_actions(rest: list[str | None]) -> tuple[list[tuple[int, int] | None], list[int]]:
+    """Where in `find`'s arguments the commands it runs are (`rest[i:j]` for each (i, j); None
+    for `-delete`, which removes as `rm` does), and the indices of the files it writes."""
+    runs: list[tuple[int, int] | None] = []
+    written: list[int] = []
     i = 0
     while i < len(rest):
         if rest[i] in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -176,11 +191,11 @@ def find_runs(rest: list[str | None]) -> tuple[list[list[str | None]], list[str 
             while j < len(rest) and rest[j] not in (";", "+"):
                 j += 1
             if j > i + 1:
-                runs.append(rest[i + 1 : j])
+                runs.append((i + 1, j))
             i = j
         elif rest[i] in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(rest):
-            writes.append(rest[i + 1])
+            written.append(i + 1)
         elif rest[i] == "-delete":
-            runs.append(["rm"])
+            runs.append(None)
         i += 1
-    return runs, writes
+    return runs, written

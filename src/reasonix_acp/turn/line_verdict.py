@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from reasonix_acp.command_proof.command_line import CommandLine
 from reasonix_acp.command_proof.kernel_paths import KNOWN, through_kernel
-from reasonix_acp.command_proof.proof import FREE, Proof
-from reasonix_acp.command_proof.words import Simple
+from reasonix_acp.command_proof.proof import Proof
 from reasonix_acp.config.web import WebSettings
 from reasonix_acp.tools.workspace import Workspace
 
@@ -93,15 +92,10 @@ def judge_line(
 
 
 def granted_names(proof: Proof) -> list[str]:
-    """The names a grant must cover: all but `true`, `false`, `:` and `exit N`."""
-    needed = {command.name for command in proof.commands if not _free(command)}
+    """The names a grant must cover: all but the builtins that run nothing (`true`, `:`,
+    `exit N` ...: `Simple.free`)."""
+    needed = {command.name for command in proof.commands if not command.free}
     return [name for name in proof.names if name in needed]
-
-
-def _free(command: Simple) -> bool:
-    if command.name == "exit":
-        return all(word is not None and word.isdigit() for word in command.argv[1:])
-    return command.name in FREE
 
 
 def _unchecked(line: CommandLine, rules: Rules) -> str:
