@@ -159,6 +159,8 @@ def simple(proof: Proof, args: list[Arg], program: bool = False) -> None:
 
 
 def _name(name: str | None) -> str:
+    if name in RESERVED:
+        raise Unprovable(f"the reserved word `{name}`")
     if name is None or name == "" or (name != "[" and any(c in name for c in "*?[]{}=~")):
         raise Unprovable(f"a command name known only when it runs: {name or '(empty)'}")
     if name.startswith("-"):  # what `time` or a wrapper would have read as its option
@@ -167,8 +169,6 @@ def _name(name: str | None) -> str:
 
 
 def _refused(name: str, base: str, program: bool) -> None:
-    if name in RESERVED:
-        raise Unprovable(f"the reserved word `{name}`")
     if base in RUNS_TEXT:
         raise Unprovable(f"`{base}` runs text as commands")
     if name in BUILTINS and not program and name not in PLAIN_BUILTINS:
@@ -221,6 +221,8 @@ def _runs(proof: Proof, base: str, rest: list[Arg]) -> None:
             raise Unprovable(str(exc)) from None
         if base == "xargs":  # `echo` when it names none, with the words it reads appended
             inner = [*(inner or [Arg("echo")]), MORE]
+        if base == "env" and not inner:
+            raise Unprovable("`env` with no command prints the environment, secrets too")
         if inner:  # `command` runs a builtin as the shell would; the others are programs
             simple(proof, inner, program=base != "command")
 

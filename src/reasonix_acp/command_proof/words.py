@@ -63,6 +63,7 @@ _WRAPPERS: dict[str, Options] = {
                 "--no-fork", "-w -E --timeout --conflict-exit-code", refused="-c --command"),
 }
 # fmt: on
+WRAPPERS = frozenset(_WRAPPERS)
 _POSITIONAL_FIRST = {"timeout": 1, "flock": 1}  # a duration / lock file before the command
 
 
