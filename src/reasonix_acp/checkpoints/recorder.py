@@ -9,6 +9,13 @@ digest before (None: it did not exist) and after.
 What cannot be kept is named, never silently skipped: a file over the size bound, one that
 may hold secrets (a deny rule's, `.env`, keys), past the session's byte budget, or more
 files than a checkpoint watches. Changes a command made outside the roots are not seen.
+
+Links (checkpoints/places.py): a file is read from `/` down without following a link, so a
+checkpoint never reads a file elsewhere through one (a secret outside would land in the blob
+store). A link is not kept (its change is named, "a link"), nor is a file reached through one
+("reached through a link: <where>"), nor a file with other names ("a hard link": its bytes may
+be a file's outside the roots). Such a file's state is an UNKEPT one, so it is never a change
+a rewind acts on.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from reasonix_acp.checkpoints import places
 from reasonix_acp.checkpoints.blobs import Blobs
 from reasonix_acp.checkpoints.scan import TooMany, listed
 
@@ -62,16 +70,21 @@ class Recorder:
 
     def keep(self, path: str) -> None:
         """Before a write to `path`: its bytes now, unless kept already this turn."""
+        with places.Dirs() as dirs:
+            self._keep(dirs, path)
+
+    def _keep(self, dirs: places.Dirs, path: str) -> None:
         if path not in self.before:
-            self.before[path] = self._state(path)
+            self.before[path] = self._state(dirs, path)
 
     def snapshot(self) -> None:
         """Before the turn's first command: every watched file under the roots."""
         if self.scanned:
             return
         self.scanned = True
-        for path in self._watched():
-            self.keep(path)
+        with places.Dirs() as dirs:
+            for path in sorted(self._watched()):
+                self._keep(dirs, path)
 
     def finish(self) -> list[Change]:
         """The turn's changes, in path order (each kept file read again)."""
@@ -79,19 +92,20 @@ class Recorder:
         if self.scanned:
             paths.update(self._watched())
         changes = []
-        for path in sorted(paths):
-            before, mode = self.before.get(path, (None, None))
-            after, _ = self._state(path)
-            if before == after:
-                continue
-            unkept = next((s for s in (before, after) if s and s.startswith(UNKEPT)), None)
-            if unkept is not None:
-                self._untracked(f"{path}: changed, {unkept.partition('|')[2]}")
-                continue
-            if before is not None and not self.shadow.blobs.has(before):
-                self._untracked(f"{path}: its earlier bytes are gone")
-                continue
-            changes.append(Change(path, before, after, mode))
+        with places.Dirs() as dirs:
+            for path in sorted(paths):
+                before, mode = self.before.get(path, (None, None))
+                after, _ = self._state(dirs, path)
+                if before == after:
+                    continue
+                unkept = next((s for s in (before, after) if s and s.startswith(UNKEPT)), None)
+                if unkept is not None:
+                    self._untracked(f"{path}: changed, {unkept.partition('|')[2]}")
+                    continue
+                if before is not None and not self.shadow.blobs.has(before):
+                    self._untracked(f"{path}: its earlier bytes are gone")
+                    continue
+                changes.append(Change(path, before, after, mode))
         return changes
 
     def _watched(self) -> list[str]:
@@ -104,40 +118,51 @@ class Recorder:
                 return found
         return found
 
-    def _state(self, path: str) -> tuple[str | None, int | None]:
+    def _state(self, dirs: places.Dirs, path: str) -> tuple[str | None, int | None]:
         """(digest, mode) of the file now; (None, None) when absent; for one that cannot be
         kept, UNKEPT with its stat and why (a change to it is named by `finish`)."""
         try:
-            info = os.lstat(path)
-        except OSError:
+            info = places.lstat(dirs, path)
+        except OSError as exc:  # places.Linked: a link on the way
+            return f"{UNKEPT}|not kept ({exc.strerror or exc})", None
+        if info is None or stat.S_ISDIR(info.st_mode):
             return None, None
-        if not stat.S_ISREG(info.st_mode):
-            return (None, None) if stat.S_ISDIR(info.st_mode) else (f"{UNKEPT}|not a file", None)
         mode = stat.S_IMODE(info.st_mode)
         signature = (info.st_size, info.st_mtime_ns, info.st_ino)
-        why = self._unkeepable(path, info.st_size)
+        why = self._unkeepable(path, info)
         if why:
             return f"{UNKEPT}{signature}|{why}", mode
         cached = self.shadow.cache.get(path)
         if cached is not None and cached[0] == signature:
             return cached[1], mode
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_FILE + 1)
-        except OSError as exc:
+            info, data = places.read(dirs, path, MAX_FILE + 1)
+        except OSError as exc:  # gone, or a link swapped in since the stat
             return f"{UNKEPT}{signature}|not kept ({exc.strerror or exc})", mode
+        signature = (info.st_size, info.st_mtime_ns, info.st_ino)
+        why = self._unkeepable(path, info)  # what was opened, not what the stat saw
+        if not why and len(data) != info.st_size:
+            why = "not kept (it changed while it was read)"
+        if why:
+            return f"{UNKEPT}{signature}|{why}", mode
         digest, added = self.shadow.blobs.put(data)
         self.shadow.kept_bytes += len(data) if added else 0
         self.shadow.cache[path] = (signature, digest)
         return digest, mode
 
-    def _unkeepable(self, path: str, size: int) -> str | None:
+    def _unkeepable(self, path: str, info: os.stat_result) -> str | None:
+        if stat.S_ISLNK(info.st_mode):
+            return "not kept (a link)"
+        if not stat.S_ISREG(info.st_mode):
+            return "not a file"
+        if info.st_nlink > 1:
+            return "not kept (it has other names: a hard link)"
         name = os.path.basename(path)
         if self.denied(path) or any(fnmatch.fnmatch(name, p) for p in SECRET_NAMES):
             return "not kept (it may hold secrets)"
-        if size > MAX_FILE:
+        if info.st_size > MAX_FILE:
             return f"not kept (over {MAX_FILE // (1024 * 1024)} MB)"
-        if self.shadow.kept_bytes + size > SESSION_BYTES:
+        if self.shadow.kept_bytes + info.st_size > SESSION_BYTES:
             return f"not kept (the session's checkpoints hold {SESSION_BYTES // 2**20} MB)"
         return None
 

@@ -7,17 +7,26 @@ someone changed since is named and left as it is, unless the rewind is forced.
 
 `apply` is idempotent: it writes each file from its blob whatever the file holds now, through a
 temporary name and a rename, so running it again after an interruption finishes the job.
+
+Links (checkpoints/places.py): reading a file now, writing it back, its mode, the directories
+it needs and removing it never follow a link. A file reached through a link, or one that is a
+link now, is left as it is and named, forced or not, when planned (`plan`) and again when done
+(`apply`, which names the steps it could not do: the place became a link, a directory, or
+cannot be written), so a rewind finished after a crash keeps the same rule.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 from reasonix_acp import digests
+from reasonix_acp.checkpoints import places
 from reasonix_acp.checkpoints.blobs import Blobs
+
+OTHER = "-"  # what `current` says of a file that is not a regular one (no digest is this)
+SKIPPED = (places.Refused, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
 @dataclass(frozen=True)
@@ -40,13 +49,22 @@ class Plan:
     left: list[dict[str, str]] = field(default_factory=list)
 
 
-def current(path: str) -> str | None:
-    """The digest of the file's bytes now; None when there is no file."""
-    try:
-        with open(path, "rb") as fh:
-            return digests.sha256_hex(fh.read())
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+def current(dirs: places.Dirs, path: str) -> str | None:
+    """The digest of the file's bytes now; None when there is no file (or a directory stands
+    there); OTHER for one that is not a regular file. Raises places.Linked."""
+    info = places.lstat(dirs, path)
+    if info is None or stat.S_ISDIR(info.st_mode):
         return None
+    if stat.S_ISLNK(info.st_mode):
+        raise places.Linked(path, path)
+    if not stat.S_ISREG(info.st_mode):
+        return OTHER
+    try:
+        return digests.sha256_hex(places.read(dirs, path)[1])
+    except FileNotFoundError:
+        return None
+    except places.NotRegular:  # swapped since the stat
+        return OTHER
 
 
 def plan(rows: list[tuple[int, str, str | None, str | None, int | None]], force: bool) -> Plan:
@@ -59,17 +77,29 @@ def plan(rows: list[tuple[int, str, str | None, str | None, int | None]], force:
         if path not in last or turn > last[path][0]:
             last[path] = (turn, after)
     result = Plan()
-    for path in sorted(first):
-        _, target, mode = first[path]
-        now = current(path)
-        if now == target:
-            continue
-        if now != last[path][1] and not force:
-            why = "changed since the rewound turns" if now is not None else "removed since"
-            result.left.append({"path": path, "reason": why})
-            continue
-        result.steps.append(Step(path, target, mode))
+    with places.Dirs() as dirs:
+        for path in sorted(first):
+            _, target, mode = first[path]
+            try:
+                now = current(dirs, path)
+            except SKIPPED as exc:
+                result.left.append({"path": path, "reason": reason(exc)})
+                continue
+            if now == target:
+                continue
+            if now != last[path][1] and not force:
+                why = "changed since the rewound turns" if now is not None else "removed since"
+                result.left.append({"path": path, "reason": why})
+                continue
+            result.steps.append(Step(path, target, mode))
     return result
+
+
+def reason(exc: OSError) -> str:
+    """Why a file was left, from what refused it."""
+    if isinstance(exc, places.Refused):
+        return exc.strerror or "reached through a link"
+    return f"cannot be put back ({exc.strerror or exc})"
 
 
 def missing(steps: list[Step], blobs: Blobs) -> list[str]:
@@ -77,23 +107,17 @@ def missing(steps: list[Step], blobs: Blobs) -> list[str]:
     return [s.path for s in steps if s.digest is not None and not blobs.has(s.digest)]
 
 
-def apply(steps: list[Step], blobs: Blobs) -> None:
-    for step in steps:
-        if step.digest is None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(step.path)
-            continue
-        data = blobs.read(step.digest)
-        os.makedirs(os.path.dirname(step.path), exist_ok=True)
-        tmp = f"{step.path}.reasonix-rewind-{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                if step.mode is not None:
-                    os.fchmod(fh.fileno(), step.mode)
-            os.replace(tmp, step.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+def apply(steps: list[Step], blobs: Blobs) -> list[dict[str, str]]:
+    """Do the steps; → those left undone, each with why (its place is reached through a link
+    or is one, or is not a file's to write). Other failures raise: run it again to finish."""
+    left = []
+    with places.Dirs() as dirs:
+        for step in steps:
+            try:
+                if step.digest is None:
+                    places.remove(dirs, step.path)
+                else:
+                    places.write(dirs, step.path, blobs.read(step.digest), step.mode)
+            except SKIPPED as exc:
+                left.append({"path": step.path, "reason": reason(exc)})
+    return left

@@ -16,11 +16,15 @@ Rules:
 - All or nothing across a crash: the rewind's plan is stored before its first file is touched;
   the files and the transcript's cut follow, and one commit ends it. A process lost in between
   leaves the plan, and the next opening of the session finishes it (`recover`).
+- No link is followed (checkpoints/places.py): a file reached through one, or that is one now,
+  is left and named (`left`), when planned and again when put back; a rewind finished at the
+  next opening names those it left in the log, as no one awaits its answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from reasonix_acp.checkpoints import restore
@@ -33,6 +37,7 @@ from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 
 METHOD = "_reasonix.io/session/rewind"
+log = logging.getLogger("reasonix_acp.session.rewind")
 
 
 class Rewinds:
@@ -85,16 +90,18 @@ class Rewinds:
             "steps": [s.body() for s in steps],
         }
         self.sessions.store_call(METHOD, lambda: self.rows.begin_rewind(sid, plan))
-        await asyncio.to_thread(_finish, self.rows, self.blobs, sid, plan)
+        undone = await asyncio.to_thread(_finish, self.rows, self.blobs, sid, plan)
         self._continue(session)
         untracked = [n for t, body in points if t >= turn for n in body.get("untracked") or []]
+        skipped = {u["path"] for u in undone}
+        done = [s for s in steps if s.path not in skipped]
         return {
             "sessionId": sid,
             "keptAs": plan["keptAs"],
             "prompts": prompts,
-            "restored": [s.path for s in steps if s.digest is not None],
-            "removed": [s.path for s in steps if s.digest is None],
-            "left": left,
+            "restored": [s.path for s in done if s.digest is not None],
+            "removed": [s.path for s in done if s.digest is None],
+            "left": sorted(left + undone, key=lambda u: u["path"]),
             "untracked": untracked,
         }
 
@@ -113,12 +120,19 @@ class Rewinds:
         plan = self.rows.pending_rewind(session_id)
         if plan is None:
             return False
-        _finish(self.rows, self.blobs, session_id, plan)
+        for left in _finish(self.rows, self.blobs, session_id, plan):
+            log.warning(
+                "session %s: the rewind left %s (%s)", session_id, left["path"], left["reason"]
+            )
         return True
 
 
-def _finish(rows: CheckpointRows, blobs: Blobs, session_id: str, plan: dict[str, Any]) -> None:
-    """The files put back, then the transcript cut: safe to run again from the start."""
+def _finish(
+    rows: CheckpointRows, blobs: Blobs, session_id: str, plan: dict[str, Any]
+) -> list[dict[str, str]]:
+    """The files put back, then the transcript cut: safe to run again from the start; → the
+    steps left undone, each with why."""
     steps = [restore.Step(s["path"], s["digest"], s["mode"]) for s in plan["steps"]]
-    restore.apply(steps, blobs)
+    left = restore.apply(steps, blobs)
     rows.end_rewind(session_id, plan)
+    return left
