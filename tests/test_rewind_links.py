@@ -7,6 +7,7 @@ land in the blob store); each such file is named, in the rewind's `left` or its 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import shutil
 import stat
@@ -356,3 +357,38 @@ def test_a_directory_swapped_after_it_was_opened_is_not_followed(tmp_path: Path)
     assert list(outside.iterdir()) == []
     assert (tmp_path / "aside/two.txt").read_bytes() == b"two\n"
     assert (tmp_path / "aside/two.txt").stat().st_mode & 0o777 == 0o640
+
+
+def test_the_blob_store_never_follows_a_link(tmp_path: Path) -> None:
+    """Links put in the blob store (it is in the workspace when the workspace holds the data
+    directory): a blob is never written through one (the file is named as not kept), and
+    deleting a session prunes nothing through one."""
+    outside, old = tmp_path / "outside", time.time() - 3 * 24 * 3600
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd, data = Path(c.scenario.vars["CWD"]), Path(c.scenario.vars["DATA"])
+        (cwd / "a.txt").write_text("one\n")
+        (outside / "dir").mkdir(parents=True)
+        (outside / "old.txt").write_text("the user's\n")
+        os.utime(outside / "old.txt", (old, old))
+        digest = hashlib.sha256(b"one\n").hexdigest()
+        (data / "blobs").mkdir(parents=True)
+        os.symlink(outside, data / "blobs" / digest[:2])
+        os.symlink(outside / "dir", data / "blobs" / ("ab" if digest[:2] != "ab" else "cd"))
+        sid = full(c)
+        turn(server, ("write", {"path": "a.txt", "content": "two\n"}))
+        ended(c, sid, "change it")
+        assert sorted(p.name for p in outside.rglob("*")) == ["dir", "old.txt"]
+        done = c.result(REWIND, {"sessionId": sid})
+        assert done["untracked"] == [
+            f"{cwd / 'a.txt'}: changed, not kept (checkpoint blobs: {digest[:2]} is not a "
+            "directory of its own)"
+        ]
+        assert (cwd / "a.txt").read_text() == "two\n"
+        (outside / "dir" / ("f" * 62)).write_text("also the user's\n")
+        os.utime(outside / "dir" / ("f" * 62), (old, old))
+        c.result("session/delete", {"sessionId": sid})
+        c.result("session/delete", {"sessionId": done["keptAs"]})
+        assert (outside / "old.txt").read_text() == "the user's\n"
+        assert (outside / "dir" / ("f" * 62)).read_text() == "also the user's\n"
+        assert c.close() == 0

@@ -9,21 +9,30 @@ Invariants:
   snapshot refers to blobs it has not recorded yet; they are that recent). `discard` removes
   named blobs (a deleted session's) at once unless touched in the last minute: `put` touches a
   blob it finds, so one a turn elsewhere has just taken up again stays.
+- Below the store's directory no link is followed: `blobs`, its sub-directories and the blobs
+  are opened, made, touched and removed by name relative to their directory's descriptor with
+  O_NOFOLLOW (a workspace may hold the store: a link put there never leads a write, a read or a
+  removal elsewhere). Only regular files with a blob's name (or a temporary one's) are removed.
+- A digest is 64 lowercase hex digits; anything else is refused with ValueError naming it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from reasonix_acp import digests
-from reasonix_acp.sqlite import private_dir
 
 GRACE_SECONDS = 24 * 3600
 FRESH_SECONDS = 60
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+DIGEST = re.compile(r"[0-9a-f]{64}")
+LEFTOVER = re.compile(r"\.[0-9a-f]{62}\.\d+\.tmp")  # a temporary name a lost process left
 
 
 class Blobs:
@@ -31,36 +40,48 @@ class Blobs:
         self.directory = directory
 
     def path(self, digest: str) -> Path:
-        return self.directory / digest[:2] / digest[2:]
+        return self.directory / _checked(digest)[:2] / digest[2:]
 
     def has(self, digest: str) -> bool:
-        return self.path(digest).is_file()
+        with self._sub(digest, create=False) as sub:
+            return sub is not None and _regular(sub, digest[2:]) is not None
 
     def put(self, data: bytes) -> tuple[str, bool]:
         """Keep `data`; → its digest, and whether it was new."""
         digest = digests.sha256_hex(data)
-        target = self.path(digest)
-        if target.is_file():
-            with contextlib.suppress(OSError):
-                os.utime(target)  # in use again: not pruned for another day
-            return digest, False
-        private_dir(target.parent)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        name = digest[2:]
+        with self._sub(digest, create=True) as sub:
+            assert sub is not None
+            if _regular(sub, name) is not None:
+                with contextlib.suppress(OSError):  # in use again: not pruned for another day
+                    os.utime(name, dir_fd=sub, follow_symlinks=False)
+                return digest, False
+            tmp = f".{name}.{os.getpid()}.tmp"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=sub)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(tmp, flags, 0o600, dir_fd=sub)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, name, src_dir_fd=sub, dst_dir_fd=sub)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=sub)
+                raise
         return digest, True
 
     def read(self, digest: str) -> bytes:
-        data = self.path(digest).read_bytes()
+        with self._sub(digest, create=False) as sub:
+            if sub is None:
+                raise FileNotFoundError(f"checkpoint blob {digest[:12]} is gone")
+            fd = os.open(digest[2:], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=sub)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise OSError(f"checkpoint blob {digest[:12]} is not a file")
+                data = fh.read()
         if digests.sha256_hex(data) != digest:
             raise OSError(f"checkpoint blob {digest[:12]} is damaged")
         return data
@@ -70,26 +91,109 @@ class Blobs:
         cutoff = (now if now is not None else time.time()) - FRESH_SECONDS
         removed = 0
         for digest in digests:
-            blob = self.path(digest)
-            with contextlib.suppress(OSError):
-                if blob.stat().st_mtime < cutoff:
-                    blob.unlink()
-                    removed += 1
+            with self._sub(digest, create=False) as sub:
+                if sub is not None:
+                    removed += _remove_older(sub, digest[2:], cutoff)
         return removed
 
     def prune(self, referenced: Collection[str], now: float | None = None) -> int:
         """Remove blobs not in `referenced` untouched for GRACE_SECONDS; → how many."""
-        if not self.directory.is_dir():
-            return 0
         cutoff = (now if now is not None else time.time()) - GRACE_SECONDS
         removed = 0
-        for sub in self.directory.iterdir():
-            if not sub.is_dir() or len(sub.name) != 2:
-                continue
-            for blob in sub.iterdir():
-                digest = sub.name + blob.name
-                with contextlib.suppress(OSError):
-                    if digest not in referenced and blob.stat().st_mtime < cutoff:
-                        blob.unlink()
-                        removed += 1
+        with self._top(create=False) as top:
+            if top is None:
+                return 0
+            for sub_name in sorted(os.listdir(top)):
+                if re.fullmatch(r"[0-9a-f]{2}", sub_name):
+                    with _opened(top, sub_name, create=False) as sub:
+                        if sub is not None:
+                            removed += _prune_in(sub, sub_name, referenced, cutoff)
         return removed
+
+    @contextlib.contextmanager
+    def _top(self, create: bool) -> Iterator[int | None]:
+        """The `blobs` directory's descriptor (None: there is none and `create` is false)."""
+        if create:
+            self.directory.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            store = os.open(self.directory.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            if create:
+                raise
+            yield None
+            return
+        try:
+            with _opened(store, self.directory.name, create) as top:
+                yield top
+        finally:
+            os.close(store)
+
+    @contextlib.contextmanager
+    def _sub(self, digest: str, create: bool) -> Iterator[int | None]:
+        """The descriptor of the directory `digest`'s blob is in (None: there is none)."""
+        _checked(digest)
+        with self._top(create) as top:
+            if top is None:
+                yield None
+                return
+            with _opened(top, digest[:2], create) as sub:
+                yield sub
+
+
+def _checked(digest: str) -> str:
+    if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+        raise ValueError(f"checkpoint blob: {digest!r} is not a SHA-256 digest")
+    return digest
+
+
+@contextlib.contextmanager
+def _opened(parent: int, name: str, create: bool) -> Iterator[int | None]:
+    """The private directory `name` in `parent`, never followed if it is a link (made 0700 when
+    `create`). Absent, a link or a file there: None, or OSError when `create`."""
+    if create:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o700, dir_fd=parent)
+    try:
+        fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        if create:  # a link or a file where the directory goes: nothing is kept through it
+            raise OSError(f"checkpoint blobs: {name} is not a directory of its own") from exc
+        yield None  # none of ours there
+        return
+    try:
+        if create and stat.S_IMODE(os.fstat(fd).st_mode) != 0o700:
+            with contextlib.suppress(PermissionError):
+                os.fchmod(fd, 0o700)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _prune_in(sub: int, prefix: str, referenced: Collection[str], cutoff: float) -> int:
+    """Prune one sub-directory: blobs not referenced, and temporary names left behind."""
+    removed = 0
+    for name in os.listdir(sub):
+        blob = DIGEST.fullmatch(prefix + name) is not None
+        if (blob and prefix + name not in referenced) or LEFTOVER.fullmatch(name):
+            removed += _remove_older(sub, name, cutoff)
+    return removed
+
+
+def _regular(parent: int, name: str) -> os.stat_result | None:
+    """The stat of the regular file `name` in `parent`, not followed; None for anything else."""
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _remove_older(parent: int, name: str, cutoff: float) -> int:
+    """Remove the regular file `name` in `parent` if untouched since `cutoff`; → 1 if removed."""
+    info = _regular(parent, name)
+    if info is None or info.st_mtime >= cutoff:
+        return 0
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=parent)
+        return 1
+    return 0

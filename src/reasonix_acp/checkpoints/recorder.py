@@ -14,8 +14,8 @@ Links (checkpoints/places.py): a file is read from `/` down without following a 
 checkpoint never reads a file elsewhere through one (a secret outside would land in the blob
 store). A link is not kept (its change is named, "a link"), nor is a file reached through one
 ("reached through a link: <where>"), nor a file with other names ("a hard link": its bytes may
-be a file's outside the roots). Such a file's state is an UNKEPT one, so it is never a change
-a rewind acts on.
+be a file's outside the roots), nor one the blob store refuses (a link in it). Such a file's
+state is an UNKEPT one, so it is never a change a rewind acts on.
 """
 
 from __future__ import annotations
@@ -145,7 +145,10 @@ class Recorder:
             why = "not kept (it changed while it was read)"
         if why:
             return f"{UNKEPT}{signature}|{why}", mode
-        digest, added = self.shadow.blobs.put(data)
+        try:
+            digest, added = self.shadow.blobs.put(data)
+        except OSError as exc:  # the blob store refused (a link in it) or failed: named
+            return f"{UNKEPT}{signature}|not kept ({exc.strerror or exc})", mode
         self.shadow.kept_bytes += len(data) if added else 0
         self.shadow.cache[path] = (signature, digest)
         return digest, mode
