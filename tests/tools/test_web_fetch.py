@@ -199,7 +199,8 @@ def test_private_addresses_are_refused_unless_listed_also_where_a_redirect_leads
     )
     # A name is asked for, then refused for the address it resolves to (loopback); an
     # address written in the URL is refused before anyone is asked (private).
-    assert [q["toolCall"]["title"] for q in questions] == [f"Fetch {away}"]
+    # (the title shows the URL as it is fetched: upgraded to HTTPS, the host not listed)
+    assert [q["toolCall"]["title"] for q in questions] == [f"Fetch {away.replace('http', 'https')}"]
     assert questions[0]["options"][1]["name"] == (
         "Allow web requests to localhost for this session"
     )
@@ -256,3 +257,72 @@ def test_a_url_with_a_key_or_credentials_is_never_sent(tmp_path: Path, server: i
 def test_plan_mode_reads_the_web(tmp_path: Path, server: int) -> None:
     (page,), questions = turn(tmp_path, [f"http://127.0.0.1:{server}/page"], mode="plan")
     assert questions == [] and page["status"] == "completed"
+
+
+def test_deny_judges_the_host_the_client_connects_to_however_the_url_spells_it(
+    tmp_path: Path, server: int
+) -> None:
+    """`allow = ["*"]` with a deny list: a host the client would read as a denied one, however
+    it is spelled (ideographic or full-width dots, upper case, a numeric form, IPv6), is
+    refused before anything is sent."""
+    spellings = [
+        "127\u30020\u30020\u30021",  # ideographic full stops: httpx reads 127.0.0.1
+        "127\uff0e0\uff0e0\uff0e1",  # full-width full stops
+        "127\uff610\uff610\uff611",  # halfwidth ideographic full stops
+        "LOCALHOST",
+        "2130706433",  # one number: getaddrinfo reads 127.0.0.1
+        "0x7f.1",
+        "127.1",
+        "[::ffff:127.0.0.1]",  # IPv4-mapped: the same socket
+        "localhost.",
+        "0.0.0.0",  # connects to this machine
+    ]
+    urls = [f"http://{host}:{server}/page" for host in spellings]
+    Handler.hits.clear()
+    calls, questions = turn(
+        tmp_path,
+        urls,
+        web='allow = ["*"]\ndeny = ["127.0.0.1", "localhost"]',
+        preset="danger-full-access",
+    )
+    assert questions == []
+    assert Handler.hits == []  # nothing reached the server
+    assert [c["status"] for c in calls] == ["failed"] * len(spellings)
+    denied = "{} is denied by [web] deny in config.toml"
+    texts = [text_of(c) for c in calls]
+    assert texts[:4] == [denied.format("127.0.0.1")] * 3 + [denied.format("localhost")]
+    number = (
+        "ends in a number but is not an IPv4 address written a.b.c.d (four decimal numbers): "
+        "the system may read it as another address"
+    )
+    assert texts[4:] == [
+        f"not fetched: the host '2130706433' {number}",
+        f"not fetched: the host '0x7f.1' {number}",
+        f"not fetched: the host '127.1' {number}",
+        "not fetched: the host '::ffff:127.0.0.1' is the IPv4 address 127.0.0.1 written as "
+        "IPv6: write 127.0.0.1",
+        "not fetched: the host 'localhost.' ends in a dot: write it without",
+        "not fetched: the host '0.0.0.0' is the unspecified address, which reaches this machine",
+    ]
+    # Patterns are put in the same spelling: these deny 127.0.0.1 and localhost too.
+    (tmp_path / "patterns").mkdir()
+    urls = [f"http://127.0.0.1:{server}/page", f"http://localhost:{server}/page"]
+    web = 'allow = ["*"]\ndeny = ["127\u30020\u30020\u30021", "LOCALHOST."]'
+    calls, _ = turn(tmp_path / "patterns", urls, web=web, preset="danger-full-access")
+    assert [text_of(c) for c in calls] == [denied.format("127.0.0.1"), denied.format("localhost")]
+    assert Handler.hits == []
+    # The question, the title and the grant name the host as the client connects to it.
+    (tmp_path / "asked").mkdir()
+    urls = [f"http://LOCAL\u0048OST:{server}/page", f"http://localhost:{server}/data.json"]
+    calls, questions = turn(tmp_path / "asked", urls, web="", answer="allow_always")
+    assert [q["toolCall"]["title"] for q in questions] == [f"Fetch https://localhost:{server}/page"]
+    assert questions[0]["options"][1]["name"] == "Allow web requests to localhost for this session"
+    assert [c["status"] for c in calls] == ["failed", "failed"]  # loopback, refused on connecting
+    (tmp_path / "idn").mkdir()
+    _, questions = turn(
+        tmp_path / "idn", ["http://B\u00fccher\u3002example/"], answer="reject_once"
+    )
+    assert [q["toolCall"]["title"] for q in questions] == ["Fetch https://xn--bcher-kva.example/"]
+    assert questions[0]["options"][1]["name"] == (
+        "Allow web requests to xn--bcher-kva.example for this session"
+    )

@@ -14,11 +14,22 @@ private, loopback or link-local address is fetched only when `allow` lists it: l
 how a user says "yes, this one on my network". `refusal` says why an address may not be
 reached: the web tools ask it of an address written in a URL before any question, and of every
 address a name resolves to when they connect (tools/web_guard.py).
+
+Hosts and patterns are compared in one spelling, the one the connection is made to
+(`unambiguous`): ASCII, lower case, an international name in its `xn--` form, an IPv6 address
+compressed. A host the system could read as another is never matched, it is refused: one that
+ends in a number but is not an IPv4 address written a.b.c.d (`2130706433`, `0x7f.1`, `127.1`:
+the system's resolver reads them as 127.0.0.1), an IPv4 address written as IPv6
+(`::ffff:127.0.0.1`), an unspecified address (it reaches this machine), a name ending in a dot,
+an IPv6 zone, and any character a host name does not hold (`%`, `\\`, a space). A pattern is put
+in the same spelling when the config is read (`münchen.de` becomes `xn--mnchen-3ya.de`,
+`[::1]` `::1`); one that no host could ever be spelled as is a config error naming it.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,7 +63,7 @@ class WebSettings:
             value = table.get(key, [])
             if not isinstance(value, list) or not all(isinstance(p, str) and p for p in value):
                 raise ValueError(f"[web] {key} must be a list of host names or patterns")
-            lists[key] = tuple(p.strip().lower().rstrip(".") for p in value)
+            lists[key] = tuple(_pattern(key, p) for p in value)
         url = table.get("search_url")
         if url is not None and (
             not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https")
@@ -65,8 +76,104 @@ class WebSettings:
 
 
 def _matches(host: str, patterns: tuple[str, ...]) -> bool:
-    name = host.lower().rstrip(".").strip("[]")
-    return any(fnmatch.fnmatchcase(name, pattern.strip("[]")) for pattern in patterns)
+    """Whether `host` (in the spelling `unambiguous` gives) matches one of `patterns`."""
+    return any(fnmatch.fnmatchcase(host, pattern) for pattern in patterns)
+
+
+NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")  # a label the resolver reads as part of an address
+DOTS = re.compile("[.\u3002\uff0e\uff61]")  # the full stops IDNA splits labels at
+
+
+def unambiguous(host: str) -> str:
+    """`host` (ASCII, as the HTTP client connects to it: httpx's `raw_host`) in the one spelling
+    it is judged in, when the system connects to exactly that host; ValueError says why not."""
+    # lazy: start-up (hosts are judged only by the web tools)
+    import ipaddress
+
+    if ":" in host:
+        if "%" in host:
+            raise ValueError(f"the host {host!r} names a network interface (an IPv6 zone)")
+        try:
+            ip6 = ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(f"the host {host!r} is not an IPv6 address") from None
+        if ip6.ipv4_mapped is not None:
+            raise ValueError(
+                f"the host {host!r} is the IPv4 address {ip6.ipv4_mapped} written as IPv6: "
+                f"write {ip6.ipv4_mapped}"
+            )
+        return _specified(ip6.compressed)
+    if host.endswith("."):
+        raise ValueError(f"the host {host!r} ends in a dot: write it without")
+    if not NAME.fullmatch(host):
+        odd = next((c for c in host if not NAME.fullmatch(c) and c != "."), None)
+        if odd is None:
+            raise ValueError(f"the host {host!r} has an empty label (a dot at its start or two)")
+        raise ValueError(f"the host {host!r} holds {odd!r}, which a host name does not")
+    if NUMBER.fullmatch(host.rsplit(".", 1)[-1]):
+        try:
+            ip4 = ipaddress.IPv4Address(host)
+        except ValueError:
+            raise ValueError(
+                f"the host {host!r} ends in a number but is not an IPv4 address written "
+                "a.b.c.d (four decimal numbers): the system may read it as another address"
+            ) from None
+        return _specified(str(ip4))
+    return host
+
+
+def _specified(address: str) -> str:
+    if address in ("0.0.0.0", "::"):
+        raise ValueError(
+            f"the host {address!r} is the unspecified address, which reaches this machine"
+        )
+    return address
+
+
+def _pattern(key: str, raw: str) -> str:
+    """A `[web] allow` or `deny` pattern in the spelling hosts are judged in; ValueError names
+    one no host could be spelled as."""
+    text = raw.strip().lower()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    if not text.isascii():
+        text = _ascii(key, raw, text)
+    text = text.rstrip(".")
+    try:
+        if "*" not in text:
+            return unambiguous(text) if text not in ("0.0.0.0", "::") else text
+        return "*".join(_part(part) for part in text.split("*"))
+    except ValueError as exc:
+        raise ValueError(f"[web] {key}: {raw!r} is not a host pattern: {exc}") from None
+
+
+def _part(part: str) -> str:
+    """A run of a pattern between `*`s: only characters a host (or an IPv6 address) holds."""
+    odd = next((c for c in part if not (NAME.fullmatch(c) or c in ".:")), None)
+    if odd is not None:
+        raise ValueError(f"{odd!r} is in no host name")
+    return part
+
+
+def _ascii(key: str, raw: str, text: str) -> str:
+    """An international pattern's `xn--` spelling, label by label (as httpx encodes a host);
+    a label holding `*` must be ASCII."""
+    # lazy: start-up (only a config with an international pattern needs IDNA)
+    import idna
+
+    labels = []
+    for label in DOTS.split(text):
+        if label.isascii():
+            labels.append(label)
+            continue
+        if "*" in label:
+            raise ValueError(f"[web] {key}: {raw!r}: a label with `*` must be ASCII")
+        try:
+            labels.append(idna.encode(label).decode("ascii"))
+        except idna.IDNAError as exc:
+            raise ValueError(f"[web] {key}: {raw!r} is not a host name: {exc}") from None
+    return ".".join(labels)
 
 
 def refusal(host: str, address: str) -> str | None:

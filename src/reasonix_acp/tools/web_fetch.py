@@ -9,6 +9,11 @@ guard (tools/web_guard.py). The body is read up to MAX_BYTES, the whole call bou
 dependencies, fast on large pages, links made absolute); text and JSON come as they are; any
 other type is refused with its type and size.
 
+The URL is read as the HTTP client reads it, and its host as the connection is made to it
+(tools/web_host.py): that host is what the permission gate's `[web]` rules, its question and a
+session's "always" see (`target`), what the call's title shows and what a redirect is compared
+by. A URL whose host could be read as another is refused before anyone is asked.
+
 What comes back is data, not instructions: the model gets it framed as untrusted content. A
 URL with credentials in it, or with a secret the agent knows (a key the model put there), is
 refused before anything is sent.
@@ -17,7 +22,6 @@ refused before anything is sent.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from reasonix_acp.config.web import WebSettings, refusal
 from reasonix_acp.redact import scrub_known
@@ -28,6 +32,7 @@ from reasonix_acp.tools.base import (
     function_schema,
     text_content,
 )
+from reasonix_acp.tools.web_host import Target, read_url
 
 if TYPE_CHECKING:
     from reasonix_acp.tools.web_guard import Page
@@ -40,24 +45,21 @@ UNTRUSTED = (
 )
 
 
-def checked_url(raw: Any, web: WebSettings) -> str:
-    """The URL to fetch: http(s) only, no credentials, no known secret, `http://` upgraded for
-    a host `[web] allow` does not list; ToolFailed says what is wrong."""
+def checked_url(raw: Any, web: WebSettings) -> Target:
+    """The URL to fetch and its host (tools/web_host.py): http(s) only, no credentials, no
+    known secret, a host read as the client connects to it, `http://` upgraded for a host
+    `[web] allow` does not list; ToolFailed says what is wrong."""
     if not isinstance(raw, str) or not raw.strip():
         raise ToolFailed("`url` must be a non-empty string")
     url = raw.strip()
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ToolFailed(f"only http:// and https:// URLs with a host are fetched, not {url!r}")
-    if parts.username is not None or parts.password is not None:
-        raise ToolFailed("a URL with credentials in it is not fetched")
     if scrub_known(url) != url:
         raise ToolFailed("the URL holds a secret this agent knows (a key): it is not sent")
-    if not web.allowed(parts.hostname) and (why := _literal_refusal(parts.hostname)):
+    target = read_url(url)
+    if web.allowed(target.host):
+        return target
+    if why := _literal_refusal(target.host):
         raise ToolFailed(f"not fetched: {why}")  # no question for what cannot be reached
-    if parts.scheme == "http" and not web.allowed(parts.hostname):
-        parts = parts._replace(scheme="https")
-    return urlunsplit(parts._replace(fragment=""))
+    return read_url(url, upgrade=True)
 
 
 def _literal_refusal(host: str) -> str | None:
@@ -67,10 +69,6 @@ def _literal_refusal(host: str) -> str | None:
         return refusal(host, host)
     except ValueError:
         return None
-
-
-def host_of(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
 
 
 def readable(page: Page) -> str:
@@ -130,21 +128,27 @@ class WebFetch:
         self.web = web
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Fetch {args.get('url', '')}"
+        """The URL as it is fetched (its host as the client connects to it), or as the model
+        wrote it when it is not fetched."""
+        try:
+            return f"Fetch {checked_url(args.get('url'), self.web).url}"
+        except ToolFailed:
+            return f"Fetch {args.get('url', '')}"
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return host_of(checked_url(args.get("url"), self.web))
+        return checked_url(args.get("url"), self.web).host
 
     def grant_scope(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return f"domain {self.target(args, ctx)}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        url = checked_url(args.get("url"), self.web)
+        target = checked_url(args.get("url"), self.web)
+        url = target.url
         # lazy: start-up (httpx loads with the first fetch, not with every session's tools)
         from reasonix_acp.tools.web_guard import AddressRefused, HTTPError, fetch
 
         try:
-            page = await fetch(url, self.web, host_of)
+            page = await fetch(target, self.web)
         except AddressRefused as exc:
             raise ToolFailed(f"not fetched: {exc}") from None
         except TimeoutError:

@@ -3,6 +3,9 @@ redirect leads to, is vetted where it is made, after DNS resolution, against the
 actually goes to.
 
 Invariants:
+- The host a connection is asked for is judged in the spelling config/web.py `unambiguous`
+  gives, the one the URL was judged in (tools/web_host.py); a host the system could read as
+  another is refused here too, whatever path led to it, and so is a host `[web] deny` names.
 - A host `[web] allow` lists is connected to as written (the user named it: a machine on their
   network, a local server).
 - Any other host is resolved here, and refused when any of its addresses is not global
@@ -18,16 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
 
-from reasonix_acp.config.web import WebSettings, refusal
+from reasonix_acp.config.web import WebSettings, refusal, unambiguous
 from reasonix_acp.tools.base import ToolFailed
+from reasonix_acp.tools.web_host import Target, read_url
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
@@ -43,8 +46,8 @@ class AddressRefused(Exception):
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend with every TCP connection vetted first."""
 
-    def __init__(self, listed: Callable[[str], bool]) -> None:
-        self.listed = listed
+    def __init__(self, web: WebSettings) -> None:
+        self.web = web
         self.inner = httpcore.AnyIOBackend()
 
     async def connect_tcp(
@@ -55,7 +58,13 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        if self.listed(host):
+        try:
+            judged = unambiguous(host)
+        except ValueError as exc:
+            raise AddressRefused(str(exc)) from None
+        if self.web.denied(judged):
+            raise AddressRefused(f"{judged} is denied by [web] deny in config.toml")
+        if self.web.allowed(judged):
             return await self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
         addresses = await _resolve(host, port)
         for address in addresses:
@@ -91,12 +100,12 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     so the connection pool it made is replaced by one like it on ours (a test checks the
     guard is the one connecting, tests/tools/test_web_fetch.py)."""
 
-    def __init__(self, listed: Callable[[str], bool]) -> None:
+    def __init__(self, web: WebSettings) -> None:
         super().__init__(trust_env=False)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(),
             max_connections=4,
-            network_backend=GuardedBackend(listed),
+            network_backend=GuardedBackend(web),
         )
 
 
@@ -112,12 +121,14 @@ class Page:
     cap: int = MAX_BYTES
 
 
-async def fetch(url: str, web: WebSettings, host_of: Callable[[str], str]) -> Page | str:
+async def fetch(target: Target, web: WebSettings) -> Page | str:
     """A GET through the guard: the page, or the target of a redirect to another host (a
-    str). Same-host redirects are followed (MAX_REDIRECTS); the body is read up to MAX_BYTES;
-    the whole of it bounded by `[web] fetch_seconds`."""
+    str). Same-host redirects are followed (MAX_REDIRECTS), the host compared as the client
+    connects to it; the body is read up to MAX_BYTES; the whole of it bounded by
+    `[web] fetch_seconds`."""
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
-    transport = GuardedTransport(web.allowed)
+    transport = GuardedTransport(web)
+    url = target.url
     async with httpx.AsyncClient(transport=transport, headers=headers) as client:
         async with asyncio.timeout(web.fetch_seconds):
             for _ in range(MAX_REDIRECTS + 1):
@@ -126,13 +137,26 @@ async def fetch(url: str, web: WebSettings, host_of: Callable[[str], str]) -> Pa
                         body, cut = await _read(response)
                         ctype = response.headers.get("content-type", "")
                         return Page(url, response.status_code, ctype, body, cut)
-                    target: str = urljoin(url, response.headers.get("location", ""))
-                if urlsplit(target).scheme not in ("http", "https"):
-                    raise ToolFailed(f"{url} redirects to {target!r}, which is not fetched")
-                if host_of(target) != host_of(url):
-                    return target
-                url = target
+                    location = response.headers.get("location", "")
+                    joined = _joined(url, location)
+                try:
+                    hop = read_url(joined, upgrade=not web.allowed(target.host))
+                except ToolFailed as exc:
+                    raise ToolFailed(
+                        f"{url} redirects to {location!r}, which is not fetched: {exc}"
+                    ) from None
+                if hop.host != target.host:
+                    return joined
+                url = hop.url
     raise ToolFailed(f"more than {MAX_REDIRECTS} redirects from {url}")
+
+
+def _joined(url: str, location: str) -> str:
+    """A redirect's target, resolved against the URL as httpx does."""
+    try:
+        return str(httpx.URL(url).join(location))
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise ToolFailed(f"{url} redirects to {location!r}, which cannot be read: {exc}") from None
 
 
 async def _read(response: httpx.Response) -> tuple[bytes, bool]:
