@@ -2,7 +2,9 @@
 text and JSON as they are, binaries refused by type, same-host redirects followed and another
 host's handed back, bodies cut at the cap, slow bodies bounded; private addresses refused
 unless [web] allow lists them (after DNS resolution, and where a redirect leads); each new
-domain asked once, [web] deny refused under every preset; a URL with a key in it never sent."""
+domain asked once, [web] deny refused under every preset, the host judged, asked about and shown
+as the client connects to it however the URL spells it (tests/tools/test_web_host.py compares
+the two for many spellings); a URL with a key in it never sent."""
 
 from __future__ import annotations
 

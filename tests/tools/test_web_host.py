@@ -292,3 +292,31 @@ def _announce() -> Iterator[None]:
 def test_generated_spellings_are_judged_where_the_client_connects(url: str, port: int) -> None:
     found = check(url.replace("{P}", str(port)))
     COUNTS["refused" if found.startswith("refused: ") else "judged"] += 1
+
+
+def test_patterns_are_read_in_the_spelling_hosts_are_judged_in() -> None:
+    web = WebSettings.parse(
+        {
+            "deny": ["127\u30020\u30020\u30021", " LOCALHOST. ", "[::1]", "B\u00fccher.example"],
+            "allow": ["*.M\u00fcnchen.de", "10.*", "*", "[0:0:0:0:0:0:0:2]", "0.0.0.0"],
+        }
+    )
+    assert web.deny == ("127.0.0.1", "localhost", "::1", "xn--bcher-kva.example")
+    assert web.allow == ("*.xn--mnchen-3ya.de", "10.*", "*", "::2", "0.0.0.0")
+    assert web.denied(judged("http://127\uff0e0\uff0e0\uff0e1/"))
+    assert web.denied(judged("http://b\u00fcCHER.example/"))
+    assert web.allowed(judged("http://www.m\u00fcnchen.de/"))
+    number = "ends in a number but is not an IPv4 address written a.b.c.d"
+    for pattern, why in [
+        ("127.1", f"the host '127.1' {number}"),
+        ("0x7f.0.0.1", f"the host '0x7f.0.0.1' {number}"),
+        ("[::ffff:127.0.0.1]", "the host '::ffff:127.0.0.1' is the IPv4 address 127.0.0.1"),
+        ("%31.example", "the host '%31.example' holds '%'"),
+        ("a b.example", "the host 'a b.example' holds ' '"),
+        ("*.ex%ample", "'%' is in no host name"),
+        ("*\u00fc.example", "a label with `*` must be ASCII"),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            WebSettings.parse({"deny": [pattern]})
+        assert str(caught.value).startswith(f"[web] deny: {pattern!r}"), caught.value
+        assert why in str(caught.value), caught.value
