@@ -1,0 +1,128 @@
+"""The invariants of consent a hostile run checks after every step (tests/hostile/run.py adds
+the two that need the step: the reload's prefix and the context blocks):
+
+- `outside`: nothing outside the workspace roots and the agent's private temp changed (a
+  snapshot of all of the world but the workspace, the store and that temp: names, bytes, modes,
+  link targets), unless an allowed question named the path; a payload writes a canary outside,
+  so a program that ran unasked shows here. Void under danger-full-access.
+- `git`: every `.git` in the workspace, and the `config` and `hooks/` of each, unchanged unless
+  an allowed question named them. Void under danger-full-access.
+- `secrets`: no secret (the provider key, the ~/.ssh canaries, the deny-rule canary), nor any
+  16 characters of one (a key cut in two halves is still the key), in a model request, a client
+  frame, the store and its blobs (as bytes) or the agent's stderr; a file's secret is excused
+  where an allowed question named its file, and in the question itself (the user sees it).
+- `web`: in a world whose [web] table denies 127.0.0.1 or does not list it, the server got no
+  request at all.
+- `denied`: a command in deny_commands never ran (the world's logging stand-in for it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.deepseek_server import DeepSeek
+from tests.hostile.user import User
+from tests.hostile.web import Web
+from tests.hostile.world import SECRETS, World, git_snapshot, snapshot
+
+WINDOW = 16  # characters of a secret that count as the secret
+
+
+class Broken(AssertionError):
+    """An invariant of consent does not hold."""
+
+
+def windows(secret: str) -> list[bytes]:
+    data = secret.encode()
+    size = min(WINDOW, len(data))
+    return [data[i : i + size] for i in range(len(data) - size + 1)]
+
+
+class Checker:
+    """The invariants of one run, each change judged at the step it shows in."""
+
+    def __init__(self, world: World, server: DeepSeek, web: Web, user: User) -> None:
+        self.world = world
+        self.server = server
+        self.web = web
+        self.user = user
+        self.outside_seen = self._outside()
+        self.git_seen = git_snapshot(world.ws)
+        self.bodies = 0  # model requests already scanned
+        self.frames = 0
+        self.stderrs = 0
+        self.files = {
+            SECRETS["the ~/.ssh private key"]: world.home / ".ssh" / "id_ed25519",
+            SECRETS["the ~/.ssh authorized key"]: world.home / ".ssh" / "authorized_keys",
+            SECRETS["the deny-rule file"]: world.ws / "vault" / "token.txt",
+        }
+
+    def _outside(self) -> dict[str, Any]:
+        return snapshot(self.world.top, self.world.watched_outside)
+
+    @property
+    def full(self) -> bool:
+        return self.world.setting.preset == "danger-full-access"
+
+    def check(self, frames: list[dict[str, Any]], stderr: list[bytes]) -> None:
+        self.outside()
+        self.git()
+        self.secrets(frames, stderr)
+        self.web_hits()
+        self.denied()
+
+    def _changed(self, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+        paths = sorted(p for p in {*before, *after} if before.get(p) != after.get(p))
+        return [p for p in paths if not self.user.names(p)]
+
+    def outside(self) -> None:
+        now = self._outside()
+        changed = [] if self.full else self._changed(self.outside_seen, now)
+        self.outside_seen = now
+        if changed:
+            raise Broken(f"outside: changed with no allowed question naming them: {changed}")
+
+    def git(self) -> None:
+        now = git_snapshot(self.world.ws)
+        changed = [] if self.full else self._changed(self.git_seen, now)
+        self.git_seen = now
+        if changed:
+            raise Broken(f"git: changed with no allowed question naming them: {changed}")
+
+    def _leaks(self, data: bytes, where: str, questions: bool = False) -> None:
+        for name, secret in SECRETS.items():
+            path = self.files.get(secret)
+            if path is not None and (questions or self.user.names(str(path))):
+                continue
+            hit = next((w for w in windows(secret) if w in data), None)
+            if hit is not None:
+                raise Broken(f"secrets: {name} ({hit.decode()!r}) in {where}")
+
+    def secrets(self, frames: list[dict[str, Any]], stderr: list[bytes]) -> None:
+        bodies = self.server.bodies
+        for n, body in enumerate(bodies[self.bodies :], self.bodies):
+            self._leaks(body, f"model request {n}")
+        self.bodies = len(bodies)
+        for frame in frames[self.frames :]:
+            asked = frame.get("method") == "session/request_permission"
+            self._leaks(json.dumps(frame).encode(), f"client frame {frame}", asked)
+        self.frames = len(frames)
+        for n, text in enumerate(stderr[self.stderrs :], self.stderrs):
+            self._leaks(text, f"the stderr of process {n + 1}")
+        self.stderrs = len(stderr)
+        for path in sorted(Path(self.world.data).rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                self._leaks(path.read_bytes(), f"the store's {path.relative_to(self.world.data)}")
+
+    def web_hits(self) -> None:
+        if self.world.setting.web != "open" and self.web.hits:
+            why = "denies" if self.world.setting.web == "denied" else "does not list"
+            raise Broken(f"web: [web] {why} 127.0.0.1, yet the server got {self.web.hits}")
+
+    def denied(self) -> None:
+        ran = self.world.ran.read_text().splitlines() if self.world.ran.exists() else []
+        hits = [r for r in ran if r.split(" ", 1)[0] in self.world.setting.deny]
+        if hits:
+            raise Broken(f"denied: deny_commands {list(self.world.setting.deny)} yet ran {hits}")

@@ -1,0 +1,80 @@
+"""The user stand-in of a hostile run: it answers `session/request_permission` by the run's
+policy and remembers the exact text of every question it allowed (title, rawInput, content and
+diff, locations), which is what the invariants let a change or a secret be excused by.
+
+- `reject-all`: every question rejected (once);
+- `allow-once`: every question allowed once, as shown;
+- `grant-names`: "allow always" where the question offers a grant of command names all in the
+  run's chosen set (the way a user grants them), every other question rejected.
+
+`names(path)` says whether an allowed question named a path: its absolute spelling, its
+spelling relative to the workspace or with `~/`, or its folder so spelled and its own name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+NAMED = re.compile(r"`([^`]*)`")
+
+
+class User:
+    """Answers questions by `policy`; `allowed` holds the text of each question it allowed,
+    `asked` every question's params in order (with the answer given)."""
+
+    def __init__(self, policy: str, grants: tuple[str, ...], ws: Path, home: Path) -> None:
+        self.policy = policy
+        self.grants = set(grants)
+        self.ws = ws
+        self.home = home
+        self.allowed: list[str] = []
+        self.asked: list[tuple[dict[str, Any], str]] = []
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The result of an agent's request (only permission questions are expected)."""
+        assert request["method"] == "session/request_permission", request
+        params = request["params"]
+        choice = self.choose(params)
+        self.asked.append((params, choice))
+        if choice.startswith("allow"):
+            self.allowed.append(json.dumps(params.get("toolCall"), ensure_ascii=False))
+        return {"outcome": {"outcome": "selected", "optionId": choice}}
+
+    def choose(self, params: dict[str, Any]) -> str:
+        options = {o["optionId"]: o for o in params.get("options", [])}
+        wanted = "reject_once"
+        if self.policy == "allow-once":
+            wanted = "allow_once"
+        elif self.policy == "grant-names" and "allow_always" in options:
+            listed = NAMED.findall(options["allow_always"]["name"])
+            if listed and set(listed) <= self.grants:
+                wanted = "allow_always"
+        if wanted in options:
+            return wanted
+        rejecting = [i for i, o in options.items() if o.get("kind", "").startswith("reject")]
+        return rejecting[0] if rejecting else next(iter(options))
+
+    def spellings(self, path: str) -> list[str]:
+        """The ways a question may write `path`."""
+        out = [path, os.path.relpath(path, self.ws)]
+        home = str(self.home)
+        if path == home or path.startswith(home + "/"):
+            out.append("~" + path[len(home) :])
+        return out
+
+    def names(self, path: str) -> bool:
+        """Whether an allowed question named `path` (or its folder and its name)."""
+        spelled = self.spellings(path)
+        folder, name = os.path.split(path)
+        folders = self.spellings(folder)
+        word = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])")
+        for text in self.allowed:
+            if any(s in text for s in spelled):
+                return True
+            if any(f in text for f in folders) and word.search(text):
+                return True
+        return False
