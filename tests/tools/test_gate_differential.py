@@ -4,9 +4,12 @@ starts traced (`strace -f -e trace=execve`, where ptrace is allowed) and every c
 finds on PATH a stand-in that logs itself. The programs started must be covered by the grants, and no file outside the
 workspace may change. Lines come from a grammar holding every construct the gate must see
 through (expansions, substitutions, assignments, arithmetic, aliases, traps, heredocs, nested
-shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace ...), and
+shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace ...),
 `edge_lines`: brace words as `find` actions, option clusters, descriptor files, `/proc/self`
-paths and `cd` before a path, with those commands granted.
+paths and `cd` before a path, with those commands granted, and `wrapped_lines`: wrappers (nested)
+around each command a rule is keyed on, loops whose bodies change the directory, variables and
+links before and after writes, and `time` with `-p` and `--`, with the wrappers granted (and
+`--`, which the gate once offered as a grant).
 
 Examples: GATE_EXAMPLES (2,000 unless set; `nox -s soak` runs more). The seed is printed;
 GATE_SEED=N replays it.
@@ -33,7 +36,7 @@ from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, judge_line
 
 EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "2000"))
-# GATE_ONLY=descriptor|brace|cluster|proc: only edge lines of that class (their known escapes).
+# GATE_ONLY=descriptor|brace|...: only edge lines of that class (their known escapes).
 ONLY = os.environ.get("GATE_ONLY", "")
 CLASSES = {
     "descriptor": [
@@ -51,6 +54,21 @@ CLASSES = {
         "ln -s ../outside lnk | tee lnk/made",
         "for d in a b; do echo X > lnk2/m; ln -s ../outside lnk2; done",
     ],
+    "wrapper": [
+        "command test -v 'a[$(touch P)]'",
+        "command printf -v 'a[$(touch P)]' x",
+        "command command test -v 'a[$(touch P)]'",
+        "time command test -v 'a[$(touch P)]'",
+        "! command -p printf -v 'a[$(touch P)]' x",
+    ],
+    "loop": [
+        "for i in 1 2; do echo X > F; cd link; done",
+        "for i in 1 2; do echo X > F; cd {base}/outside; done",
+        "for i in 1; do for j in 1 2; do echo X > F; cd link; done; done",
+        "until [ -e F2 ]; do echo X > F2; cd link; done",
+        "for i in 1 2; do echo X > F; if true; then cd link; fi; done",
+    ],
+    "time": ["time -- touch P", "time -p -- touch P", "! time -- touch P", "time -- ! touch P"],
 }
 SEED = int(os.environ.get("GATE_SEED", str(random.SystemRandom().randrange(1 << 32))))
 
@@ -71,8 +89,9 @@ NAMES += ["xargs", "find", "sh", "bash", "eval", "trap", "alias", "export", "cd"
 NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch", "grep"]
 # Commands whose stand-in runs the real program after logging itself: what they run in turn
 # (`find -exec`, `xargs`) is seen through the other stand-ins.
-NAMES += ["ln"]
-REAL = {n: p for n in ("find", "xargs", "ln") if (p := shutil.which(n)) is not None}
+NAMES += ["ln", "nice", "timeout", "nohup", "stdbuf"]
+RUNNERS = ("find", "xargs", "ln", "env", "nice", "timeout", "nohup", "stdbuf")
+REAL = {n: p for n in RUNNERS if (p := shutil.which(n)) is not None}
 HIDDEN = "touch P"  # the command a line hides, when it hides one
 
 
@@ -253,6 +272,72 @@ def everyday_lines(draw: st.DrawFn) -> str:
     return form.format(a=draw(assign), c=c, c1=c1, c2=c2, w=draw(st.sampled_from(["a", "$v"])))
 
 
+# The wrappers `wrapped_lines` puts around a command: the shell's (`command`, `time`, `!`) and
+# programs that run a program (`env`, `nice`, `xargs` ...), and two the language leaves out.
+WRAPPERS = [
+    "command", "command", "command -p", "command -v", "command --", "time", "time -p", "!",
+    "time --", "time -p --", "env", "env FOO=1", "nice", "nice -n 5", "timeout 5", "nohup",
+    "stdbuf -o0", "xargs", "builtin", "exec",
+]  # fmt: skip
+# The commands a rule is keyed on, each with its hostile use.
+SPECIAL = [
+    "test -v 'a[$(touch P)]'", "printf -v 'a[$(touch P)]' x", "[ -v 'a[$(touch P)]' ]",
+    "test -v 'a[$(touch P)]'", "printf -v 'a[$(touch P)]' x", "test -R x", "test -f a",
+    "printf '%s' a", "cd link", "cd {base}/outside", "cd sub", "exec touch P",
+    "exec > ../outside/canary", "eval 'touch P'", "sh -c 'touch P'", "bash -c 'touch P'",
+    "source a", "exit 0", "true", "echo X", "touch P", "-- touch P", "-p touch P",
+    "find . -exec touch P \\;", "find . -exec test -v 'a[$(touch P)]' \\;", "tee ../outside/t",
+]  # fmt: skip
+# What a loop's body does: writes, what changes where a later write lands, and the rest. (`ln`
+# makes its link in the workspace wherever the shell is: a granted program writes where its
+# arguments say.) A body is drawn write first, move second more often than not.
+WRITES = ["echo X > F", "echo X >> F", "echo X > L/F", "echo X > $v/F"]
+MOVES = [
+    "cd link", "cd {base}/outside", "cd sub", "cd ..", "(cd link)", "{ cd link; }",
+    "true && cd link", "echo a | cd link", "if true; then cd link; fi", 'cd "$v"',
+    "case a in a) cd link;; esac", "command cd link", "nice cd link",
+    "ln -s {base}/outside {base}/ws/L",
+]  # fmt: skip
+BODY = [*WRITES, *MOVES, "v=link", "true"]
+LOOPS = [
+    "for i in 1 2; do {0}; {1}; done", "for i in 1 2 3; do {0}; {1}; {2}; done",
+    "for i in 1; do for j in 1 2; do {0}; done; {1}; done",
+    "for i in 1 2; do {0}; for j in 1; do {1}; done; done",
+    "until [ -e F2 ]; do echo X > F2; {0}; {1}; done",
+    "while [ ! -e F2 ]; do echo X > F2; {0}; {1}; done", "for i in 1 2; do {0}; {1}; done; {2}",
+    "while false; do {0}; done; {1}", "if true; then {0}; else {1}; fi; {2}",
+]  # fmt: skip
+TIMED = [
+    "time",
+    "time -p",
+    "time --",
+    "time -p --",
+    "time -p -p",
+    "time -x",
+    "time -- --",
+    "! time --",
+]
+TIMED += ["time -- !", "time -- time -p --", "time '--'"]
+
+
+@st.composite
+def wrapped_lines(draw: st.DrawFn) -> str:
+    """Wrappers (nested) around each command a rule is keyed on, maybe followed by a write;
+    loops whose bodies change the directory, variables and links before and after writes;
+    `time` with `-p` and `--` before a command."""
+    kind = draw(st.sampled_from(["wrapped", "wrapped", "loop", "loop", "time"]))
+    if kind == "loop":
+        first = draw(st.one_of(st.sampled_from(WRITES), st.sampled_from(BODY)))
+        second = draw(st.one_of(st.sampled_from(MOVES), st.sampled_from(BODY)))
+        return draw(st.sampled_from(LOOPS)).format(first, second, draw(st.sampled_from(BODY)))
+    if kind == "time":
+        after = draw(st.sampled_from(["touch P", "echo X > F", "cd link; echo X > F", "echo X"]))
+        return f"{draw(st.sampled_from(TIMED))} {after}"
+    wrappers = draw(st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
+    after = draw(st.sampled_from(["", "", "; echo X > F", " && echo X > F", "; echo X > L/F"]))
+    return " ".join([*wrappers, draw(st.sampled_from(SPECIAL))]) + after
+
+
 GRANTS = st.lists(
     st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "ln"]),
     unique=True,
@@ -262,6 +347,12 @@ GRANTS = st.lists(
 
 # Every name `everyday_lines` uses but the ones a line hides (`touch`, `rm`).
 EVERYDAY = ["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "[", "printf", "ln"]
+# Every name `wrapped_lines` uses but the ones a line hides, and `--` and `-p`, which the gate
+# once read as command names after `time` (and offered as grants).
+WRAPPING = ["echo", "cd", "command", "test", "printf", "[", "ln", "nice", "env", "timeout"]
+WRAPPING += ["nohup", "stdbuf", "xargs", "find", "true", "tee", "--", "-p"]
+# The grants each class of edge lines (GATE_ONLY) is run under; the others draw theirs.
+CLASS_GRANTS = {"wrapper": WRAPPING, "loop": WRAPPING, "time": WRAPPING}
 
 
 def _grants(names: list[str]) -> list[tuple[str, str, bool]]:
@@ -336,6 +427,19 @@ def _run(line: str, base: Path) -> tuple[list[str], bytes]:
     return started, done.stdout + done.stderr
 
 
+def _cases() -> st.SearchStrategy[tuple[str, list[str]]]:
+    """(a line, the names granted): the class's own grants for one class of edge lines
+    (GATE_ONLY); otherwise every grammar, `wrapped_lines` mostly with its names granted."""
+    drawn = st.one_of(GRANTS, GRANTS, st.just(EVERYDAY))
+    if ONLY:
+        return st.tuples(
+            edge_lines(), st.just(CLASS_GRANTS[ONLY]) if ONLY in CLASS_GRANTS else drawn
+        )
+    lines_ = st.one_of(lines(), near_lines(), near_lines(), edge_lines(), everyday_lines())
+    wrapping = st.tuples(wrapped_lines(), st.one_of(st.just(WRAPPING), st.just(WRAPPING), GRANTS))
+    return st.one_of(st.tuples(lines_, drawn), wrapping)
+
+
 COUNTS = {"judged": 0, "ran": 0}
 
 
@@ -354,15 +458,11 @@ def _announce() -> Iterator[None]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     print_blob=True,
 )
-@given(
-    line=edge_lines()
-    if ONLY
-    else st.one_of(lines(), near_lines(), near_lines(), edge_lines(), everyday_lines()),
-    granted=st.one_of(GRANTS, GRANTS, st.just(EVERYDAY)),
-)
+@given(case=_cases())
 def _what_runs_unasked_is_what_was_granted(
-    tmp_path_factory: pytest.TempPathFactory, line: str, granted: list[str]
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, list[str]]
 ) -> None:
+    line, granted = case
     base = tmp_path_factory.mktemp("gate")
     line = line.replace("{base}", str(base))
     workspace = _layout(base)
