@@ -19,10 +19,12 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import socket
 import socketserver
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,8 +33,9 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from reasonix_acp.config.web import WebSettings
+from reasonix_acp.tools import web_host
 from reasonix_acp.tools.base import ToolFailed
-from reasonix_acp.tools.web_guard import fetch
+from reasonix_acp.tools.web_guard import AddressRefused, GuardedBackend, fetch
 from reasonix_acp.tools.web_host import read_url
 
 EXAMPLES = int(os.environ.get("WEB_HOST_EXAMPLES", "150"))
@@ -320,3 +323,42 @@ def test_patterns_are_read_in_the_spelling_hosts_are_judged_in() -> None:
             WebSettings.parse({"deny": [pattern]})
         assert str(caught.value).startswith(f"[web] deny: {pattern!r}"), caught.value
         assert why in str(caught.value), caught.value
+
+
+def test_the_guard_refuses_on_connecting_what_the_url_reading_refuses(port: int) -> None:
+    """The backstop: whatever leads a connection to a host (a redirect, a caller to come), the
+    guard judges it in the same spelling, refusing one that could be read as another and one
+    `[web] deny` names, even under `allow = ["*"]`."""
+    backend = GuardedBackend(WebSettings.parse({"allow": ["*"], "deny": ["localhost"]}))
+    refused = {
+        "0x7f.1": "ends in a number",
+        "2130706433": "ends in a number",
+        "::ffff:127.0.0.1": "written as IPv6",
+        "0.0.0.0": "the unspecified address",
+        "localhost.": "ends in a dot",
+        "local%68ost": "holds '%'",
+        "localhost": "localhost is denied by [web] deny in config.toml",
+    }
+    Recorder.hits.clear()
+    for host, why in refused.items():
+        with pytest.raises(AddressRefused, match=re.escape(why)):
+            Clients.loop.run_until_complete(backend.connect_tcp(host, port, timeout=3))
+    Clients.loop.run_until_complete(_request(backend, "127.0.0.2", port))
+    assert Recorder.hits == ["127.0.0.2"]
+
+
+async def _request(backend: GuardedBackend, host: str, port: int) -> None:
+    """A request through the backend, its answer read (the server has recorded it then)."""
+    stream = await backend.connect_tcp(host, port, timeout=3)
+    await stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", timeout=3)
+    assert (await stream.read(100, timeout=3)).startswith(b"HTTP/1.1 200")
+    await stream.aclose()
+
+
+def test_the_web_tools_read_hosts_in_one_place_only() -> None:
+    """No web tool reads a URL's host with urllib (whose reading is not the client's): each
+    goes through tools/web_host.py."""
+    tools = Path(web_host.__file__).parent
+    for name in ("web.py", "web_fetch.py", "web_guard.py", "web_host.py"):
+        source = (tools / name).read_text(encoding="utf-8")
+        assert "urllib" not in source and ".hostname" not in source, name
