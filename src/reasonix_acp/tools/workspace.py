@@ -8,6 +8,13 @@ or the session's own temp directory. What needs the user's permission depends on
   workspace-write     reads and writes inside: allowed; commands, MCP tools, anything outside: ask
   danger-full-access  nothing asks
 
+A repository's `.git` is a protected place (`in_git`): a path with a component a file system
+takes for `.git` (any case, as macOS and Windows read names; git's own list of the other
+spellings) is one, so nested repositories and submodules' `.git` files are too. A write there
+asks under every preset but danger-full-access, inside the workspace too (`needs_permission`):
+the repository's configuration and hooks run programs the next time git runs, the user's
+git or the editor's (GIT_WHY). It is judged on the path as given and on where it leads.
+
 What a search or listing reports is judged again, result by result, after `realpath`
 (`reports`): a result outside the roots (unless under the directory the user let the tool
 search, or the preset is danger-full-access) or matched by a deny rule is left out and counted.
@@ -144,6 +151,11 @@ class Workspace:
     def inside(self, real: str) -> bool:
         return any(_under(real, root) for root in self.roots)
 
+    def git_place(self, given: str, real: str) -> bool:
+        """Whether a path the model gave names a `.git`: as given (a link named `.git` that
+        leads elsewhere still is one) or where it leads (`lnk/config`, `lnk` a link to one)."""
+        return in_git(given) or in_git(real)
+
     def display(self, real: str) -> str:
         """A path as the user reads it: relative to the cwd when it is under it."""
         cwd = os.path.realpath(self.cwd)
@@ -158,16 +170,36 @@ def _under(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def needs_permission(preset: str, access: str, inside: bool) -> bool:
+def needs_permission(preset: str, access: str, inside: bool, git: bool = False) -> bool:
     """`access` is "read", "write", "execute", "mcp", "plugin" or "network" (commands, MCP and
-    plugin tool calls and web requests ask unless the preset is full access)."""
+    plugin tool calls and web requests ask unless the preset is full access); `git`: the
+    target is in a `.git` (`in_git`), where a write asks under every other preset."""
     if preset == "danger-full-access":
         return False
     if access in ("execute", "mcp", "plugin", "network"):
         return True
-    if not inside:
+    if not inside or (git and access == "write"):
         return True
     return access == "write" and preset == "read-only"
+
+
+GIT_WHY = "the repository's configuration and hooks run programs the next time git runs"
+# The code points HFS+ ignores in a name (git's is_hfs_dotgit): `.g\u200cit` is `.git` there.
+_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def dot_git(name: str) -> bool:
+    """Whether a file system may take the name `name` for `.git`: in any case, with code points
+    HFS+ ignores, with trailing dots or spaces or a stream name (`.git::$INDEX_ALLOCATION`,
+    NTFS), or as its 8.3 short name `git~1` (git's own list: is_hfs_dotgit, is_ntfs_dotgit)."""
+    folded = _HFS_IGNORED.sub("", name).split(":", 1)[0].rstrip(". ").casefold()
+    return folded in (".git", "git~1")
+
+
+def in_git(path: str) -> bool:
+    """Whether `path` is in a `.git` or is one: any component `dot_git` (`/` and `\\` both
+    separate, as on Windows)."""
+    return any(dot_git(part) for part in path.replace("\\", "/").split("/"))
 
 
 def scope_of(real: str) -> str:

@@ -7,6 +7,12 @@ Shell commands are judged as whole lines, in the bash that runs them (tools/shel
   ones too) and the paths it redirects to, resolved. A deny rule matches exactly; a remembered
   "allow" covers it when every command but `true`, `false`, `:`, `exit N` is remembered and it
   writes nothing outside the workspace; one remembered "reject" refuses it;
+- a line that names a repository's `.git` (turn/line_git.py: a write there, a word leading
+  there, a program taking names from elsewhere, `git config` setting something) is asked under
+  every preset but danger-full-access, whatever was remembered, in the sandbox too, with no
+  "always" offered; so is a `write` or `edit` into a `.git`, inside the workspace too
+  (tools/workspace.py `in_git`): its configuration and hooks run programs the next time git
+  runs;
 - any other line is unprovable: asked whatever was remembered (no "always" is offered for it),
   refused when the grammar's view of it (command_proof/command_line.py) names a denied command, and,
   with deny rules set, asked under danger-full-access too: it cannot be checked against them.
@@ -33,7 +39,7 @@ from reasonix_acp.command_proof.command_line import CommandLine, parse
 from reasonix_acp.redact import scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed
 from reasonix_acp.tools.shell import ran_by, reads_as_bash
-from reasonix_acp.tools.workspace import in_scope, needs_permission, scope_of
+from reasonix_acp.tools.workspace import GIT_WHY, in_scope, needs_permission, scope_of
 from reasonix_acp.turn.line_verdict import Grants, Rules, Verdict, granted_names, judge_line
 
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
@@ -74,17 +80,27 @@ class Gate:
                 return True
         elif access not in ("mcp", "plugin") and self.rules.path_denied(real):
             raise ToolFailed("denied by the permission rules in config.toml")
-        if not needs_permission(self.preset(), access, context.workspace.inside(real)):
+        workspace = context.workspace
+        given = args.get("path")
+        git = access == "write" and workspace.git_place(
+            given if isinstance(given, str) else "", real
+        )
+        if not needs_permission(self.preset(), access, workspace.inside(real), git):
             return True
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
                 in_scope(real, granted) if by_path else granted == scope
             ):
+                if allowed and git:  # no answer covers a `.git`: each write there asks
+                    continue
                 return allowed
         what = _what(access, scope)
         if hasattr(tool, "proposed"):
             shown = await self._with_change(tool, args, shown, context)
-        choice = await self._ask(shown, _options(f"Allow {what}", f"Reject {what}"))
+        if git:
+            shown = _in_git(shown, workspace.display(real))
+        options = _options(None if git else f"Allow {what}", f"Reject {what}")
+        choice = await self._ask(shown, options)
         if choice in ("allow_always", "reject_always"):
             self.grants.append((access, scope, choice == "allow_always"))
         return choice in ("allow_once", "allow_always")
@@ -128,10 +144,10 @@ class Gate:
         listed = ", ".join(f"`{n}`" for n in names)
         options = _options(
             f"Allow {listed} commands for this session"
-            if proof and names and not verdict.outside
+            if proof and names and not verdict.outside and not verdict.git
             else None,
             f"Reject {listed} commands for this session" if names else None,
-            exact=proof is not None,
+            exact=proof is not None and not verdict.git,  # no answer covers a `.git`
         )
         choice = await self._ask(_shown_line(shown, args, line, verdict), options)
         if choice == "allow_always_exact":
@@ -219,7 +235,8 @@ def _shown_line(
     shown: dict[str, Any], args: dict[str, Any], line: CommandLine, verdict: Verdict
 ) -> dict[str, Any]:
     """The tool call as the question shows it: every simple command the line runs, and why it
-    is asked (a write outside the workspace; a line outside the provable language)."""
+    is asked (a write outside the workspace; a `.git` it names; a line outside the provable
+    language)."""
     commands = [c.shown() for c in (line.proof.commands if line.proof else line.commands)]
     raw: dict[str, Any] = {**args, "commands": commands}
     notes = []
@@ -229,6 +246,9 @@ def _shown_line(
     if verdict.reads:
         raw["readsOutsideWorkspace"] = list(verdict.reads)
         notes.append("reads outside the workspace: " + ", ".join(verdict.reads))
+    if verdict.git:
+        raw["gitPlaces"] = list(verdict.git)
+        notes.append(f"names a repository's .git: {', '.join(verdict.git)}; {GIT_WHY}")
     if line.proof is None:
         raw["unprovable"] = verdict.reason or line.unprovable
         notes.append("not provably safe: " + raw["unprovable"])
@@ -240,6 +260,14 @@ def _shown_line(
         title = title if len(title) <= 160 else title[:157] + "..."
         if notes:
             title += " (" + "; ".join(notes) + ")"
+    return {**shown, "title": title, "rawInput": raw}
+
+
+def _in_git(shown: dict[str, Any], *places: str) -> dict[str, Any]:
+    """The question for a call that writes into a `.git`: the places named, and why."""
+    raw = shown.get("rawInput")
+    title = f"{shown.get('title', 'Write')} (in a repository's .git: {GIT_WHY})"
+    raw = {**(raw if isinstance(raw, dict) else {}), "gitPlaces": list(places)}
     return {**shown, "title": title, "rawInput": raw}
 
 

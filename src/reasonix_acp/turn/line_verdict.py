@@ -16,6 +16,7 @@ from reasonix_acp.command_proof.kernel_paths import KNOWN, through_kernel
 from reasonix_acp.command_proof.proof import Proof
 from reasonix_acp.config.web import WebSettings
 from reasonix_acp.tools.workspace import Workspace
+from reasonix_acp.turn.line_git import git_places
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 FULL = "danger-full-access"
@@ -43,6 +44,7 @@ class Verdict:
     reason: str = ""
     outside: tuple[str, ...] = ()  # written
     reads: tuple[str, ...] = ()  # read through a redirection
+    git: tuple[str, ...] = ()  # the `.git` places it names (turn/line_git.py)
 
 
 def judge_line(
@@ -72,18 +74,21 @@ def judge_line(
     seen = {*line.names, *(proof.names if proof else ())}
     if any(remembered.get(name) is False for name in seen):
         return Verdict("reject")
+    places = tuple(git_places(line, workspace))  # asked whatever was granted, sandbox or not
     if proof is None:
-        if sandboxed and checked:
+        if sandboxed and checked and not places:
             return Verdict("allow", "runs in the sandbox")
-        return Verdict("ask", line.unprovable if checked else _unchecked(line, rules))
+        return Verdict("ask", line.unprovable if checked else _unchecked(line, rules), git=places)
+    judged = _judged(workspace)
+    outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
+    reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
+    if places:
+        return Verdict("ask", outside=outside, reads=reads, git=places)
     for access, scope, allowed in reversed(grants):
         if access == "execute" and scope == f"exact {line.text}":
             return Verdict("allow" if allowed else "reject")
     if sandboxed:
         return Verdict("allow", "runs in the sandbox")
-    judged = _judged(workspace)
-    outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
-    reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
     names = granted_names(proof)
     covered = all(remembered.get(name) is True for name in names)
     if not outside and not reads and covered and (names or not proof.writes):
