@@ -1,13 +1,16 @@
 """What a sandboxed command (run with no question under workspace-write) may not touch, through
-a real `acp` and a real bwrap: the files the host's git runs (`.git/config`, `.git/hooks`),
+a real `acp` and a real bwrap: the files the host's git runs (`.git/config`, `.git/hooks`, in
+nested repositories too; a line naming them is asked first),
 other sessions' temp directories wherever TMPDIR points; and what it must still see: the
 toolchain PATH names under /tmp. Skipped where bwrap does not work (failed in CI instead)."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -29,38 +32,65 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+def _planted(cwd: Path) -> None:
+    """An archive whose members are hooks, in the repository and in a nested one."""
+    with tarfile.open(cwd / "planted.tar", "w") as tar:
+        for name in (".git/hooks/post-commit", "sub/.git/hooks/post-commit"):
+            data = b"#!/bin/sh\ntouch PLANTED\n"
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
+
+
+def _allow_git_refuse_outside(params: dict[str, Any]) -> str:
+    """The `.git` question allowed once; the offer to run outside the sandbox refused."""
+    return "reject_once" if "sandboxBlocked" in params["toolCall"]["rawInput"] else "allow_once"
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_the_hosts_git_files_are_read_only_in_the_sandbox(tmp_path: Path, bwrap: Engine) -> None:
+    """A line that names a `.git` is asked first, sandbox or not; allowed, it still runs where
+    every `.git` under the writable roots is read-only (nested repositories and a submodule's
+    `.git` file too), as does a line that writes one without naming it (an archive, git)."""
     attempts = [
         "cat .git/config",
         "echo '[core]' >> .git/config && echo '  fsmonitor = touch PLANTED' >> .git/config",
         "echo 'touch PLANTED' > .git/hooks/pre-commit",
+        "echo '[core]' >> sub/.git/config",
+        "echo 'gitdir: /tmp/elsewhere' > mod/.git",
         "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
+        "tar -xf planted.tar",
         "echo fine > tracked.txt",
     ]
     c = agent(tmp_path, [bash(a) for a in attempts], env=SANDBOX_ON)
     sid, cwd = start(c)
     _git(cwd, "init", "-q")
-    config = (cwd / ".git" / "config").read_text()
+    (cwd / "sub").mkdir()
+    _git(cwd / "sub", "init", "-q")
+    (cwd / "mod").mkdir()
+    (cwd / "mod" / ".git").write_text("gitdir: ../.git/modules/mod\n")
+    _planted(cwd)
+    config, nested = (
+        (cwd / ".git" / "config").read_text(),
+        (cwd / "sub" / ".git" / "config").read_text(),
+    )
     results: list[dict[str, Any]] = []
-    offers: list[dict[str, Any]] = []
+    asked: list[dict[str, Any]] = []
     for _ in attempts:
-        asked, done = prompt(c, sid, reject)
-        offers += asked
+        questions, done = prompt(c, sid, _allow_git_refuse_outside)
+        asked += questions
         results += done
-    assert [r["status"] for r in results] == [
-        "completed",
-        "failed",
-        "failed",
-        "failed",
-        "completed",
-    ]
-    assert "[core]" in text_of(results[0])  # readable
-    # each refused write is offered once for a run outside, the user's to decide
-    assert len(offers) == 3
-    assert all("sandboxBlocked" in o["toolCall"]["rawInput"] for o in offers)
+    assert [r["status"] for r in results] == ["completed", *["failed"] * 6, "completed"]
+    assert "[core]" in text_of(results[0])  # readable, once allowed
+    offers = [q for q in asked if "sandboxBlocked" in q["toolCall"]["rawInput"]]
+    named = [q for q in asked if "gitPlaces" in q["toolCall"]["rawInput"]]
+    assert len(named) == 5 and len(offers) == 6 and len(asked) == 11
     assert (cwd / ".git" / "config").read_text() == config
+    assert (cwd / "sub" / ".git" / "config").read_text() == nested
+    assert (cwd / "mod" / ".git").read_text() == "gitdir: ../.git/modules/mod\n"
     assert not (cwd / ".git" / "hooks" / "pre-commit").exists()
+    assert not (cwd / ".git" / "hooks" / "post-commit").exists()
+    assert not (cwd / "sub" / ".git" / "hooks" / "post-commit").exists()
     assert _git(cwd, "rev-list", "--all") == ""  # the commit did not happen
     assert (cwd / "tracked.txt").read_text() == "fine\n"
     assert not (cwd / "PLANTED").exists()

@@ -9,8 +9,11 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
   wherever TMPDIR puts it, so no session reads another's; TMPDIR set to the session's own;
 - writable: the session cwd, its additional directories, its private temp directory and
   `[sandbox] write_roots`; under read-only (and in plan mode), the session temp alone, the cwd
-  and additional directories shown read-only (also where they are under /tmp); the `.git` of each writable
-  root stays read-only (its config and hooks are run by the host's git, outside the sandbox);
+  and additional directories shown read-only (also where they are under /tmp); every `.git`
+  (directory or file, nested repositories and submodules too, in any case) at or below a
+  writable root stays read-only, where it leads when it is a link (its config and hooks are run
+  by the host's git, outside the sandbox: sandbox_mounts.GitPlaces finds them before each
+  command, reading again only the directories that changed);
 - hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), the agent's own
   config and data directories and the usual credential stores (CREDENTIALS), behind a
   directory nobody may enter or /dev/null; /run and /var/run are empty (a read-only mount does
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from reasonix_acp.config.sandbox import SandboxSettings
 from reasonix_acp.tools.sandbox_mounts import (
     CREDENTIALS,
+    GitPlaces,
     base_mounts,
     hide_target,
     sockets_hidden,
@@ -184,6 +188,7 @@ class Sandbox:
         self.find = find
         self.private = private  # the agent's config and data directories
         self.noticed = False
+        self.git = GitPlaces()  # the `.git` places under the writable roots
         # The roots last resolved, and what they resolved to (status asks on every change).
         self._resolved: tuple[tuple[str, ...], list[str]] = ((), [])
 
@@ -249,10 +254,10 @@ class Sandbox:
         for root in roots:
             if os.path.isdir(root):
                 args += ["--bind", root, root]
-        for root in roots:  # what the host runs from a repository stays as it is
-            git = os.path.realpath(os.path.join(root, ".git"))  # a link: where it leads
-            if root != os.path.realpath(temp) and os.path.exists(git):
-                args += ["--ro-bind", git, git]
+        for place in self.git.below(roots):  # what the host's git runs stays as it is
+            real = os.path.realpath(place)  # a link: where it leads
+            if os.path.lexists(real):
+                args += ["--ro-bind", real, real]
         args += ["--setenv", "TMPDIR", temp]
         for target in self._hidden():
             if os.path.isdir(target):
