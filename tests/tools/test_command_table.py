@@ -153,6 +153,25 @@ ROWS: list[tuple[str, list[str], str, str]] = [
     ("for f in a b; do echo a > o.txt; done", EC, "allow", "allow"),
     ("cd sub | echo a > o.txt", EC, "allow", "allow"),
     ("cat > out.txt ../elsewhere", EC, "allow", "allow"),
+    # a wrapped command meets the rules it meets alone; a loop runs its body again from where
+    # it left the shell; `time` takes `-p` and `--` as bash does
+    ("command test -v 'a[$(touch X)]'", ["command", "test"], "ask", "ask"),
+    ("command printf -v 'a[$(touch X)]' x", ["command", "printf"], "ask", "ask"),
+    ("command cd /etc && echo a > hosts", [*EC, "command"], "deny", "deny"),
+    ("nice cd /etc", ["nice", "cd"], "ask", "ask"),  # a program called `cd`, not the builtin
+    ("nice true", ["nice"], "ask", "allow"),  # the program `true` needs its grant
+    ("nice true", ["nice", "true"], "allow", "allow"),
+    ("env", ["env"], "ask", "ask"),  # prints the environment
+    ("echo /etc/hosts | xargs tee", EC, "ask", "ask"),  # writes what it reads: unchecked
+    ("x=/etc/hosts; echo a | tee $x", EC, "ask", "ask"),
+    ("for i in 1 2; do echo a > o.txt; cd /tmp/x; done", EC, "ask", "allow"),  # /tmp/x/o.txt
+    ("for i in 1 2; do echo a > hosts; cd /etc; done", EC, "deny", "deny"),
+    ("for i in 1 2; do echo a > o.txt; (cd /etc); done", EC, "allow", "allow"),
+    ("if true; then cd /etc; else echo a > hosts; fi", EC, "allow", "allow"),
+    ("time -- rm f", [], "deny", "deny"),
+    ("time -p -- echo a", E, "allow", "allow"),
+    ("time -- -- echo a", ["--", "echo"], "ask", "ask"),  # a command named `--`
+    ("time -p -p echo a", ["-p", "echo"], "ask", "ask"),
     # deny rules: under every preset
     ("rm -rf build", [], "deny", "deny"),
     ("ls; rm -rf build", EL, "deny", "deny"),

@@ -117,3 +117,30 @@ def test_time_dash_dash_is_never_offered_as_a_grant(tmp_path: Path) -> None:
     assert len(asked) == 1, "`time -- touch` ran under the grant"
     assert results == ["failed"] and not (cwd / "made").exists()
     assert c.close() == 0
+
+
+@pytest.mark.parametrize(
+    "attack",
+    ["x=OUT/kept; echo X | tee $x", "echo OUT/kept | xargs tee", "find OUT -exec tee {} \\;"],
+    ids=["tee-variable", "xargs-tee", "find-tee"],
+)
+def test_a_file_written_to_a_path_known_only_when_it_runs_is_checked(
+    tmp_path: Path, attack: str
+) -> None:
+    """Under danger-full-access with deny_paths set, a write whose path the line does not hold
+    cannot be checked against them: asked, never run unasked."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept").write_text("kept\n", encoding="utf-8")
+    config = f'[permissions]\ndeny_paths = ["{outside}/**"]\n'
+    c = agent(tmp_path, [bash(attack.replace("OUT", str(outside)))], config, env=SANDBOX_OFF)
+    sid = c.start()
+    c.result(
+        "session/set_config_option",
+        {"sessionId": sid, "configId": "tool_approval", "value": "danger-full-access"},
+    )
+    asked, results = prompt(c, sid, reject)
+    assert len(asked) == 1, f"{attack!r} ran without a question"
+    assert results == ["failed"]
+    assert (outside / "kept").read_text(encoding="utf-8") == "kept\n"
+    assert c.close() == 0

@@ -22,7 +22,8 @@ Invariants:
   `xargs x`, `find -exec x`) included; an argument is None where its value is known only when
   it runs (a pattern, a variable).
 - `Proof.writes` / `reads` list every path the line opens through a redirection, and the files
-  `tee` and `find -fprint` write; a redirection to a path known only when it runs is Unprovable.
+  `tee` and `find -fprint` write; a path among them known only when it runs is Unprovable (no
+  deny rule could be checked against it), so neither holds None.
 - A variable is read only where its value is one the line gave it on every way there, or one of
   READABLE: `defined` below is the set of names surely set at that point.
 - A path is judged from every place the shell may be in when it is opened, on every way there:

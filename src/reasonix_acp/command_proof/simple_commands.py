@@ -109,12 +109,15 @@ class Proof:
     def opened(self, path: str | None, write: bool = True) -> None:
         """A path the line writes (or reads): a relative one in every directory the shell may
         be in; `adrift` when that is not known, or when a program that ran before it may have
-        made a link on its way."""
+        made a link on its way. One known only when it runs (`tee $f`, `xargs tee`, `find
+        -exec tee {}`) is Unprovable: no deny rule could be checked against it."""
+        if path is None:
+            raise Unprovable("a file written to a path known only when it runs")
         paths = self.writes if write else self.reads
-        if path is not None and self.linked:
+        if self.linked:
             paths.append(path)
             self.adrift.append(path)
-        elif path is None or os.path.isabs(path):
+        elif os.path.isabs(path):
             paths.append(path)
         elif self.dirs is None:
             paths.append(path)
