@@ -26,8 +26,6 @@ MAX_BYTES = 256 * 1024 * 1024  # an index larger than this is not read
 _HEADER = struct.Struct(">4sII")
 _STAT = 40  # ctime, mtime (seconds and nanoseconds), dev, ino, mode, uid, gid, size
 _MODE = 24  # offset of the mode in an entry
-_U32 = struct.Struct(">I").unpack_from
-_U16 = struct.Struct(">H").unpack_from
 GITLINK = 0o160000
 DIRECTORY = 0o040000
 
@@ -65,22 +63,26 @@ def parse(data: bytes, hash_size: int) -> list[str]:
         raise Unreadable("more entries than bytes")
     names: list[bytes] = []
     at, previous = _HEADER.size, b""
+    fixed = struct.Struct(f">{_MODE}xI{_STAT - _MODE - 4 + hash_size}xH")  # mode, flags
     for _ in range(count):
         start = at
-        at += _STAT + hash_size
-        if at + 2 > end:
+        at += fixed.size
+        if at > end:
             raise Unreadable("an entry runs past the end")
-        mode, flags = _U32(data, start + _MODE)[0], _U16(data, at)[0]
-        at += 2
+        mode, flags = fixed.unpack_from(data, start)
         if flags & 0x4000:
             if version < 3:
                 raise Unreadable("an extended entry in a version 2 index")
             at += 2
-        name, at = _name(data, at, end, version, previous)
-        if version < 4:
-            at = start + ((at - start + 8) & ~7)  # NUL-padded to a multiple of 8
+        if version < 4:  # the path, NUL-ended and padded to a multiple of 8
+            nul = data.find(b"\0", at, end)
+            if nul < 0:
+                raise Unreadable("a path with no end")
+            name, at = data[at:nul], start + ((nul - start + 8) & ~7)
             if at > end:
                 raise Unreadable("an entry runs past the end")
+        else:
+            name, at = _name(data, at, end, previous)
         previous = name
         if mode & 0o170000 not in (GITLINK, DIRECTORY):
             names.append(name)
@@ -88,19 +90,16 @@ def parse(data: bytes, hash_size: int) -> list[str]:
     return _checked(names)
 
 
-def _name(data: bytes, at: int, end: int, version: int, previous: bytes) -> tuple[bytes, int]:
-    """The entry's path and where it ends (its NUL excluded for 2 and 3, included for 4)."""
-    prefix = b""
-    if version == 4:
-        strip, at = _varint(data, at, end)
-        if strip > len(previous):
-            raise Unreadable("a path that strips more than the previous one holds")
-        prefix = previous[: len(previous) - strip]
+def _name(data: bytes, at: int, end: int, previous: bytes) -> tuple[bytes, int]:
+    """A version 4 entry's path (the previous path but its last N bytes, then a NUL-ended
+    suffix) and where the entry ends."""
+    strip, at = _varint(data, at, end)
+    if strip > len(previous):
+        raise Unreadable("a path that strips more than the previous one holds")
     nul = data.find(b"\0", at, end)
     if nul < 0:
         raise Unreadable("a path with no end")
-    name = prefix + data[at:nul]
-    return name, (nul + 1 if version == 4 else nul)
+    return previous[: len(previous) - strip] + data[at:nul], nul + 1
 
 
 def _varint(data: bytes, at: int, end: int) -> tuple[int, int]:

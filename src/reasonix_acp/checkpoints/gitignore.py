@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_BYTES = 1024 * 1024  # a larger ignore file is read up to here
 
@@ -39,12 +39,27 @@ class Pattern:
 
 @dataclass(frozen=True)
 class Rules:
-    """The patterns in force in a directory, lowest precedence first."""
+    """The patterns in force in a directory, lowest precedence first. Without a negation the
+    last match is any match: the patterns are then one expression each for files and for
+    directories (`_files`, `_dirs`), each pattern's base a literal prefix of its own."""
 
     patterns: tuple[Pattern, ...] = ()
+    _files: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _dirs: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.patterns and not any(p.negate for p in self.patterns):
+            files = [p for p in self.patterns if not p.directories]
+            object.__setattr__(self, "_files", _joined(files))
+            object.__setattr__(self, "_dirs", _joined(list(self.patterns)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether `rel` (relative to the work tree, `/`-separated) is ignored."""
+        if not self.patterns:
+            return False
+        joined = self._dirs if is_dir else self._files
+        if joined is not None:
+            return joined.fullmatch(rel) is not None
         for pattern in reversed(self.patterns):
             if pattern.directories and not is_dir:
                 continue
@@ -58,6 +73,12 @@ class Rules:
         """These rules and, after them, the patterns of the file at `path` (for `base`)."""
         added = read(path, base)
         return Rules(self.patterns + added) if added else self
+
+
+def _joined(patterns: list[Pattern]) -> re.Pattern[str]:
+    """One expression matching what any of `patterns` matches (none: nothing)."""
+    parts = [f"{re.escape(p.base)}(?:{p.regex.pattern})" for p in patterns]
+    return re.compile("|".join(f"(?:{part})" for part in parts) or "(?!)", re.DOTALL)
 
 
 def read(path: str, base: str) -> tuple[Pattern, ...]:
