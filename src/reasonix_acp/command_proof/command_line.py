@@ -51,6 +51,7 @@ def parser() -> Parser:
 
 
 MAX_DEPTH = 8  # nested `sh -c` / `eval` strings
+MAX_TREE_DEPTH = 400  # syntax tree levels the walker (which recurses) reads
 _UNSURE_NAME = re.compile(r"[*?\[{}=~]|^$")
 
 
@@ -93,7 +94,21 @@ def _parse_into(text: str, line: CommandLine, depth: int) -> None:
     if tree.root_node.has_error:
         line.problems.append("the shell grammar cannot read it")
         return
+    if _too_deep(tree.root_node):
+        line.problems.append("nested too deeply")
+        return
     _Walker(line, depth).walk(tree.root_node)
+
+
+def _too_deep(root: Node) -> bool:
+    """Whether the tree is deeper than MAX_TREE_DEPTH, found without recursing."""
+    stack = [(root, 0)]
+    while stack:
+        node, level = stack.pop()
+        if level > MAX_TREE_DEPTH:
+            return True
+        stack += [(child, level + 1) for child in node.children]
+    return False
 
 
 def _text(node: Node) -> str:

@@ -14,7 +14,8 @@ the commands bash runs, by recursive descent. What it does not read is Unprovabl
                | 'case' word newline* 'in' (newline* ['('] word ('|' word)* ')'
                  sequence [';;'])* newline* 'esac'
 
-Reserved words are read where bash reads them: unquoted, where a command starts (and `in`, `do`
+Compound commands nest at most MAX_NESTING deep (deeper is Unprovable, before any reader of
+the line recurses that far). Reserved words are read where bash reads them: unquoted, where a command starts (and `in`, `do`
 after `for`, `esac` where a pattern starts). Others at a command's start (`select`,
 `function`, `coproc`, `[[`) are Unprovable. After `time`, bash takes an unquoted `-p` right
 after it, then an unquoted `--` right after either, as its own; any other word (a second `-p`,
@@ -31,6 +32,7 @@ from reasonix_acp.command_proof.lexer import Lexer, Op, Redirect, Token, Unprova
 _OPENS = ("if", "while", "until", "for", "case", "{")
 _CLOSES = ("then", "elif", "else", "fi", "do", "done", "esac", "}", "in")
 _OUTSIDE = ("select", "function", "coproc", "[[", "]]")
+MAX_NESTING = 100  # compound commands inside each other: the readers recurse as deep
 
 
 @dataclass
@@ -119,6 +121,7 @@ class _Parser:
 
     tokens: list[Token]
     i: int = 0
+    depth: int = 0  # compound commands open around the current token
 
     def line(self) -> Sequence:
         body = self.sequence(())
@@ -189,6 +192,12 @@ class _Parser:
 
     def _command(self) -> Node:
         token = self._peek()
+        opens = (isinstance(token, Op) and token.text == "(") or (
+            isinstance(token, Word) and token.reserved(*_OPENS)
+        )
+        if opens and self.depth >= MAX_NESTING:
+            raise Unprovable(f"nested more than {MAX_NESTING} deep")
+        self.depth += 1 if opens else 0
         if isinstance(token, Op) and token.text == "(":
             self.i += 1
             node: Node = Group(self.sequence((")",), needed=True), subshell=True)
@@ -200,6 +209,7 @@ class _Parser:
             raise Unprovable(f"the reserved word `{token.raw}` where a command should be")
         else:
             return self._simple()
+        self.depth -= 1
         while isinstance(self._peek(), Redirect):
             redirect = self._peek()
             assert isinstance(redirect, Redirect)
