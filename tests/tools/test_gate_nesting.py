@@ -41,3 +41,5 @@ def test_the_grammar_view_of_a_deep_line_says_so() -> None:
     line = parse(NESTED["subshells"])
     assert line.proof is None and "nested too deeply" in line.problems
     assert parse("( " * 100 + "true" + " )" * 100).proof is not None
+    chain = parse("true && " * DEEP + "true")  # a deep tree to the grammar, flat to the proof
+    assert chain.proof is not None and chain.problems == ["nested too deeply"]
