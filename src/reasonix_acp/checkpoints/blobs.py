@@ -14,11 +14,16 @@ Invariants:
   O_NOFOLLOW (a workspace may hold the store: a link put there never leads a write, a read or a
   removal elsewhere). Only regular files with a blob's name (or a temporary one's) are removed.
 - A digest is 64 lowercase hex digits; anything else is refused with ValueError naming it.
+- `read` gives back a blob's bytes only once they match its digest: a blob that is not there
+  raises `Missing`; one whose bytes are other (changed, truncated), that is not a regular file
+  (a directory, a link, a FIFO in its place) or whose name is not a digest raises `Damaged`.
+  Nothing is written back from a blob that has not been checked whole.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -31,8 +36,17 @@ from reasonix_acp import digests
 GRACE_SECONDS = 24 * 3600
 FRESH_SECONDS = 60
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 DIGEST = re.compile(r"[0-9a-f]{64}")
 LEFTOVER = re.compile(r"\.[0-9a-f]{62}\.\d+\.tmp")  # a temporary name a lost process left
+
+
+class Missing(FileNotFoundError):
+    """No blob by that name."""
+
+
+class Damaged(OSError):
+    """A blob that does not give back its digest's bytes."""
 
 
 class Blobs:
@@ -74,16 +88,28 @@ class Blobs:
         return digest, True
 
     def read(self, digest: str) -> bytes:
+        """The blob's bytes, checked against its digest. Raises Missing, Damaged, or the
+        OSError reading it met."""
+        if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+            raise Damaged(f"checkpoint blob: {digest!r} is not a SHA-256 digest")
         with self._sub(digest, create=False) as sub:
             if sub is None:
-                raise FileNotFoundError(f"checkpoint blob {digest[:12]} is gone")
-            fd = os.open(digest[2:], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=sub)
+                raise Missing(f"checkpoint blob {digest[:12]} is missing")
+            try:
+                fd = os.open(digest[2:], READ_FLAGS, dir_fd=sub)
+            except FileNotFoundError:
+                raise Missing(f"checkpoint blob {digest[:12]} is missing") from None
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.EISDIR):
+                    raise
+                raise Damaged(f"checkpoint blob {digest[:12]} is not a file") from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, a FIFO
+                os.close(fd)
+                raise Damaged(f"checkpoint blob {digest[:12]} is not a file")
             with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise OSError(f"checkpoint blob {digest[:12]} is not a file")
                 data = fh.read()
         if digests.sha256_hex(data) != digest:
-            raise OSError(f"checkpoint blob {digest[:12]} is damaged")
+            raise Damaged(f"checkpoint blob {digest[:12]} is damaged")
         return data
 
     def discard(self, digests: Collection[str], now: float | None = None) -> int:

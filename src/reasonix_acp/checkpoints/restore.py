@@ -8,6 +8,11 @@ someone changed since is named and left as it is, unless the rewind is forced.
 `apply` is idempotent: it writes each file from its blob whatever the file holds now, through a
 temporary name and a rename, so running it again after an interruption finishes the job.
 
+A step's blob is read and checked against its digest before its file is touched (`apply`): a
+blob that is missing, or damaged (other bytes, truncated, not a file), leaves its file as it is,
+named ("its earlier bytes are missing" / "are damaged"), and the other steps go on, so a
+damaged blob never stops a rewind, nor its finish at the next opening of the session.
+
 Links (checkpoints/places.py): reading a file now, writing it back, its mode, the directories
 it needs and removing it never follow a link. A file reached through a link, or one that is a
 link now, is left as it is and named, forced or not, when planned (`plan`) and again when done
@@ -23,7 +28,7 @@ from typing import Any
 
 from reasonix_acp import digests
 from reasonix_acp.checkpoints import places
-from reasonix_acp.checkpoints.blobs import Blobs
+from reasonix_acp.checkpoints.blobs import Blobs, Damaged, Missing
 
 OTHER = "-"  # what `current` says of a file that is not a regular one (no digest is this)
 SKIPPED = (places.Refused, NotADirectoryError, IsADirectoryError, PermissionError)
@@ -102,22 +107,41 @@ def reason(exc: OSError) -> str:
     return f"cannot be put back ({exc.strerror or exc})"
 
 
-def missing(steps: list[Step], blobs: Blobs) -> list[str]:
-    """The steps' paths whose bytes are no longer kept."""
-    return [s.path for s in steps if s.digest is not None and not blobs.has(s.digest)]
-
-
 def apply(steps: list[Step], blobs: Blobs) -> list[dict[str, str]]:
-    """Do the steps; → those left undone, each with why (its place is reached through a link
-    or is one, or is not a file's to write). Other failures raise: run it again to finish."""
+    """Do the steps; → those left undone, each with why (its bytes are missing or damaged, its
+    place is reached through a link or is one, or is not a file's to write). Other failures
+    raise: run it again to finish."""
     left = []
     with places.Dirs() as dirs:
         for step in steps:
-            try:
-                if step.digest is None:
-                    places.remove(dirs, step.path)
-                else:
-                    places.write(dirs, step.path, blobs.read(step.digest), step.mode)
-            except SKIPPED as exc:
-                left.append({"path": step.path, "reason": reason(exc)})
+            why = _done(dirs, step, blobs)
+            if why:
+                left.append({"path": step.path, "reason": why})
     return left
+
+
+def _done(dirs: places.Dirs, step: Step, blobs: Blobs) -> str | None:
+    """Do one step; → why it was left undone (None: it was done)."""
+    data = None
+    if step.digest is not None:
+        try:
+            data = blobs.read(step.digest)  # checked whole before the file is touched
+        except OSError as exc:
+            return unreadable(exc)
+    try:
+        if data is None:
+            places.remove(dirs, step.path)
+        else:
+            places.write(dirs, step.path, data, step.mode)
+    except SKIPPED as exc:
+        return reason(exc)
+    return None
+
+
+def unreadable(exc: OSError) -> str:
+    """Why a file was left, from what its blob raised."""
+    if isinstance(exc, Missing):
+        return "its earlier bytes are missing"
+    if isinstance(exc, Damaged):
+        return "its earlier bytes are damaged"
+    return f"its earlier bytes cannot be read ({exc.strerror or exc})"

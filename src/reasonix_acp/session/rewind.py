@@ -19,6 +19,10 @@ Rules:
 - No link is followed (checkpoints/places.py): a file reached through one, or that is one now,
   is left and named (`left`), when planned and again when put back; a rewind finished at the
   next opening names those it left in the log, as no one awaits its answer.
+- Bad data never makes a session impossible to open: a step whose blob is missing or damaged
+  (checked against its digest before its file is touched) is left and named, and the rest of
+  the rewind, or of its finish at the next opening, goes on and ends it; so does a step the
+  stored plan holds in a shape no rewind writes.
 """
 
 from __future__ import annotations
@@ -76,11 +80,7 @@ class Rewinds:
         cut = self.sessions.store_call(METHOD, lambda: self.rows.first_seq(sid, turn))
         rows = self.sessions.store_call(METHOD, lambda: self.rows.rows(sid, turn)) if files else []
         planned = await asyncio.to_thread(restore.plan, rows, force)
-        gone = set(restore.missing(planned.steps, self.blobs))
-        left = planned.left + [
-            {"path": p, "reason": "its earlier bytes are no longer kept"} for p in sorted(gone)
-        ]
-        steps = [s for s in planned.steps if s.path not in gone]
+        left, steps = planned.left, planned.steps
         title = session.record.title
         plan = {
             "turn": turn,
@@ -132,7 +132,25 @@ def _finish(
 ) -> list[dict[str, str]]:
     """The files put back, then the transcript cut: safe to run again from the start; → the
     steps left undone, each with why."""
-    steps = [restore.Step(s["path"], s["digest"], s["mode"]) for s in plan["steps"]]
-    left = restore.apply(steps, blobs)
+    steps, left = _steps(plan.get("steps"))
+    left += restore.apply(steps, blobs)
     rows.end_rewind(session_id, plan)
     return left
+
+
+def _steps(stored: Any) -> tuple[list[restore.Step], list[dict[str, str]]]:
+    """The plan's steps, and those in a shape no rewind stores, left and named."""
+    steps, left = [], []
+    for body in stored if isinstance(stored, list) else [stored]:
+        got = body if isinstance(body, dict) else {}
+        path, digest, mode = got.get("path"), got.get("digest"), got.get("mode")
+        if (
+            isinstance(path, str)
+            and (digest is None or isinstance(digest, str))
+            and (mode is None or (type(mode) is int and 0 <= mode <= 0o7777))
+        ):
+            steps.append(restore.Step(path, digest, mode))
+        else:
+            where = path if isinstance(path, str) else repr(body)[:200]
+            left.append({"path": where, "reason": "the rewind's plan for it is damaged"})
+    return steps, left
