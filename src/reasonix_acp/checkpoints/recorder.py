@@ -6,9 +6,16 @@ command may change any of them. At the turn's end (`finish`) each kept file is r
 those whose bytes differ (or that appeared or went away) are the turn's changes, each with the
 digest before (None: it did not exist) and after.
 
-What cannot be kept is named, never silently skipped: a file over the size bound, one that
-may hold secrets (a deny rule's, `.env`, keys), past the session's byte budget, or more
-files than a checkpoint watches. Changes a command made outside the roots are not seen.
+Only files under the session's roots are kept (`Roots`: its cwd and additional directories,
+real paths; not its temp directory, the session's own scratch): a write the user allowed
+outside them (`~/.aws/credentials`, say), or any under danger-full-access, never puts that
+file's bytes in the blob store, as a copy of a secret outside the workspace would be one in
+the agent's store; its change is named "not kept (outside the workspace)". Changes a command
+made outside the roots are not seen.
+
+What cannot be kept is named, never silently skipped: a file outside the roots, over the size
+bound, one that may hold secrets (a deny rule's, `.env`, keys), past the session's byte budget,
+or more files than a checkpoint watches.
 
 Links (checkpoints/places.py): a file is read from `/` down without following a link, so a
 checkpoint never reads a file elsewhere through one (a secret outside would land in the blob
@@ -38,6 +45,27 @@ UNKEPT = "-"  # starts the state of a file that cannot be kept: "-<stat>|<why>"
 
 
 @dataclass(frozen=True)
+class Roots:
+    """Where checkpoints keep files: under `kept` (the real paths of the session's cwd and
+    additional directories), never under `temp` (the session's temp directory, real)."""
+
+    kept: tuple[str, ...]
+    temp: str = ""
+
+    def away(self, path: str) -> str | None:
+        """Why `path` (a real path) is not one checkpoints keep; None when it is."""
+        if self.temp and _under(path, self.temp):
+            return "in the session's temp directory"
+        if not any(_under(path, root) for root in self.kept):
+            return "outside the workspace"
+        return None
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
 class Change:
     """A file the turn changed: its digests before and after (None: absent), its mode before."""
 
@@ -59,10 +87,11 @@ class Shadow:
 
 class Recorder:
     def __init__(
-        self, shadow: Shadow, roots: Callable[[], list[str]], denied: Callable[[str], bool]
+        self, shadow: Shadow, roots: Callable[[], Roots], denied: Callable[[str], bool]
     ) -> None:
         self.shadow = shadow
         self.roots = roots
+        self._here: Roots | None = None  # the roots for the whole turn, found on first use
         self.denied = denied
         self.before: dict[str, tuple[str | None, int | None]] = {}
         self.untracked: list[str] = []
@@ -108,9 +137,17 @@ class Recorder:
                 changes.append(Change(path, before, after, mode))
         return changes
 
+    @property
+    def here(self) -> Roots:
+        """The session's roots, as they were when the turn first needed them (a snapshot and
+        the turn's end watch the same files)."""
+        if self._here is None:
+            self._here = self.roots()
+        return self._here
+
     def _watched(self) -> list[str]:
         found: list[str] = []
-        for root in self.roots():
+        for root in self.here.kept:
             try:
                 found += listed(root, MAX_FILES - len(found))
             except TooMany as exc:
@@ -124,7 +161,7 @@ class Recorder:
         try:
             info = places.lstat(dirs, path)
         except OSError as exc:  # places.Linked: a link on the way
-            return f"{UNKEPT}|not kept ({exc.strerror or exc})", None
+            return f"{UNKEPT}|not kept ({self.here.away(path) or exc.strerror or exc})", None
         if info is None or stat.S_ISDIR(info.st_mode):
             return None, None
         mode = stat.S_IMODE(info.st_mode)
@@ -154,6 +191,9 @@ class Recorder:
         return digest, mode
 
     def _unkeepable(self, path: str, info: os.stat_result) -> str | None:
+        away = self.here.away(path)
+        if away:
+            return f"not kept ({away})"
         if stat.S_ISLNK(info.st_mode):
             return "not kept (a link)"
         if not stat.S_ISREG(info.st_mode):

@@ -8,6 +8,10 @@ someone changed since is named and left as it is, unless the rewind is forced.
 `apply` is idempotent: it writes each file from its blob whatever the file holds now, through a
 temporary name and a rename, so running it again after an interruption finishes the job.
 
+Only files under the session's roots are put back (`plan`, checkpoints/recorder.py's `Roots`):
+a change kept for a file outside them (before checkpoints kept only those, or the roots have
+changed since) is left and named "outside the workspace".
+
 A step's blob is read and checked against its digest before its file is touched (`apply`): a
 blob that is missing, or damaged (other bytes, truncated, not a file), leaves its file as it is,
 named ("its earlier bytes are missing" / "are damaged"), and the other steps go on, so a
@@ -29,6 +33,7 @@ from typing import Any
 from reasonix_acp import digests
 from reasonix_acp.checkpoints import places
 from reasonix_acp.checkpoints.blobs import Blobs, Damaged, Missing
+from reasonix_acp.checkpoints.recorder import Roots
 
 OTHER = "-"  # what `current` says of a file that is not a regular one (no digest is this)
 SKIPPED = (places.Refused, NotADirectoryError, IsADirectoryError, PermissionError)
@@ -72,7 +77,9 @@ def current(dirs: places.Dirs, path: str) -> str | None:
         return OTHER
 
 
-def plan(rows: list[tuple[int, str, str | None, str | None, int | None]], force: bool) -> Plan:
+def plan(
+    rows: list[tuple[int, str, str | None, str | None, int | None]], force: bool, roots: Roots
+) -> Plan:
     """`rows`: (turn, path, before, after, mode) of the turns rewound, in any order."""
     first: dict[str, tuple[int, str | None, int | None]] = {}
     last: dict[str, tuple[int, str | None]] = {}
@@ -85,6 +92,10 @@ def plan(rows: list[tuple[int, str, str | None, str | None, int | None]], force:
     with places.Dirs() as dirs:
         for path in sorted(first):
             _, target, mode = first[path]
+            away = roots.away(path)
+            if away:
+                result.left.append({"path": path, "reason": away})
+                continue
             try:
                 now = current(dirs, path)
             except SKIPPED as exc:

@@ -19,6 +19,8 @@ Rules:
 - No link is followed (checkpoints/places.py): a file reached through one, or that is one now,
   is left and named (`left`), when planned and again when put back; a rewind finished at the
   next opening names those it left in the log, as no one awaits its answer.
+- Only files under the session's roots (`roots_of`: its cwd and additional directories, not
+  its temp directory) are put back; a change kept for one outside is left and named.
 - Bad data never makes a session impossible to open: a step whose blob is missing or damaged
   (checked against its digest before its file is touched) is left and named, and the rest of
   the rewind, or of its finish at the next opening, goes on and ends it; so does a step the
@@ -33,12 +35,14 @@ from typing import Any
 
 from reasonix_acp.checkpoints import restore
 from reasonix_acp.checkpoints.blobs import Blobs
+from reasonix_acp.checkpoints.recorder import Roots
 from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import InvalidParams
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.session.checkpoint_rows import CheckpointRows, blobs_of
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
+from reasonix_acp.tools.workspace import Workspace
 
 METHOD = "_reasonix.io/session/rewind"
 log = logging.getLogger("reasonix_acp.session.rewind")
@@ -79,7 +83,8 @@ class Rewinds:
         turn = points[-prompts][0]
         cut = self.sessions.store_call(METHOD, lambda: self.rows.first_seq(sid, turn))
         rows = self.sessions.store_call(METHOD, lambda: self.rows.rows(sid, turn)) if files else []
-        planned = await asyncio.to_thread(restore.plan, rows, force)
+        roots = roots_of(session.workspace())
+        planned = await asyncio.to_thread(restore.plan, rows, force, roots)
         left, steps = planned.left, planned.steps
         title = session.record.title
         plan = {
@@ -125,6 +130,13 @@ class Rewinds:
                 "session %s: the rewind left %s (%s)", session_id, left["path"], left["reason"]
             )
         return True
+
+
+def roots_of(workspace: Workspace) -> Roots:
+    """Where the session's checkpoints keep files: its cwd and additional directories (real
+    paths), not its temp directory."""
+    kept = tuple(workspace.resolve(root) for root in (workspace.cwd, *workspace.extra))
+    return Roots(kept, workspace.resolve(workspace.temp))
 
 
 def _finish(

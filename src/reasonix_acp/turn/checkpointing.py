@@ -2,7 +2,9 @@
 calls before they run (a write keeps its file, the first command every watched file), and
 kept when the turn ends, cancelled or not: the files it changed (store's `checkpoint_files`)
 and a `checkpoint` event in its transcript, which makes the turn a point `/rewind` goes back
-to (session/rewind.py). A checkpoint that fails is logged; it never fails the turn.
+to (session/rewind.py). A checkpoint that fails is logged; it never fails the turn. It keeps
+files under the session's roots only (`roots_of`: its cwd and additional directories, not its
+temp directory), as they are when the turn first needs them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from reasonix_acp.checkpoints.recorder import Recorder, Shadow
 from reasonix_acp.session.checkpoint_rows import CheckpointRows, blobs_of
 from reasonix_acp.session.live import Session
+from reasonix_acp.session.rewind import roots_of
 from reasonix_acp.session.service import Sessions
 
 log = logging.getLogger("reasonix_acp.turn.checkpointing")
@@ -23,7 +26,7 @@ def recorder(sessions: Sessions, session: Session) -> Recorder:
     if session.shadow is None:
         session.shadow = Shadow(blobs_of(sessions.store))
     workspace = session.workspace()
-    return Recorder(session.shadow, lambda: session.workspace().roots, workspace.denied)
+    return Recorder(session.shadow, lambda: roots_of(session.workspace()), workspace.denied)
 
 
 async def before(
