@@ -140,3 +140,74 @@ def test_a_rewind_finished_at_the_next_opening_skips_a_damaged_blob(tmp_path: Pa
         third.result("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
         assert user_said(third, sid) == []
         assert third.close() == 0
+
+
+def test_a_damaged_blob_is_mended_when_its_bytes_are_kept_again(tmp_path: Path) -> None:
+    """Blobs damaged after the turn that kept them (other bytes of the same size, cut short,
+    grown, a link in their place) are written again whole when a later turn keeps the same
+    bytes (here as copies): a rewind past both turns puts every file back."""
+    earlier = {name: f"{name} before\n".encode() for name in "abcd"}
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd, data = Path(c.scenario.vars["CWD"]), Path(c.scenario.vars["DATA"])
+        for name, content in earlier.items():
+            (cwd / f"{name}.txt").write_bytes(content)
+        sid = full(c)
+        turn(server, *[("write", {"path": f"{n}.txt", "content": f"{n} after\n"}) for n in earlier])
+        ended(c, sid, "change them all")
+        blob(data, earlier["a"]).write_bytes(b"A BEFORE\n")
+        with blob(data, earlier["b"]).open("r+b") as fh:
+            fh.truncate(3)
+        with blob(data, earlier["c"]).open("ab") as fh:
+            fh.write(b"more")
+        blob(data, earlier["d"]).unlink()
+        os.symlink(cwd / "d.txt", blob(data, earlier["d"]))
+
+        copies = [
+            ("write", {"path": f"{n}.copy", "content": c.decode()}) for n, c in earlier.items()
+        ]
+        turn(server, *copies)
+        ended(c, sid, "copy what they held")
+        for content in earlier.values():
+            assert blob(data, content).read_bytes() == content
+            assert not blob(data, content).is_symlink()
+
+        done = c.result(REWIND, {"sessionId": sid, "prompts": 2})
+        assert done["left"] == []
+        assert done["restored"] == [str(cwd / f"{n}.txt") for n in "abcd"]
+        for name, content in earlier.items():
+            assert (cwd / f"{name}.txt").read_bytes() == content, name
+            assert not (cwd / f"{name}.copy").exists()
+        assert c.close() == 0
+
+
+def peak_kib(pid: int) -> int:
+    """The process's peak resident set (VmHWM), in KiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+def test_a_huge_file_in_a_blobs_place_is_not_read(tmp_path: Path) -> None:
+    """A 1 GiB (sparse) file put where a blob was: the rewind names its file damaged without
+    reading it into memory (the agent's peak resident set grows by far less than that)."""
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd, data = Path(c.scenario.vars["CWD"]), Path(c.scenario.vars["DATA"])
+        (cwd / "x.txt").write_text("x before\n")
+        (cwd / "y.txt").write_text("y before\n")
+        sid = full(c)
+        turn(server, *[("write", {"path": f"{n}.txt", "content": f"{n} after\n"}) for n in "xy"])
+        ended(c, sid, "change them")
+        huge = blob(data, b"x before\n")
+        huge.unlink()
+        with huge.open("wb") as fh:
+            fh.truncate(1 << 30)
+
+        before = peak_kib(c.agent.proc.pid)
+        done = c.result(REWIND, {"sessionId": sid})
+        grown = peak_kib(c.agent.proc.pid) - before
+        assert done["left"] == [{"path": str(cwd / "x.txt"), "reason": DAMAGED}]
+        assert done["restored"] == [str(cwd / "y.txt")]
+        assert (cwd / "x.txt").read_text() == "x after\n"
+        assert grown < 64 * 1024, f"the peak resident set grew by {grown} KiB"
+        assert c.close() == 0

@@ -2,8 +2,16 @@
 `<store dir>/blobs/<2 hex>/<62 hex>`, named by its SHA-256, shared by every session.
 
 Invariants:
-- A blob is written to a private temporary name and renamed into place, so a blob that exists
-  is whole; its name is the digest of its bytes, so writing the same content twice is a no-op.
+- A blob is written to a private temporary name and renamed into place, so a blob written is
+  whole; its name is the digest of its bytes. `put` of bytes whose blob exists checks it first,
+  its size (fstat) and then, when that matches, its bytes against those given (streamed, no more
+  than their length plus one read: a comparison, sound as a digest is, as the name is the
+  digest of the bytes given, and cheaper than hashing it again); a blob that does not match
+  (damaged since: other bytes, cut short, grown, a link or a FIFO in its place) is written
+  again the same way, so keeping the same bytes again mends it. One that matches is only
+  touched.
+- A blob is at most MAX_BLOB bytes (the largest file checkpoints keep: recorder.py's MAX_FILE
+  is this bound); `put` refuses more (OSError, EFBIG).
 - The directories are 0700 and the blobs 0600: they are copies of the user's files.
 - `prune` removes only blobs no checkpoint refers to and not touched for a day (a running turn's
   snapshot refers to blobs it has not recorded yet; they are that recent). `discard` removes
@@ -16,8 +24,11 @@ Invariants:
 - A digest is 64 lowercase hex digits; anything else is refused with ValueError naming it.
 - `read` gives back a blob's bytes only once they match its digest: a blob that is not there
   raises `Missing`; one whose bytes are other (changed, truncated), that is not a regular file
-  (a directory, a link, a FIFO in its place) or whose name is not a digest raises `Damaged`.
-  Nothing is written back from a blob that has not been checked whole.
+  (a directory, a link, a FIFO in its place), over MAX_BLOB bytes, or whose name is not a
+  digest raises `Damaged`. Nothing is written back from a blob that has not been checked whole.
+- Memory is bounded whatever was put in a blob's place: `read` refuses a file whose size is
+  over MAX_BLOB before reading it, reads at most MAX_BLOB + 1 bytes (a file growing meanwhile)
+  and streams the digest as it reads; `put` reads no more than the bytes it was given, plus one.
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ from pathlib import Path
 
 from reasonix_acp import digests
 
+MAX_BLOB = 16 * 1024 * 1024
+CHUNK = 1 << 20
 GRACE_SECONDS = 24 * 3600
 FRESH_SECONDS = 60
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -61,30 +74,19 @@ class Blobs:
             return sub is not None and _regular(sub, digest[2:]) is not None
 
     def put(self, data: bytes) -> tuple[str, bool]:
-        """Keep `data`; → its digest, and whether it was new."""
+        """Keep `data`; → its digest, and whether it was written (new, or mended: a blob there
+        that did not hold these bytes)."""
+        if len(data) > MAX_BLOB:
+            raise OSError(errno.EFBIG, f"over {MAX_BLOB // 2**20} MB")
         digest = digests.sha256_hex(data)
         name = digest[2:]
         with self._sub(digest, create=True) as sub:
             assert sub is not None
-            if _regular(sub, name) is not None:
+            if _holds(sub, name, data):
                 with contextlib.suppress(OSError):  # in use again: not pruned for another day
                     os.utime(name, dir_fd=sub, follow_symlinks=False)
                 return digest, False
-            tmp = f".{name}.{os.getpid()}.tmp"
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp, dir_fd=sub)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(tmp, flags, 0o600, dir_fd=sub)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, name, src_dir_fd=sub, dst_dir_fd=sub)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=sub)
-                raise
+            _write(sub, name, data)
         return digest, True
 
     def read(self, digest: str) -> bytes:
@@ -103,13 +105,10 @@ class Blobs:
                 if exc.errno not in (errno.ELOOP, errno.EISDIR):
                     raise
                 raise Damaged(f"checkpoint blob {digest[:12]} is not a file") from None
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, a FIFO
+            try:
+                data = _checked_bytes(fd, digest)
+            finally:
                 os.close(fd)
-                raise Damaged(f"checkpoint blob {digest[:12]} is not a file")
-            with os.fdopen(fd, "rb") as fh:
-                data = fh.read()
-        if digests.sha256_hex(data) != digest:
-            raise Damaged(f"checkpoint blob {digest[:12]} is damaged")
         return data
 
     def discard(self, digests: Collection[str], now: float | None = None) -> int:
@@ -164,6 +163,72 @@ class Blobs:
                 return
             with _opened(top, digest[:2], create) as sub:
                 yield sub
+
+
+def _checked_bytes(fd: int, digest: str) -> bytes:
+    """The bytes of the open blob `fd`, once they match `digest` (Damaged otherwise): a regular
+    file of at most MAX_BLOB bytes, read no further than one byte past that, digest streamed."""
+    # lazy: start-up
+    import hashlib
+
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # a directory, a FIFO
+        raise Damaged(f"checkpoint blob {digest[:12]} is not a file")
+    if info.st_size > MAX_BLOB:
+        raise Damaged(f"checkpoint blob {digest[:12]} is damaged (over {MAX_BLOB} bytes)")
+    hashed, chunks, total = hashlib.sha256(), [], 0
+    while chunk := os.read(fd, min(CHUNK, MAX_BLOB + 1 - total)):
+        total += len(chunk)
+        if total > MAX_BLOB:  # grown since the fstat
+            raise Damaged(f"checkpoint blob {digest[:12]} is damaged (over {MAX_BLOB} bytes)")
+        hashed.update(chunk)
+        chunks.append(chunk)
+    if hashed.hexdigest() != digest:
+        raise Damaged(f"checkpoint blob {digest[:12]} is damaged")
+    return b"".join(chunks)
+
+
+def _holds(sub: int, name: str, data: bytes) -> bool:
+    """Whether `name` in `sub` is a regular file holding exactly `data` (not followed if a
+    link): its size first, then its bytes, read no further than one byte past `data`."""
+    try:
+        fd = os.open(name, READ_FLAGS, dir_fd=sub)
+    except OSError:  # absent, a link, a directory
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        view, seen = memoryview(data), 0
+        while chunk := os.read(fd, min(CHUNK, len(data) + 1 - seen)):
+            if view[seen : seen + len(chunk)] != chunk:
+                return False
+            seen += len(chunk)
+        return seen == len(data)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _write(sub: int, name: str, data: bytes) -> None:
+    """`name` in `sub` holds `data`: written to a private temporary name, synced and renamed
+    over whatever is there (a link or a FIFO is replaced, never followed)."""
+    tmp = f".{name}.{os.getpid()}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp, dir_fd=sub)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o600, dir_fd=sub)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, name, src_dir_fd=sub, dst_dir_fd=sub)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=sub)
+        raise
 
 
 def _checked(digest: str) -> str:

@@ -34,10 +34,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reasonix_acp.checkpoints import places
-from reasonix_acp.checkpoints.blobs import Blobs
+from reasonix_acp.checkpoints.blobs import MAX_BLOB, Blobs
 from reasonix_acp.checkpoints.scan import TooMany, listed
 
-MAX_FILE = 16 * 1024 * 1024
+MAX_FILE = MAX_BLOB  # the blob store's bound: a blob is never larger
 MAX_FILES = 20_000
 SESSION_BYTES = 512 * 1024 * 1024
 SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc", ".pgpass")
