@@ -3,7 +3,9 @@ against the DeepSeek stand-in: a blob whose bytes do not match its digest (chang
 one gone, or something else in its place (a directory, a link) is checked before anything is
 written back; its file is left as it is and named in the rewind's `left` ("its earlier bytes
 are damaged" / "are missing"), every other file is put back, the conversation is cut, and the
-session opens. The same holds for a rewind a kill cut short and the next opening finishes."""
+session opens. The same holds for a rewind a kill cut short and the next opening finishes (the
+next prompt names the files it left). A damaged blob is mended when a later turn keeps the same
+bytes again, and a huge file in a blob's place is named damaged without being read into memory."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from tests.client import Client
 from tests.deepseek_server import DeepSeek
-from tests.test_deepseek import agent, config
+from tests.test_deepseek import agent, config, prompt
 from tests.test_rewind import REWIND, ended, full, turn
 from tests.test_sessions import updates_of
 from tests.transcript import Scenario
@@ -88,8 +90,8 @@ def test_a_rewind_leaves_the_files_whose_blobs_are_damaged_or_missing(tmp_path: 
 def test_a_rewind_finished_at_the_next_opening_skips_a_damaged_blob(tmp_path: Path) -> None:
     """A rewind killed half way; before the session is opened again the blob of the file it
     had not reached yet (z.txt) is damaged and another's (y.txt) is gone: the opening puts back
-    every other file, leaves those two and names them, finishes the plan, and the session
-    opens (again and again)."""
+    every other file, leaves those two and names them (in the log, and once to the user at the
+    next prompt), finishes the plan, and the session opens (again and again)."""
     count, size = 120, 512 * 1024
     with DeepSeek() as server:
         scenario = Scenario(tmp_path)
@@ -129,6 +131,17 @@ def test_a_rewind_finished_at_the_next_opening_skips_a_damaged_blob(tmp_path: Pa
             assert (cwd / name).read_text() == "changed\n", name
         assert user_said(again, sid) == []
         assert pending(data) == 0
+        server.replies.append({"text": "Fine."})
+        assert prompt(again, sid, "go on")["result"] == {"stopReason": "end_turn"}
+        said = [
+            u["content"]["text"]
+            for u in updates_of(again.take_notes(), sid)
+            if u["sessionUpdate"] == "agent_message_chunk" and "[warning]" in u["content"]["text"]
+        ]
+        assert len(said) == 1 and "was finished, but these files were left" in said[0], said
+        for name, why in (("x.txt", "the rewind's plan for it is damaged"), ("y.txt", MISSING)):
+            assert f"{cwd / name} ({why})" in said[0]
+        assert f"{cwd / 'z.txt'} ({DAMAGED})" in said[0]
         assert again.close() == 0
         log = again.agent.stderr.decode()
         assert f"{cwd / 'x.txt'} (the rewind's plan for it is damaged)" in log
@@ -138,7 +151,7 @@ def test_a_rewind_finished_at_the_next_opening_skips_a_damaged_blob(tmp_path: Pa
         third = Client(tmp_path, scenario=scenario)
         third.result("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         third.result("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
-        assert user_said(third, sid) == []
+        assert user_said(third, sid) == ["go on"]
         assert third.close() == 0
 
 

@@ -5,7 +5,9 @@ Rules:
   holds is refused with -32600 naming the holder.
 - Opening repairs what a lost process left: a model no longer configured is replaced by the
   default, tool calls with no end get a failed end, and the interrupted turn becomes a
-  protocol-recovery offer; an open readiness checkpoint is found again.
+  protocol-recovery offer; an open readiness checkpoint is found again; a rewind cut short is
+  finished, or its plan set aside when it cannot be read, and what it left is told by the
+  session's next turn (session/rewind.py).
 - A session live here is opened again only while idle (the session machine's `reopen`); the
   replay and the servers' restart (for a changed `mcpServers`) happen before the response.
 - After the response: the command list, the plan if the session has one, session_start hooks.
@@ -185,11 +187,14 @@ class Opening:
         check_cwd(method, params.cwd, record)
         self.sessions.store_call(method, lambda: self.sessions.store.acquire_lease(session_id))
         try:
-            if self.sessions.store_call(method, lambda: self.rewinds.recover(session_id)):
+            recovered = self.sessions.store_call(method, lambda: self.rewinds.recover(session_id))
+            if recovered.finished:
                 record = self.sessions.store_call(
                     method, lambda: self.sessions.store.get_session(session_id)
                 )
             session, events = self._restore(method, record)
+            if recovered.notice:  # what a lost process's rewind left, told once
+                session.notices.append(recovered.notice)
         except BaseException:
             self.sessions.store.release_lease(session_id)
             raise

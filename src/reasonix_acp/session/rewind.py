@@ -24,14 +24,20 @@ Rules:
 - Bad data never makes a session impossible to open: a step whose blob is missing or damaged
   (checked against its digest before its file is touched) is left and named, and the rest of
   the rewind, or of its finish at the next opening, goes on and ends it; so does a step the
-  stored plan holds in a shape no rewind writes.
+  stored plan holds in a shape no rewind writes. A stored plan that cannot be read at all (not
+  JSON, or its header damaged: checkpoint_rows.py's `pending_rewind`) is set aside in its row,
+  no file touched and the conversation not cut, and the session opens. Either way the user is
+  told once (`recover` → `Recovered.notice`, shown by the session's next turn, and the log):
+  the files a finish left, or that the rewind could not be finished and the files it may have
+  left partly put back (those its plan names, the first NAMED of them), never the plan's
+  content otherwise. A new rewind finishes what the lost one began.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from reasonix_acp.checkpoints import restore
 from reasonix_acp.checkpoints.blobs import Blobs
@@ -39,13 +45,23 @@ from reasonix_acp.checkpoints.recorder import Roots
 from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import InvalidParams
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.session.checkpoint_rows import CheckpointRows, blobs_of
+from reasonix_acp.session.checkpoint_rows import CheckpointRows, UnreadablePlan, blobs_of
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
 from reasonix_acp.tools.workspace import Workspace
 
 METHOD = "_reasonix.io/session/rewind"
 log = logging.getLogger("reasonix_acp.session.rewind")
+NAMED = 10  # the files a notice names; the rest are counted
+UNFINISHED = "could not be finished"
+
+
+class Recovered(NamedTuple):
+    """What opening a session did about a rewind a lost process left: whether it finished it
+    (the session's record changed), and what the session's next turn tells the user."""
+
+    finished: bool = False
+    notice: str | None = None
 
 
 class Rewinds:
@@ -120,16 +136,57 @@ class Rewinds:
             session.record.plan = plan
             self.sessions.store.update_session(session.id, plan=plan, touch=False)
 
-    def recover(self, session_id: str) -> bool:
-        """Finish a rewind a lost process left half done; → whether there was one."""
-        plan = self.rows.pending_rewind(session_id)
-        if plan is None:
-            return False
-        for left in _finish(self.rows, self.blobs, session_id, plan):
+    def recover(self, session_id: str) -> Recovered:
+        """Finish a rewind a lost process left half done, or set aside its plan when it cannot
+        be read; → what was done and what to tell."""
+        try:
+            plan = self.rows.pending_rewind(session_id)
+        except UnreadablePlan as exc:
+            self.rows.set_aside(session_id, exc.why)
             log.warning(
-                "session %s: the rewind left %s (%s)", session_id, left["path"], left["reason"]
+                "session %s: the interrupted rewind %s: its stored plan cannot be read (%s); it "
+                "is set aside in the store's rewinds table. Files it may have left partly put "
+                "back: %s",
+                session_id,
+                UNFINISHED,
+                exc.why,
+                _listed(exc.paths) or "not known",
             )
-        return True
+            return Recovered(notice=_unfinished(exc))
+        if plan is None:
+            return Recovered()
+        left = _finish(self.rows, self.blobs, session_id, plan)
+        for step in left:
+            log.warning(
+                "session %s: the rewind left %s (%s)", session_id, step["path"], step["reason"]
+            )
+        if not left:
+            return Recovered(finished=True)
+        named = _listed([f"{u['path']} ({u['reason']})" for u in left])
+        return Recovered(
+            True,
+            f"The rewind cut short by a lost process was finished, but "
+            f"these files were left as they were: {named}",
+        )
+
+
+def _unfinished(exc: UnreadablePlan) -> str:
+    """The notice for a rewind whose plan was set aside."""
+    text = (
+        f"A rewind cut short by a lost process {UNFINISHED}: its stored plan is damaged "
+        f"({exc.why}). The conversation was not cut back, and "
+    )
+    if exc.paths:
+        text += f"these files may be partly put back: {_listed(exc.paths)}."
+    else:
+        text += "which files it had put back is not known."
+    return text + " Rewinding past the same prompts again finishes it."
+
+
+def _listed(names: list[str]) -> str:
+    """The first NAMED names, and how many more."""
+    shown = ", ".join(names[:NAMED])
+    return shown + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
 
 
 def roots_of(workspace: Workspace) -> Roots:
