@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,7 +144,11 @@ async def run_prompt(
     client: StandIn | None = None,
     capabilities: ClientCapabilities | None = None,
     after: Any = None,
+    env: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> StandIn:
+    """One prompt of a real `acp` whose session has `servers`; `env` is laid over the agent's
+    environment, `params` over session/new's."""
     scenario = Scenario(tmp)
     client = client or StandIn()
     command = acp_command()
@@ -153,13 +158,14 @@ async def run_prompt(
         command[0],
         *command[1:],
         *args,
-        env={**os.environ, **scenario.env},
+        env={**os.environ, **scenario.env, **(env or {})},
         use_unstable_protocol=True,  # elicitation/create
     ) as (conn, _process):
         await conn.initialize(protocol_version=1, client_capabilities=capabilities)
         sid = (
             await conn._conn.send_request(
-                "session/new", {"cwd": scenario.vars["CWD"], "mcpServers": servers}
+                "session/new",
+                {"cwd": scenario.vars["CWD"], "mcpServers": servers, **(params or {})},
             )
         )["sessionId"]
         reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
@@ -187,13 +193,19 @@ async def test_a_tool_of_each_transport(tmp_path: Path, network_servers: dict[st
         ("mcp__local__cwd", {}),
     ]
     client = await run_prompt(tmp_path, servers, calls)
-    cwd = os.path.realpath(Scenario(tmp_path).vars["CWD"])
-    assert client.results() == [
+    results = client.results()
+    assert results[:3] == [
         ("completed", "over stdio"),
         ("completed", "over streamable http"),
         ("completed", "over sse"),
-        ("completed", cwd),  # servers start in the session cwd
     ]
+    # A stdio server starts in the agent's own directory, outside the workspace
+    # (tests/test_mcp_start_place.py).
+    temp = os.path.realpath(tempfile.gettempdir())
+    assert results[3] == (
+        "completed",
+        os.path.join(temp, f"reasonix-acp-{os.getuid()}", "mcp-servers"),
+    )
     assert [t.title for t in client.asked] == [
         "local: echo",
         "web: echo",

@@ -98,7 +98,7 @@ def load(
         bad_table(strict, path, "[context]", exc)
     if "mcp_servers" in data:
         try:
-            config.mcp_servers = from_config(data["mcp_servers"])
+            config.mcp_servers = from_config(data["mcp_servers"], path.parent)
         except ValueError as exc:
             log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
     _plugins(config, data, config_dir(env) / "plugins", strict)

@@ -12,12 +12,16 @@ the entry (index and name) and the field; no entry is ever dropped silently. Nam
 unique within one list, since tools are namespaced by server name.
 
 The result is the official shape (stdio without `type`, lists for env and headers), which is
-what the session stores and what the generated models validate afterwards.
+what the session stores and what the generated models validate afterwards. A client's entry
+never names the directory its server starts in; a config.toml entry may (`from_config`: `cwd`,
+absolute), and its relative command path is config.toml's directory's, never the workspace's.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, unquote, unquote_plus, urlparse, urlsplit, urlunsplit
 
@@ -118,19 +122,47 @@ def normalise_params(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {**params, "mcpServers": normalise(method, params["mcpServers"])}
 
 
-def from_config(table: Any) -> list[dict[str, Any]]:
-    """`[mcp_servers.<name>]` tables of config.toml, in the same shape (ValueError on a bad one)."""
+def from_config(table: Any, base: Path) -> list[dict[str, Any]]:
+    """`[mcp_servers.<name>]` tables of config.toml, in the same shape (ValueError on a bad one).
+    A relative `command` path is made absolute against `base`, config.toml's directory; a
+    stdio entry may name the absolute directory its server starts in, `cwd`."""
     if not isinstance(table, dict):
         raise ValueError("mcp_servers must be a table of [mcp_servers.<name>] tables")
-    entries = []
+    entries, places = [], []
     for name, body in table.items():
         if not isinstance(body, dict):
             raise ValueError(f"mcp_servers.{name} must be a table")
-        entries.append({**body, "name": name})
+        places.append(_config_cwd(name, body))
+        entries.append({**{k: v for k, v in body.items() if k != "cwd"}, "name": name})
     try:
-        return normalise("config.toml", entries)
+        servers = normalise("config.toml", entries)
     except InvalidParams as exc:
         raise ValueError(str(exc)) from None
+    for server, place in zip(servers, places, strict=True):
+        command = server.get("command")
+        if isinstance(command, str) and "/" in command and not os.path.isabs(command):
+            server["command"] = os.path.join(os.path.abspath(base), command)
+        if place is not None:
+            server["cwd"] = place
+    return servers
+
+
+def _config_cwd(name: str, body: dict[str, Any]) -> str | None:
+    """A config entry's `cwd`: absolute, and for a stdio server only; None when not given."""
+    if "cwd" not in body:
+        return None
+    cwd = body["cwd"]
+    if not isinstance(cwd, str):
+        raise ValueError(f"mcp_servers.{name}.cwd must be a string (an absolute directory)")
+    kind = body.get("type")
+    if isinstance(kind, str) and kind.strip().lower() not in ("", "stdio"):
+        raise ValueError(f"mcp_servers.{name}.cwd: only a stdio server starts in a directory")
+    if not os.path.isabs(cwd):
+        raise ValueError(
+            f'mcp_servers.{name}.cwd: "{cwd}" is a relative path; give the absolute directory '
+            "the server starts in"
+        )
+    return cwd
 
 
 def secret_values(servers: list[dict[str, Any]]) -> list[str]:

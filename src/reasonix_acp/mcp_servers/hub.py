@@ -3,6 +3,7 @@
 - The set is config.toml's `[mcp_servers.*]` with the client's `mcpServers` on top: a client
   server replaces a config server of the same name, for this session only. A session that
   sends none gets only config's; nothing is shared between sessions.
+- Stdio servers start outside the workspace and learn it as MCP roots (link.py, launch.py).
 - Servers connect in the background from the moment the session opens; a prompt waits for
   them (bounded) before its first model call, so a slow server delays a turn, never an opening.
 - A server that fails is reported once to the user (a warning chunk in the next turn), with
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import shown_url
@@ -31,11 +33,19 @@ def merged(
 
 
 class ServerSet:
-    def __init__(self, specs: list[dict[str, Any]], cwd: str, elicits: bool = False) -> None:
+    def __init__(
+        self,
+        specs: list[dict[str, Any]],
+        cwd: str,
+        elicits: bool = False,
+        extra: Sequence[str] = (),
+    ) -> None:
         """`elicits`: the client can answer an elicitation (it advertised `elicitation`, or
         opted in to the `_reasonix.io` MCP interaction); only then are servers told the host
-        can elicit (the MCP `elicitation` capability)."""
+        can elicit (the MCP `elicitation` capability). `cwd` and `extra` (the session's
+        additional directories) are the roots servers are offered."""
         self.cwd = cwd
+        self.extra = list(extra)
         # Set by the running turn; None: elicitations cancel, completions go nowhere.
         self.elicit: TurnInteractions | None = None
         self.elicits = elicits
@@ -43,8 +53,8 @@ class ServerSet:
 
     def _link(self, spec: dict[str, Any]) -> Link:
         if not self.elicits:
-            return Link(spec, self.cwd)
-        return Link(spec, self.cwd, self._elicit, self._completed)
+            return Link(spec, self.cwd, extra=self.extra)
+        return Link(spec, self.cwd, self._elicit, self._completed, self.extra)
 
     async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.elicit is None:

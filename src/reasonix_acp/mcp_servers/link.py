@@ -9,7 +9,11 @@ Invariants:
   group; the grace period is lowered to 1 s here so a stuck server is gone within 2 s).
 - A link that fails to start, or whose server dies, is `failed` with the reason; it never
   raises into the session. `/mcp reconnect` starts a fresh link from the same spec.
-- Servers run with the session cwd as their working directory; their stderr is ours.
+- A stdio server starts in the agent's own directory outside the workspace, as a program the
+  workspace cannot choose, with the SDK's environment (launch.py: why, and `cwd` in config.toml
+  to choose the directory); its stderr is ours. Every server is offered the session's roots (its
+  cwd and additional directories, as file:// URIs) through MCP `roots/list`: that is how it
+  learns the workspace.
 """
 
 from __future__ import annotations
@@ -17,11 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from reasonix_acp.config.mcp_entries import WITHHELD
+from reasonix_acp.mcp_servers.launch import Launch, NotStarted, launch
 from reasonix_acp.redact import redact
 
 log = logging.getLogger("reasonix_acp.mcp")
@@ -42,11 +49,15 @@ class Link:
         cwd: str,
         elicit: Elicit | None = None,
         completed: Completed | None = None,
+        extra: Sequence[str] = (),
     ) -> None:
-        """Without `elicit` the server is not told the host can elicit."""
+        """Without `elicit` the server is not told the host can elicit. `cwd` and `extra` (the
+        session's additional directories) are the roots the server is offered."""
         self.spec = spec
         self.name: str = spec["name"]
         self.cwd = cwd
+        self.roots = [cwd, *(d for d in extra if d != cwd)]
+        self._launch: Launch | None = None
         self.elicit = elicit
         self.completed = completed
         self.state = "stopped"  # connecting | connected | failed | stopped
@@ -78,6 +89,13 @@ class Link:
             )
             self._ready.set()
             return
+        if self.transport == "stdio":
+            try:
+                self._launch = launch(self.spec, self.roots)
+            except NotStarted as exc:
+                self._fail(f"not started: {exc}")
+                self._ready.set()
+                return
         self._task = asyncio.get_running_loop().create_task(self._serve())
 
     async def ready(self, timeout: float = CONNECT_TIMEOUT) -> None:
@@ -114,12 +132,9 @@ class Link:
             from mcp.client import stdio
 
             stdio.PROCESS_TERMINATION_TIMEOUT = 1.0
-            params = stdio.StdioServerParameters(
-                command=spec["command"],
-                args=list(spec.get("args") or []),
-                env={e["name"]: e["value"] for e in spec.get("env") or []},
-                cwd=self.cwd,
-            )
+            assert self._launch is not None  # start() found it
+            command, args, env, cwd = self._launch
+            params = stdio.StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio.stdio_client(params, errlog=sys.stderr)
         headers = {h["name"]: h["value"] for h in spec.get("headers") or []}
         if self.transport == "sse":
@@ -139,6 +154,7 @@ class Link:
                         streams[0],
                         streams[1],
                         elicitation_callback=self._on_elicit if self.elicit else None,
+                        list_roots_callback=self._on_roots,
                         message_handler=self._on_message,
                     )
                 )
@@ -196,6 +212,16 @@ class Link:
                 self.completed(self.name, found)
         elif isinstance(message, Exception):
             log.warning("MCP server %r sent something unreadable: %s", self.name, message)
+
+    async def _on_roots(self, context: Any) -> Any:
+        from mcp import types
+
+        roots = [
+            types.Root(uri=Path(root).as_uri(), name=os.path.basename(root.rstrip("/")) or root)
+            for root in self.roots
+            if os.path.isabs(root)
+        ]
+        return types.ListRootsResult(roots=roots)
 
     async def _on_elicit(self, context: Any, params: Any) -> Any:
         from mcp import types

@@ -133,7 +133,10 @@ class Runtime:
         if not config_servers and not client:
             return
         specs = merged(config_servers, client)
-        session.servers = ServerSet(specs, session.record.cwd, elicits=self.elicits())
+        record = session.record
+        session.servers = ServerSet(
+            specs, record.cwd, elicits=self.elicits(), extra=record.additional_directories
+        )
         session.servers.start()
 
     def rebuilt(self, session: Session) -> tuple[Settings, Provider, str]:
