@@ -224,3 +224,28 @@ def test_a_huge_file_in_a_blobs_place_is_not_read(tmp_path: Path) -> None:
         assert (cwd / "x.txt").read_text() == "x after\n"
         assert grown < 64 * 1024, f"the peak resident set grew by {grown} KiB"
         assert c.close() == 0
+
+
+def test_a_huge_file_where_a_rewound_file_was_is_not_read(tmp_path: Path) -> None:
+    """A file the rewound turn changed is replaced by a 1 GiB (sparse) one: the rewind's plan
+    does not read it into memory to compare it (no file kept is that large, so it is changed
+    since): it is left and named."""
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        (cwd / "x.txt").write_text("x before\n")
+        sid = full(c)
+        turn(server, ("write", {"path": "x.txt", "content": "x after\n"}))
+        ended(c, sid, "change it")
+        with (cwd / "x.txt").open("r+b") as fh:
+            fh.truncate(1 << 30)
+
+        before = peak_kib(c.agent.proc.pid)
+        refused = c.call(REWIND, {"sessionId": sid})
+        grown = peak_kib(c.agent.proc.pid) - before
+        assert grown < 64 * 1024, f"the peak resident set grew by {grown} KiB"
+        assert refused["result"]["left"] == [
+            {"path": str(cwd / "x.txt"), "reason": "changed since the rewound turns"}
+        ]
+        assert (cwd / "x.txt").stat().st_size == 1 << 30
+        assert c.close() == 0

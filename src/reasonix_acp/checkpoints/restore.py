@@ -17,6 +17,10 @@ blob that is missing, or damaged (other bytes, truncated, not a file), leaves it
 named ("its earlier bytes are missing" / "are damaged"), and the other steps go on, so a
 damaged blob never stops a rewind, nor its finish at the next opening of the session.
 
+Memory is bounded whatever a file or a blob has become: a file is read to compare it (`current`)
+no further than the largest file checkpoints keep (recorder.py's MAX_FILE) plus one byte, and a
+larger one is none of the kept bytes; a blob is read the same way (blobs.py).
+
 Links (checkpoints/places.py): reading a file now, writing it back, its mode, the directories
 it needs and removing it never follow a link. A file reached through a link, or one that is a
 link now, is left as it is and named, forced or not, when planned (`plan`) and again when done
@@ -33,9 +37,9 @@ from typing import Any
 from reasonix_acp import digests
 from reasonix_acp.checkpoints import places
 from reasonix_acp.checkpoints.blobs import Blobs, Damaged, Missing
-from reasonix_acp.checkpoints.recorder import Roots
+from reasonix_acp.checkpoints.recorder import MAX_FILE, Roots
 
-OTHER = "-"  # what `current` says of a file that is not a regular one (no digest is this)
+OTHER = "-"  # what `current` says of a file no kept bytes can be (no digest is this)
 SKIPPED = (places.Refused, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
@@ -61,7 +65,8 @@ class Plan:
 
 def current(dirs: places.Dirs, path: str) -> str | None:
     """The digest of the file's bytes now; None when there is no file (or a directory stands
-    there); OTHER for one that is not a regular file. Raises places.Linked."""
+    there); OTHER for one that is not a regular file, or is larger than any file kept (read no
+    further than that: it is none of the kept bytes). Raises places.Linked."""
     info = places.lstat(dirs, path)
     if info is None or stat.S_ISDIR(info.st_mode):
         return None
@@ -69,12 +74,15 @@ def current(dirs: places.Dirs, path: str) -> str | None:
         raise places.Linked(path, path)
     if not stat.S_ISREG(info.st_mode):
         return OTHER
+    if info.st_size > MAX_FILE:
+        return OTHER
     try:
-        return digests.sha256_hex(places.read(dirs, path)[1])
+        data = places.read(dirs, path, MAX_FILE + 1)[1]
     except FileNotFoundError:
         return None
     except places.NotRegular:  # swapped since the stat
         return OTHER
+    return OTHER if len(data) > MAX_FILE else digests.sha256_hex(data)
 
 
 def plan(
