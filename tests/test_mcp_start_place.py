@@ -91,10 +91,14 @@ async def test_a_relative_path_entry_never_chooses_the_program(tmp_path: Path, e
     executable(tmp_path / "bin" / "mcp-thing", real_server())
     path = os.pathsep.join([entry, str(tmp_path / "bin"), os.environ["PATH"]])
     server = {"name": "s", "command": "mcp-thing", "args": [], "env": []}
-    calls = [("mcp__s__echo", {"text": "found on PATH"})]
+    calls = [("mcp__s__echo", {"text": "found on PATH"}), ("mcp__s__env", {"name": "PATH"})]
     client = await run_prompt(tmp_path, [server], calls, env={"PATH": path})
     assert not canary.exists(), "the workspace's program ran"
-    assert client.results() == [("completed", "found on PATH")]
+    absolute = [e for e in path.split(os.pathsep) if os.path.isabs(e)]
+    assert client.results() == [
+        ("completed", "found on PATH"),
+        ("completed", os.pathsep.join(absolute)),  # what the server runs by name is not either
+    ]
 
 
 @pytest.mark.parametrize("command", ["./mcp-thing", "servers/mcp-thing"])

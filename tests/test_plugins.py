@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from reasonix_acp.plugins.plugin import parse_output
 from reasonix_acp.session import commands
 from tests import wire
 from tests.client import Client
+from tests.transcript import Scenario
 
 PLUGINS = Path(__file__).parent / "plugins"
 RELOAD = "_reasonix.io/session/reloadExtensions"
@@ -141,8 +143,10 @@ def test_surfaces_that_are_not_surfaces_are_dropped() -> None:
     ]
 
 
-def _client(tmp_path: Path, *paths: Path, opt_in: bool = False) -> tuple[Client, str, Path]:
-    client = Client(tmp_path, "--model", "offline")
+def _client(
+    tmp_path: Path, *paths: Path, opt_in: bool = False, scenario: Scenario | None = None
+) -> tuple[Client, str, Path]:
+    client = Client(tmp_path, "--model", "offline", scenario=scenario)
     config = Path(client.scenario.env["REASONIX_ACP_CONFIG_DIR"]) / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     listed = ", ".join(f'"{p}"' for p in paths)
@@ -211,3 +215,44 @@ def test_reload_takes_new_plugins_and_refuses_bad_ones(tmp_path: Path) -> None:
     texts = [u["content"]["text"] for u in _updates(client, "agent_message_chunk")]
     assert "".join(texts) == "Offline reply: /ci:deploy target=qa"  # a prompt like any other
     assert client.close() == 0
+
+
+def test_plugin_programs_are_never_the_workspaces(tmp_path: Path) -> None:
+    """A plugin command runs in the session's cwd, the workspace: a relative PATH entry (here
+    `.` first) would let the workspace choose its program by name, and the interpreter of its
+    `#!/usr/bin/env python3` line; a relative command not in the plugin's directory would be the
+    workspace's file."""
+    scenario = Scenario(tmp_path)
+    ws = Path(scenario.vars["CWD"])
+    canary = tmp_path / "canary"
+    for planted in ("python3", "plug-thing", "lib/run"):
+        _executable(ws / planted, f"#!/bin/sh\necho {planted} >> '{canary}'\nexit 1\n")
+    _executable(tmp_path / "bin" / "plug-thing", "#!/bin/sh\necho the real plug-thing\n")
+    plugin = tmp_path / "plugins" / "p"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.toml").write_text(
+        'id = "p"\n[actions.named]\ncommand = ["plug-thing"]\n'
+        '[actions.relative]\ncommand = ["lib/run"]\n',
+        encoding="utf-8",
+    )
+    scenario.env["PATH"] = os.pathsep.join([".", str(tmp_path / "bin"), os.environ["PATH"]])
+    client, sid, _ = _client(tmp_path, PLUGINS / "ci", plugin.parent, scenario=scenario)
+    replies = []
+    for text in ("/ci:deploy target=qa", "/p:named", "/p:relative"):
+        client.take_notes()
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+        assert client.result("session/prompt", prompt) == {"stopReason": "end_turn"}
+        replies.append(
+            "".join(u["content"]["text"] for u in _updates(client, "agent_message_chunk"))
+        )
+    assert not canary.exists(), canary.read_text(encoding="utf-8")
+    assert replies[0].endswith("Deployed to qa.")  # after the surfaces' text
+    assert replies[1] == "the real plug-thing"
+    assert '"lib/run" is not a file of the plugin' in replies[2]
+    assert client.close() == 0
+
+
+def _executable(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)

@@ -2,7 +2,11 @@
 of its commands runs.
 
 The command protocol: the command runs in the session's cwd with `REASONIX_PLUGIN_DIR` and
-`REASONIX_SESSION_ID` set; its stdin is one JSON object, closed after writing:
+`REASONIX_SESSION_ID` set. Its program is never the workspace's (`Plugin.program`): a file of
+the plugin's directory, an absolute path, or a name found in the absolute entries of PATH
+(config/programs.py); the PATH it gets keeps only those, so what it starts by name
+(`#!/usr/bin/env python3`) is not the workspace's either.
+Its stdin is one JSON object, closed after writing:
   tool     {"event": "tool", "tool", "arguments", "sessionId", "cwd"}
   action   {"event": "action", "action", "args": {k: v, "arg1": ...}, "sessionId", "cwd"}
   hook     {"event": "session_start" | "turn_end" | "session_end", "sessionId", "cwd",
@@ -23,11 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.config.programs import NotFound, absolute_path, find
 from reasonix_acp.redact import child_env
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
@@ -109,15 +115,15 @@ class Plugin:
     ) -> Output:
         """One command of this plugin, to the end; CommandFailed says why it failed. `wrap`
         puts the command in the session's sandbox (tools/sandbox.py)."""
-        first = self.directory / argv[0]
-        argv = (str(first), *argv[1:]) if first.is_file() else argv
-        if wrap is not None:
-            argv = tuple(wrap(list(argv), cwd))
         env = {
             **child_env(),
             "REASONIX_PLUGIN_DIR": str(self.directory),
             "REASONIX_SESSION_ID": str(payload.get("sessionId", "")),
         }
+        env["PATH"] = absolute_path(env.get("PATH", os.defpath))
+        argv = (self.program(argv[0], env["PATH"]), *argv[1:])
+        if wrap is not None:
+            argv = tuple(wrap(list(argv), cwd))
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -147,6 +153,24 @@ class Plugin:
             cause = err.decode("utf-8", "replace").strip()[-2000:] or f"exit {proc.returncode}"
             raise CommandFailed(cause)
         return parse_output(out[:OUTPUT_LIMIT].decode("utf-8", "replace"))
+
+    def program(self, command: str, path: str) -> str:
+        """The program a command names, never the workspace's though it runs there: a file of
+        the plugin's directory, an absolute path, or a name on the absolute entries of PATH."""
+        own = self.directory / command
+        if own.is_file():
+            return str(own)
+        if os.path.isabs(command):
+            return command
+        if "/" in command:
+            raise CommandFailed(
+                f'"{command}" is not a file of the plugin ({self.directory}); a relative '
+                "command is never looked up in the workspace"
+            )
+        try:
+            return find(command, path)
+        except NotFound as exc:
+            raise CommandFailed(f"cannot start {command}: {exc}") from None
 
 
 def parse_output(text: str) -> Output:
