@@ -10,13 +10,21 @@ protected place, through a real `acp`:
   submodule) ask under read-only and workspace-write, naming the place and why, and not under
   danger-full-access;
 - shell lines that write into `.git` (a redirection, `tee`, a granted `cp`, `cd .git && …`)
-  ask although every name in them is granted.
+  ask although every name in them is granted;
+- the places a repository's configuration (set with the real `git config`) makes git run or
+  read outside `.git` are protected the same way: the `core.hooksPath` directory (husky's
+  `.husky`), a file `include.path` names (`../shared.gitconfig`, relative to `.git`): a
+  `write` there and a granted `cp` there ask, naming the place and why, and the user's own
+  `git commit` afterwards (real git, hooks and all) runs nothing the model wrote.
 
 The DeepSeek stand-in (tests/deepseek_server.py) holds the key the agent is configured with
 through its environment; the other tests run the offline model (tests/tools/driver.py)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -285,4 +293,80 @@ def test_under_full_access_a_line_writes_into_git_unasked(tmp_path: Path) -> Non
     asked, done = prompt(c, sid, lambda q: "reject_once")
     assert asked == [] and [d["status"] for d in done] == ["completed"]
     assert (cwd / ".git" / "hooks" / "pre-commit").read_text() == "x\n"
+    assert c.close() == 0
+
+
+# -- the places the repository's configuration designates --------------------------------------
+
+# (the key set with `git config`, its value, the place the model writes, the question's why)
+DESIGNATED = [
+    ("core.hooksPath", ".husky", ".husky/pre-commit", "git runs what is here: core.hooksPath"),
+    (
+        "include.path",
+        "../shared.gitconfig",
+        "shared.gitconfig",
+        "git reads this as its configuration: include.path",
+    ),
+]
+
+
+def user_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The user's own git, hooks and all (no configuration of this machine's)."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(cwd.parent / "user-home"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "u",
+        "GIT_AUTHOR_EMAIL": "u@example.com",
+        "GIT_COMMITTER_NAME": "u",
+        "GIT_COMMITTER_EMAIL": "u@example.com",
+    }
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def planted(key: str, out: Path) -> str:
+    """What the model writes: a hook, or configuration, that leaves a canary outside."""
+    if key == "core.hooksPath":
+        return f'#!/bin/sh\ntouch "{out}/PWNED"\n'
+    return f"[core]\n\tfsmonitor = touch {out}/PWNED\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize(("key", "value", "target", "why"), DESIGNATED)
+def test_a_place_the_configuration_designates_is_protected_like_git(
+    tmp_path: Path, key: str, value: str, target: str, why: str
+) -> None:
+    out = tmp_path / "outside"
+    out.mkdir()
+    turns = [
+        bash("cp notes.txt copy.txt"),  # granted: `cp` for the session
+        call("write", path=target, content=planted(key, out)),
+        bash(f"cp evil.txt {target}"),
+    ]
+    c = agent(tmp_path, turns)
+    sid = c.start()
+    cwd = Path(c.scenario.vars["CWD"])
+    assert user_git(cwd, "init", "-q").returncode == 0
+    assert user_git(cwd, "config", key, value).returncode == 0
+    (cwd / ".husky").mkdir()
+    hook = cwd / ".husky" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    (cwd / "evil.txt").write_text(planted(key, out))
+    granted, _ = prompt(c, sid, lambda q: "allow_always")
+    assert len(granted) == 1
+    asked: list[dict[str, Any]] = []
+    for _ in turns[1:]:
+        questions, _ = prompt(c, sid, lambda q: "reject_once")
+        asked += questions
+    done = user_git(cwd, "add", "-A")
+    done = user_git(cwd, "commit", "-q", "-m", "the user's commit")
+    assert done.returncode == 0, done.stderr
+    assert not (out / "PWNED").exists(), "the user's git ran what the model wrote unasked"
+    assert len(asked) == 2
+    for question in asked:
+        title = question["toolCall"]["title"]
+        assert target in title and why in title, title
+        assert target in question["toolCall"]["rawInput"]["gitPlaces"]
+        assert "allow_always" not in {o["kind"] for o in question["options"]}
     assert c.close() == 0

@@ -11,9 +11,11 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
   `[sandbox] write_roots`; under read-only (and in plan mode), the session temp alone, the cwd
   and additional directories shown read-only (also where they are under /tmp); every `.git`
   (directory or file, nested repositories and submodules too, in any case) at or below a
-  writable root stays read-only, where it leads when it is a link (its config and hooks are run
-  by the host's git, outside the sandbox: sandbox_mounts.GitPlaces finds them before each
-  command, reading again only the directories that changed);
+  writable root stays read-only, where it leads when it is a link, and so does what exists of
+  the places the repositories' configuration designates there (the `core.hooksPath`
+  directory, an included configuration file, a program a key names): the host's git runs
+  them, outside the sandbox (tools/git_guard.py finds them before each command, reading again
+  only the directories and configuration files that changed);
 - hidden: each deny_paths pattern that names a path (`/p`, `/p/*`, `/p/**`), the agent's own
   config and data directories and the usual credential stores (CREDENTIALS), behind a
   directory nobody may enter or /dev/null; /run and /var/run are empty (a read-only mount does
@@ -49,9 +51,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reasonix_acp.config.sandbox import SandboxSettings
+from reasonix_acp.tools.git_guard import protected
 from reasonix_acp.tools.sandbox_mounts import (
     CREDENTIALS,
-    GitPlaces,
     base_mounts,
     hide_target,
     sockets_hidden,
@@ -188,7 +190,6 @@ class Sandbox:
         self.find = find
         self.private = private  # the agent's config and data directories
         self.noticed = False
-        self.git = GitPlaces()  # the `.git` places under the writable roots
         # The roots last resolved, and what they resolved to (status asks on every change).
         self._resolved: tuple[tuple[str, ...], list[str]] = ((), [])
 
@@ -254,10 +255,8 @@ class Sandbox:
         for root in roots:
             if os.path.isdir(root):
                 args += ["--bind", root, root]
-        for place in self.git.below(roots):  # what the host's git runs stays as it is
-            real = os.path.realpath(place)  # a link: where it leads
-            if os.path.lexists(real):
-                args += ["--ro-bind", real, real]
+        for real in protected(roots).mounts():  # what the host's git runs stays as it is
+            args += ["--ro-bind", real, real]
         args += ["--setenv", "TMPDIR", temp]
         for target in self._hidden():
             if os.path.isdir(target):

@@ -1,16 +1,14 @@
 """The places a sandboxed command sees (tools/sandbox.py opens with the whole list): the base
 mounts, the Unix socket directories emptied, the temp directories and the toolchain under them,
-the credential stores hidden, which deny patterns a mount can hide, and the `.git` places under
-the writable roots (mounted read-only)."""
+the credential stores hidden, and which deny patterns a mount can hide. The places git runs
+or reads under the writable roots, mounted read-only, are tools/git_guard.py's."""
 
 from __future__ import annotations
 
 import os
 import re
-import stat
-import time
 
-from reasonix_acp.tools.workspace import dot_git, temp_root
+from reasonix_acp.tools.workspace import temp_root
 
 WILDCARD = re.compile(r"[*?\[]")
 
@@ -95,59 +93,3 @@ def hide_target(pattern: str) -> str | None:
     if not os.path.isabs(base) or WILDCARD.search(base) or base in ("", "/"):
         return None
     return os.path.realpath(base)
-
-
-class GitPlaces:
-    """Every `.git` (directory or file, any name a file system takes for it: tools/workspace.py
-    `dot_git`) at or below some directories, found again before each command and kept between
-    them: a directory is read again only when its modification time or inode changed (a name
-    made, removed or renamed in it changes it), or when it changed within RACY seconds of
-    being read (a change in the same clock tick would not show). Links are not followed; a
-    `.git` is not entered (its mount covers what is below it)."""
-
-    RACY = 2.0
-
-    def __init__(self) -> None:
-        # directory → (its signature, the directories below it, the `.git` places in it)
-        self._read: dict[str, tuple[tuple[int, int, int], list[str], list[str]]] = {}
-
-    def below(self, roots: list[str]) -> list[str]:
-        found: list[str] = []
-        kept: dict[str, tuple[tuple[int, int, int], list[str], list[str]]] = {}
-        pending, seen = list(roots), set()
-        while pending:
-            directory = pending.pop()
-            if directory in seen:  # a root below another
-                continue
-            seen.add(directory)
-            try:
-                info = os.lstat(directory)
-            except OSError:
-                continue
-            if not stat.S_ISDIR(info.st_mode):
-                continue
-            signature = (info.st_mtime_ns, info.st_ino, info.st_dev)
-            entry = self._read.get(directory)
-            if entry is None or entry[0] != signature:
-                entry = (signature, *_listed(directory))
-            if time.time_ns() - info.st_mtime_ns > self.RACY * 1e9:
-                kept[directory] = entry
-            found += entry[2]
-            pending += entry[1]
-        self._read = kept
-        return found
-
-
-def _listed(directory: str) -> tuple[list[str], list[str]]:
-    """(the directories in `directory`, links not followed; its `.git` places)."""
-    subdirs, places = [], []
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if dot_git(entry.name):
-                    places.append(entry.path)
-                elif entry.is_dir(follow_symlinks=False):
-                    subdirs.append(entry.path)
-    except OSError:
-        pass
-    return subdirs, places

@@ -10,10 +10,13 @@ or the session's own temp directory. What needs the user's permission depends on
 
 A repository's `.git` is a protected place (`in_git`): a path with a component a file system
 takes for `.git` (any case, as macOS and Windows read names; git's own list of the other
-spellings) is one, so nested repositories and submodules' `.git` files are too. A write there
-asks under every preset but danger-full-access, inside the workspace too (`needs_permission`):
-the repository's configuration and hooks run programs the next time git runs, the user's
-git or the editor's (GIT_WHY). It is judged on the path as given and on where it leads.
+spellings) is one, so nested repositories and submodules' `.git` files are too; so is every
+place the repositories' configuration makes git run or read outside `.git` (the hooks
+directory `core.hooksPath` names, an included configuration file, a program a key names:
+tools/git_guard.py, `protected`). A write there asks under every preset but
+danger-full-access, inside the workspace too (`needs_permission`): the user's git or the
+editor's runs what is there the next time it runs (`git_why` says why). It is judged on the
+path as given and on where it leads.
 
 What a search or listing reports is judged again, result by result, after `realpath`
 (`reports`): a result outside the roots (unless under the directory the user let the tool
@@ -35,6 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reasonix_acp import digests
+from reasonix_acp.tools.git_guard import GIT_WHY, Places, dot_git, in_git, protected
+
+__all__ = ["GIT_WHY", "dot_git", "in_git"]  # judged here, defined with the places (git_guard)
 
 
 def temp_root() -> str:
@@ -151,10 +157,19 @@ class Workspace:
     def inside(self, real: str) -> bool:
         return any(_under(real, root) for root in self.roots)
 
-    def git_place(self, given: str, real: str) -> bool:
-        """Whether a path the model gave names a `.git`: as given (a link named `.git` that
-        leads elsewhere still is one) or where it leads (`lnk/config`, `lnk` a link to one)."""
-        return in_git(given) or in_git(real)
+    def protected(self) -> Places:
+        """The places git runs or reads under the roots, as they stand now (git_guard.py)."""
+        return protected(self.roots)
+
+    def git_why(self, given: str, real: str) -> str:
+        """Why a path the model gave is a protected place, or "": as given (a link named `.git`
+        that leads elsewhere still is one, `.husky/x` with `.husky` a link too) or where it
+        leads (`lnk/config`, `lnk` a link to `.git`)."""
+        if in_git(given):
+            return GIT_WHY
+        places = self.protected()
+        lexical = os.path.abspath(os.path.join(self.cwd, given)) if given else real
+        return places.why(lexical) or places.why(real)
 
     def display(self, real: str) -> str:
         """A path as the user reads it: relative to the cwd when it is under it."""
@@ -173,7 +188,7 @@ def _under(real: str, root: str) -> bool:
 def needs_permission(preset: str, access: str, inside: bool, git: bool = False) -> bool:
     """`access` is "read", "write", "execute", "mcp", "plugin" or "network" (commands, MCP and
     plugin tool calls and web requests ask unless the preset is full access); `git`: the
-    target is in a `.git` (`in_git`), where a write asks under every other preset."""
+    target is a protected place (`git_why`), where a write asks under every other preset."""
     if preset == "danger-full-access":
         return False
     if access in ("execute", "mcp", "plugin", "network"):
@@ -181,25 +196,6 @@ def needs_permission(preset: str, access: str, inside: bool, git: bool = False) 
     if not inside or (git and access == "write"):
         return True
     return access == "write" and preset == "read-only"
-
-
-GIT_WHY = "the repository's configuration and hooks run programs the next time git runs"
-# The code points HFS+ ignores in a name (git's is_hfs_dotgit): `.g\u200cit` is `.git` there.
-_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
-
-
-def dot_git(name: str) -> bool:
-    """Whether a file system may take the name `name` for `.git`: in any case, with code points
-    HFS+ ignores, with trailing dots or spaces or a stream name (`.git::$INDEX_ALLOCATION`,
-    NTFS), or as its 8.3 short name `git~1` (git's own list: is_hfs_dotgit, is_ntfs_dotgit)."""
-    folded = _HFS_IGNORED.sub("", name).split(":", 1)[0].rstrip(". ").casefold()
-    return folded in (".git", "git~1")
-
-
-def in_git(path: str) -> bool:
-    """Whether `path` is in a `.git` or is one: any component `dot_git` (`/` and `\\` both
-    separate, as on Windows)."""
-    return any(dot_git(part) for part in path.replace("\\", "/").split("/"))
 
 
 def scope_of(real: str) -> str:

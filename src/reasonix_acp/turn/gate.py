@@ -11,8 +11,10 @@ Shell commands are judged as whole lines, in the bash that runs them (tools/shel
   there, a program taking names from elsewhere, `git config` setting something) is asked under
   every preset but danger-full-access, whatever was remembered, in the sandbox too, with no
   "always" offered; so is a `write` or `edit` into a `.git`, inside the workspace too
-  (tools/workspace.py `in_git`): its configuration and hooks run programs the next time git
-  runs;
+  (tools/workspace.py `git_why`): its configuration and hooks run programs the next time git
+  runs; and so are the places the repositories' configuration makes git run or read outside
+  `.git` (tools/git_guard.py: a `core.hooksPath` directory, an included configuration file, a
+  program a key names), the question naming the place and why;
 - any other line is unprovable: asked whatever was remembered (no "always" is offered for it),
   refused when the grammar's view of it (command_proof/command_line.py) names a denied command, and,
   with deny rules set, asked under danger-full-access too: it cannot be checked against them.
@@ -82,9 +84,10 @@ class Gate:
             raise ToolFailed("denied by the permission rules in config.toml")
         workspace = context.workspace
         given = args.get("path")
-        git = access == "write" and workspace.git_place(
-            given if isinstance(given, str) else "", real
-        )
+        why = ""
+        if access == "write" and self.preset() != "danger-full-access":
+            why = workspace.git_why(given if isinstance(given, str) else "", real)
+        git = bool(why)
         if not needs_permission(self.preset(), access, workspace.inside(real), git):
             return True
         for granted_access, granted, allowed in reversed(self.grants):
@@ -98,7 +101,7 @@ class Gate:
         if hasattr(tool, "proposed"):
             shown = await self._with_change(tool, args, shown, context)
         if git:
-            shown = _in_git(shown, workspace.display(real))
+            shown = _in_git(shown, why, workspace.display(real))
         options = _options(None if git else f"Allow {what}", f"Reject {what}")
         choice = await self._ask(shown, options)
         if choice in ("allow_always", "reject_always"):
@@ -235,8 +238,8 @@ def _shown_line(
     shown: dict[str, Any], args: dict[str, Any], line: CommandLine, verdict: Verdict
 ) -> dict[str, Any]:
     """The tool call as the question shows it: every simple command the line runs, and why it
-    is asked (a write outside the workspace; a `.git` it names; a line outside the provable
-    language)."""
+    is asked (a write outside the workspace; a `.git` or another place git runs or reads it
+    names; a line outside the provable language)."""
     commands = [c.shown() for c in (line.proof.commands if line.proof else line.commands)]
     raw: dict[str, Any] = {**args, "commands": commands}
     notes = []
@@ -248,7 +251,11 @@ def _shown_line(
         notes.append("reads outside the workspace: " + ", ".join(verdict.reads))
     if verdict.git:
         raw["gitPlaces"] = list(verdict.git)
-        notes.append(f"names a repository's .git: {', '.join(verdict.git)}; {GIT_WHY}")
+        if set(verdict.why) <= {GIT_WHY}:
+            notes.append(f"names a repository's .git: {', '.join(verdict.git)}; {GIT_WHY}")
+        else:
+            whys = "; ".join(verdict.why)
+            notes.append(f"names a place git runs or reads: {', '.join(verdict.git)}; {whys}")
     if line.proof is None:
         raw["unprovable"] = verdict.reason or line.unprovable
         notes.append("not provably safe: " + raw["unprovable"])
@@ -263,10 +270,12 @@ def _shown_line(
     return {**shown, "title": title, "rawInput": raw}
 
 
-def _in_git(shown: dict[str, Any], *places: str) -> dict[str, Any]:
-    """The question for a call that writes into a `.git`: the places named, and why."""
+def _in_git(shown: dict[str, Any], why: str, *places: str) -> dict[str, Any]:
+    """The question for a call that writes into a place git runs or reads (a `.git`, a place
+    its configuration designates): the places named, and why."""
     raw = shown.get("rawInput")
-    title = f"{shown.get('title', 'Write')} (in a repository's .git: {GIT_WHY})"
+    where = f"in a repository's .git: {GIT_WHY}" if why == GIT_WHY else why
+    title = f"{shown.get('title', 'Write')} ({where})"
     raw = {**(raw if isinstance(raw, dict) else {}), "gitPlaces": list(places)}
     return {**shown, "title": title, "rawInput": raw}
 

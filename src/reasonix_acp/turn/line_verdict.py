@@ -44,7 +44,8 @@ class Verdict:
     reason: str = ""
     outside: tuple[str, ...] = ()  # written
     reads: tuple[str, ...] = ()  # read through a redirection
-    git: tuple[str, ...] = ()  # the `.git` places it names (turn/line_git.py)
+    git: tuple[str, ...] = ()  # the places git runs or reads it names (turn/line_git.py)
+    why: tuple[str, ...] = ()  # why they are protected
 
 
 def judge_line(
@@ -74,16 +75,18 @@ def judge_line(
     seen = {*line.names, *(proof.names if proof else ())}
     if any(remembered.get(name) is False for name in seen):
         return Verdict("reject")
-    places = tuple(git_places(line, workspace))  # asked whatever was granted, sandbox or not
+    named = git_places(line, workspace)  # asked whatever was granted, sandbox or not
+    places, why = tuple(named.places), tuple(named.whys)
     if proof is None:
         if sandboxed and checked and not places:
             return Verdict("allow", "runs in the sandbox")
-        return Verdict("ask", line.unprovable if checked else _unchecked(line, rules), git=places)
+        reason = line.unprovable if checked else _unchecked(line, rules)
+        return Verdict("ask", reason, git=places, why=why)
     judged = _judged(workspace)
     outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
     reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
     if places:
-        return Verdict("ask", outside=outside, reads=reads, git=places)
+        return Verdict("ask", outside=outside, reads=reads, git=places, why=why)
     for access, scope, allowed in reversed(grants):
         if access == "execute" and scope == f"exact {line.text}":
             return Verdict("allow" if allowed else "reject")
