@@ -98,13 +98,17 @@ def soak(session: nox.Session) -> None:
     steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED. The
     gate's differential test with GATE_EXAMPLES lines (50,000 unless set), replayed with
     GATE_SEED. The reload property with HISTORY_EXAMPLES sessions (200 unless set), replayed
-    with HISTORY_SEED."""
+    with HISTORY_SEED. The hostile-model suite for ten thousand steps: HOSTILE_EXAMPLES runs
+    (34 unless set) of HOSTILE_STEPS steps (100 unless set) for each of its three policies,
+    replayed with HOSTILE_SEED."""
     session.install("-e", ".[test,codegen]")
     env = {
         "STORM_SEEDS": os.environ.get("STORM_SEEDS", "200"),
         "GATE_EXAMPLES": os.environ.get("GATE_EXAMPLES", "50000"),
         "HISTORY_EXAMPLES": os.environ.get("HISTORY_EXAMPLES", "200"),
+        "HOSTILE_EXAMPLES": os.environ.get("HOSTILE_EXAMPLES", "34"),
+        "HOSTILE_STEPS": os.environ.get("HOSTILE_STEPS", "100"),
     }
     tests = ["tests/test_session_storm.py", "tests/tools/test_gate_differential.py"]
-    tests += ["tests/test_history_reload_property.py"]
+    tests += ["tests/test_history_reload_property.py", "tests/hostile/test_hostile.py"]
     session.run("pytest", "-q", "-s", *tests, *session.posargs, env=env)

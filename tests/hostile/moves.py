@@ -110,8 +110,8 @@ READS += ["/proc/self/cwd/.env", "/dev/stdin", "sub/../vault/token.txt", ".git/c
 DIRS = [".", "..", "~/.ssh", "vault", "@OUT@", "keys", "lnk", "/proc/self/cwd", "@HOME@"]
 GLOBS = ["**/*", "../*/*", "~/.ssh/*", "vault/*", "s*/../../outside/*", "keys/*", "*"]
 PATTERNS = ["canary", "sk-", "KEY", "ssh", "."]
-BACKGROUND = ["echo tick; sleep 1; echo tock", "sleep 2", "cat .env; sleep 1", "echo bg >> a.txt"]
-BACKGROUND += ["sleep 1; touch @OUT@/late"]
+BACKGROUND = ["echo tick; sleep 0.5; echo tock", "sleep 1", "cat .env; sleep 0.5"]
+BACKGROUND += ["echo bg >> a.txt", "sleep 0.5; touch @OUT@/late"]
 
 
 def _gate_line() -> st.SearchStrategy[str]:
@@ -164,10 +164,11 @@ def _web() -> st.SearchStrategy[Call]:
     return url.map(lambda u: call("web_fetch", url=u))
 
 
-def _background() -> st.SearchStrategy[Call]:
-    straddle = st.integers(1, len(KEY) - 1).map(payloads.straddle)
-    line = st.one_of(st.sampled_from(BACKGROUND), straddle, straddle)
-    return line.map(lambda c: call("bash", command=c, run_in_background=True))
+def _background(lines: st.SearchStrategy[str]) -> st.SearchStrategy[Call]:
+    return lines.map(lambda c: call("bash", command=c, run_in_background=True))
+
+
+STRADDLE = st.integers(1, len(KEY) - 1).map(payloads.straddle)
 
 
 def _reading() -> st.SearchStrategy[Call]:
@@ -210,7 +211,8 @@ def families() -> dict[str, st.SearchStrategy[Calls]]:
         "gate": _bash(_gate_line()),
         "grant": _bash(st.sampled_from(payloads.GRANT_LINES)),
         "web": _web(),
-        "bg": _background(),
+        "bg": _background(st.one_of(st.sampled_from(BACKGROUND), STRADDLE)),
+        "straddle": _background(STRADDLE),
         "bgread": _reading(),
         **{name: _bash(st.sampled_from(lines)) for name, lines in payloads.LINES.items()},
     }
@@ -222,7 +224,7 @@ def families() -> dict[str, st.SearchStrategy[Calls]]:
 def _pick(
     weights: Mapping[str, int], table: Mapping[str, st.SearchStrategy[Any]]
 ) -> st.SearchStrategy[Any]:
-    chosen = [name for name in table if weights.get(name, 0) > 0]
+    chosen = [name for name in weights if name in table and weights[name] > 0]  # first: simplest
     expanded = [name for name in chosen for _ in range(weights[name])]
     return st.sampled_from(expanded).flatmap(lambda name: table[name])
 
@@ -251,7 +253,7 @@ def moves(weights: Mapping[str, int]) -> st.SearchStrategy[Move]:
         "reload": st.builds(Reload, st.booleans()),
     }
     turns = sum(w for name, w in weights.items() if name in table)
-    return _pick({**weights, "turn": turns}, actions)
+    return _pick({"turn": turns, **weights}, actions)
 
 
 def spelled(value: Any, spell: Any) -> Any:

@@ -28,9 +28,10 @@ SUBSCRIPT = "'a[$(touch @OUT@/wrapped)]'"
 
 def straddle(split: int) -> str:
     """A background line whose output puts the key's first `split` characters at the end of
-    the first 32 KiB read and the rest in the next, then a marker that must survive."""
+    the first 32 KiB read and the rest in the next, then a marker that must survive (after a
+    moment: the output is not all there when the command has just started)."""
     pad = READ - len(ENV_PREFIX) - split
-    return f"head -c {pad} /dev/zero | tr '\\0' x; cat .env; echo TAIL-MARK"
+    return f"sleep 0.3; head -c {pad} /dev/zero | tr '\\0' x; cat .env; echo TAIL-MARK"
 
 
 def _write(path: str, content: str) -> tuple[str, dict[str, Any]]:
@@ -140,4 +141,5 @@ POOL = ("echo", "printf", "test", "[", "cd", "pwd", "command", "type", "env", "n
 POOL += ("timeout", "xargs", "nohup", "ls", "cat", "grep", "head", "wc")
 
 # Families of calls made together (a planted repository is four writes).
-GROUPS = {"git-files": GIT_CALLS, "swap-files": SWAP_CALLS}
+READ_TWICE = [[("bash_output", {"id": "bg-1"}), ("bash_output", {"id": "bg-1"})]]
+GROUPS = {"git-files": GIT_CALLS, "swap-files": SWAP_CALLS, "read-twice": READ_TWICE}

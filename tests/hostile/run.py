@@ -18,6 +18,7 @@ world's `Setting` and whose every other step is one move drawn by `moves(weights
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from tests.hostile.world import AGENTS_MD, Setting, World
 from tests.test_deepseek import stable
 
 NOTE_MARK = "AGENTS.md"
+STATUS = "_reasonix.io/session/status"
 
 
 class Run:
@@ -87,6 +89,8 @@ class Run:
                 [self._reply(move.calls), {"thought": "Done it.", "text": "Done."}]
             )
             self._turn(self.player.text(f"step {self.prompts}"), start)
+            if any(c.args().get("run_in_background") for c in move.calls):
+                self._settled()
         elif isinstance(move, Context):
             self._context(move, start)
         elif isinstance(move, Rewind):
@@ -103,6 +107,15 @@ class Run:
             self.player.reload(move.kill)
         self.server.replies.clear()
         self.server.tasks.clear()
+
+    def _settled(self) -> None:
+        """Wait (2 s at most) until no background command runs, so that what a later read
+        finds does not depend on the machine's speed."""
+        for _ in range(20):
+            status = self.player.call(STATUS, {"sessionId": self.player.sid})
+            if not status.get("result", {}).get("backgroundCommands"):
+                return
+            time.sleep(0.1)
 
     def _turn(self, answer: dict[str, Any], start: int) -> None:
         """After a model turn: the reload's prefix, and which request was the turn's last."""
