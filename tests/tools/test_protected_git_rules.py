@@ -3,6 +3,8 @@
 verdicts (every way a line in the provable language can write or name a `.git`, each asked
 with every name granted, in the sandbox too, none under danger-full-access; the lines that only
 look alike run), and the read-only mounts of every `.git` under the sandbox's writable roots.
+The same for the places a repository's configuration designates outside `.git` (its hooks
+directory, an included file: tools/git_guard.py), the question saying why.
 
 Each row is a way the same mistake could come back: a write target kind the proof knows, a
 word shape (quoted, an option's value, a link, a pattern, a variable, braces, a `cd` before
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -246,3 +250,121 @@ def _read_only(argv: list[str]) -> set[str]:
     return {
         argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] == argv[i + 2]
     }
+
+
+# -- the places the configuration designates -----------------------------------------------------
+
+HOOKS_WHY = "git runs what is here: core.hooksPath"
+INCLUDE_WHY = "git reads this as its configuration: include.path"
+
+
+def _designated(tmp_path: Path) -> Workspace:
+    """The workspace of `_workspace`, its repository's hooks in `.husky` and `shared.gitconfig`
+    included (set with the real `git config`)."""
+    workspace = _workspace(tmp_path)
+    ws = Path(workspace.cwd)
+    config = str(ws / ".git" / "config")
+    for key, value in (("core.hooksPath", ".husky"), ("include.path", "../shared.gitconfig")):
+        subprocess.run(["git", "config", "--file", config, key, value], check=True)
+    (ws / ".husky").mkdir()
+    (ws / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (ws / "shared.gitconfig").write_text("[alias]\n\tst = status\n")
+    (ws / "lnkh").symlink_to(".husky")
+    return workspace
+
+
+NAMING_DESIGNATED = [
+    ("echo x > .husky/pre-commit", HOOKS_WHY),
+    ("echo x | tee -a .husky/pre-commit", HOOKS_WHY),
+    ("cp notes.txt .husky/pre-commit", HOOKS_WHY),
+    ("cp notes.txt .HUSKY/pre-commit", HOOKS_WHY),
+    ("cp notes.txt ./src/../.husky/pre-push", HOOKS_WHY),
+    ("cp -t.husky notes.txt", HOOKS_WHY),
+    ("cp --target-directory=.husky notes.txt", HOOKS_WHY),
+    ("cd .husky && echo x > pre-commit", HOOKS_WHY),
+    ("x=.hus; cp notes.txt ${x}ky/pre-commit", HOOKS_WHY),
+    ("cp notes.txt .hus?y/pre-commit", HOOKS_WHY),
+    ("cp notes.txt .hus*", HOOKS_WHY),
+    ("cp notes.txt lnkh/pre-commit", HOOKS_WHY),
+    ("cd src && cp ../notes.txt ../.husky/post-merge", HOOKS_WHY),
+    ("cp notes.txt shared.gitconfig", INCLUDE_WHY),
+    ("echo '[core]' >> shared.gitconfig", INCLUDE_WHY),
+    ("cp notes.txt ./shared.gitconfig", INCLUDE_WHY),
+]
+PLAIN_DESIGNATED = [
+    "cp notes.txt .husky-old",
+    "cat shared.gitconfig.bak",
+    "echo x > husky/pre-commit",
+    "cp notes.txt src/shared.gitconfig",
+    "ls src",
+]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize(("line", "why"), NAMING_DESIGNATED)
+def test_a_line_naming_a_designated_place_asks_and_says_why(
+    tmp_path: Path, line: str, why: str
+) -> None:
+    workspace = _designated(tmp_path)
+    for preset in PRESETS:
+        for sandboxed in (False, True):
+            verdict = _verdict(workspace, line, preset, sandboxed)
+            assert verdict.decision == "ask" and verdict.git, (line, preset, sandboxed)
+            assert why in verdict.why, (line, verdict.why)
+    assert _verdict(workspace, line, "danger-full-access").decision == "allow"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("line", PLAIN_DESIGNATED)
+def test_a_line_only_like_a_designated_place_runs_granted(tmp_path: Path, line: str) -> None:
+    verdict = _verdict(_designated(tmp_path), line, GRANTED)
+    assert (verdict.decision, verdict.git) == ("allow", ()), line
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_every_tool_that_writes_files_asks_for_a_designated_place(tmp_path: Path) -> None:
+    """As for `.git`: each write asks, whatever was granted for the directory, saying why."""
+    workspace = _designated(tmp_path)
+    writers = [t for t in FILE_TOOLS if getattr(t, "access", None) == "write"]
+    targets = [("lnkh/pre-commit", ".husky/pre-commit", HOOKS_WHY)]
+    targets += [("shared.gitconfig", "shared.gitconfig", INCLUDE_WHY)]
+    for tool in writers:
+        for given, place, why in targets:
+            args = {
+                "path": given,
+                "content": "x\n",
+                "edits": [{"old_text": "#!/bin/sh", "new_text": "#!/bin/bash"}],
+            }
+            if place == "shared.gitconfig":
+                args["edits"] = [{"old_text": "[alias]", "new_text": "[core]"}]
+            asked: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+            grants = [("write", str(Path(workspace.cwd)) + os.sep + "**", True)]
+            gate = Gate(ask=_asking(asked), grants=grants)
+            context = ToolContext(workspace.cwd, "s", workspace=workspace)
+            shown = {"title": tool.title(args, context), "rawInput": args}
+            assert asyncio.run(gate.permitted(tool, args, shown, context)) is False
+            question, options = asked[0]
+            assert why in question["title"] and GIT_WHY not in question["title"], tool.name
+            assert question["rawInput"]["gitPlaces"] == [place], tool.name
+            assert "allow_always" not in {o["optionId"] for o in options}
+    full = Gate(ask=_asking([]), preset=lambda: "danger-full-access")
+    context = ToolContext(workspace.cwd, "s", workspace=workspace)
+    args = {"path": ".husky/pre-commit", "content": "x\n"}
+    assert asyncio.run(full.permitted(writers[0], args, {"title": "w"}, context)) is True
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_designated_places_are_mounted_read_only(tmp_path: Path) -> None:
+    """What exists of them, where it leads; a `.git` file's git directory too."""
+    workspace = _designated(tmp_path)
+    ws = Path(workspace.cwd)
+    (ws / "mod").mkdir()
+    (ws / "kept-git").mkdir()
+    (ws / "mod" / ".git").write_text("gitdir: ../kept-git\n")
+    box = Sandbox(lambda: workspace, lambda: GRANTED, lambda: SandboxSettings(), lambda: BWRAP)
+    argv = box.argv(["true"], workspace.cwd)
+    expected = {str(ws / ".husky"), str(ws / "shared.gitconfig"), str(ws / "kept-git")}
+    assert _read_only(argv) >= expected
+    bound = argv.index(str(ws), argv.index("--bind"))
+    assert all(argv.index(p) > bound for p in expected)  # after the writable workspace
+    assert str(ws / "lnkh") not in _read_only(argv)  # a link to a place: where it leads

@@ -16,10 +16,11 @@ Rules, for a repository found by its `.git` (a directory, or a file naming its g
   tree's top (the `.git`'s directory, and `core.worktree`'s, relative to the git directory,
   where set), where git runs its hooks;
 - the files a program key's value names (tools/git_programs.py), from the work tree's top
-  where git runs it: a word with a `/` whether it exists or not; a command's name without one
-  in every PATH directory (where the shell finds it); an argument without one where a file
-  or directory of that name is at the top now (one that names none is an option or a
-  subcommand: `log`, `-R`; the next judgement reads it again once one is made there);
+  where git runs it: a word with a `/`, and a directory a `cd` goes to, whether it exists or
+  not; a command's name without one in every PATH directory (where the shell finds it); an
+  argument without one where a file or directory of that name is at the top now (one that
+  names none is an option or a subcommand: `log`, `-R`; the next judgement reads it again
+  once one is made there);
 - every value of a key counts, wherever it is set (git uses the last; any may become it);
 - what cannot be read as git reads it (git_config.Unreadable: a file git would refuse, one
   this reader cannot open, a program value with words known only when it runs) designates
@@ -144,7 +145,7 @@ def _places(
     found = []
     for word, kind in named:
         tree = kind == DIRECTORY
-        if "/" in word:
+        if "/" in word or (tree and not word.startswith("-")):
             found += [Place(os.path.join(t, word), tree, why) for t in tops]
         elif kind == COMMAND:
             found += [Place(os.path.join(d, word), False, why) for d in path]
