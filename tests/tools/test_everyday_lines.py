@@ -65,9 +65,20 @@ ASKED = {
 }
 
 
+# A project's files, as the lines above expect them: the places a line names are judged where
+# they lead now (patterns by what they match, links followed).
+PROJECT = [
+    "src/app.py", "src/main.py", "tests/test_app.py", "scripts/run.sh", "sub/Makefile",
+    "package.json", "README.md", "a.txt", "b.txt", "old.txt", "log.txt", "data.txt",
+    "list.txt", "setup.py",
+]  # fmt: skip
+
+
 def _decision(line: str, tmp_path: Path) -> tuple[str, str]:
     workspace = Workspace(str(tmp_path / "ws"), temp=str(tmp_path / "tmp"))
-    (tmp_path / "ws" / "sub").mkdir(parents=True, exist_ok=True)
+    for name in PROJECT:
+        (tmp_path / "ws" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "ws" / name).touch()
     parsed = parse(line)
     names = granted_names(parsed.proof) if parsed.proof else parsed.names
     grants = [("execute", f"command {name}", True) for name in names]

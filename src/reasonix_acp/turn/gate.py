@@ -5,8 +5,10 @@ then the user, asked with `session/request_permission` through the turn (turn/wi
 Shell commands are judged as whole lines, in the bash that runs them (tools/shell.py):
 - a line in the provable language (command_proof/proof.py) is read completely: its commands (wrapped
   ones too) and the paths it redirects to, resolved. A deny rule matches exactly; a remembered
-  "allow" covers it when every command but `true`, `false`, `:`, `exit N` is remembered and it
-  writes nothing outside the workspace; one remembered "reject" refuses it;
+  "allow" covers it when every command but `true`, `false`, `:`, `exit N` is remembered, it
+  writes nothing outside the workspace, and no word of it names a place outside the roots
+  (turn/line_places.py: a grant of `rm` is a grant in this project, not on the rest of the
+  disk); one remembered "reject" refuses it;
 - a line that names a repository's `.git` (turn/line_git.py: a write there, a word leading
   there, a program taking names from elsewhere, `git config` setting something) is asked under
   every preset but danger-full-access, whatever was remembered, in the sandbox too, with no
@@ -147,7 +149,7 @@ class Gate:
         listed = ", ".join(f"`{n}`" for n in names)
         options = _options(
             f"Allow {listed} commands for this session"
-            if proof and names and not verdict.outside and not verdict.git
+            if proof and names and not verdict.outside and not verdict.git and not verdict.places
             else None,
             f"Reject {listed} commands for this session" if names else None,
             exact=proof is not None and not verdict.git,  # no answer covers a `.git`
@@ -249,6 +251,9 @@ def _shown_line(
     if verdict.reads:
         raw["readsOutsideWorkspace"] = list(verdict.reads)
         notes.append("reads outside the workspace: " + ", ".join(verdict.reads))
+    if verdict.places:
+        raw["namesOutsideWorkspace"] = list(verdict.places)
+        notes.append("names places outside the workspace: " + ", ".join(verdict.places))
     if verdict.git:
         raw["gitPlaces"] = list(verdict.git)
         if set(verdict.why) <= {GIT_WHY}:

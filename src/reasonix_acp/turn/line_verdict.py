@@ -17,6 +17,7 @@ from reasonix_acp.command_proof.proof import Proof
 from reasonix_acp.config.web import WebSettings
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_git import git_places
+from reasonix_acp.turn.line_places import outside_places
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 FULL = "danger-full-access"
@@ -46,6 +47,7 @@ class Verdict:
     reads: tuple[str, ...] = ()  # read through a redirection
     git: tuple[str, ...] = ()  # the places git runs or reads it names (turn/line_git.py)
     why: tuple[str, ...] = ()  # why they are protected
+    places: tuple[str, ...] = ()  # its words naming places outside (turn/line_places.py)
 
 
 def judge_line(
@@ -94,9 +96,10 @@ def judge_line(
         return Verdict("allow", "runs in the sandbox")
     names = granted_names(proof)
     covered = all(remembered.get(name) is True for name in names)
-    if not outside and not reads and covered and (names or not proof.writes):
+    places = tuple(outside_places(line, workspace)) if names else ()  # a grant covers inside
+    if not outside and not reads and not places and covered and (names or not proof.writes):
         return Verdict("allow")
-    return Verdict("ask", outside=outside, reads=reads)
+    return Verdict("ask", outside=outside, reads=reads, places=places)
 
 
 def granted_names(proof: Proof) -> list[str]:
