@@ -31,6 +31,7 @@ LAYERS: list[set[str]] = [
         "machines",
         "config",
         "redact",
+        "scrubber",
         "sqlite",
         "ids",
         "digests",

@@ -58,6 +58,29 @@ def test_a_key_echoed_by_the_provider_is_redacted_everywhere(tmp_path: Path) -> 
     assert KEY.encode() not in c.agent.stderr
 
 
+def test_a_key_at_the_end_of_the_providers_error_excerpt_is_not_cut_in_half(
+    tmp_path: Path,
+) -> None:
+    """The provider's error body is shown cut to its first 500 bytes: a key it echoes across
+    that cut is shown as [redacted], not as its first half."""
+    lead = "Incorrect API key provided: "
+    message = lead + "x" * (500 - len('{"error": {"message": "') - len(lead) - 10) + KEY
+    body = {"error": {"message": message + ". Check your key."}}
+    with Server() as server:
+        server.behaviours.append((401, json.dumps(body).encode()))
+        c = with_key_in_config(tmp_path, server)
+        sid = c.start()
+        error = prompt(c, sid)["error"]
+        status = c.result("_reasonix.io/session/status", {"sessionId": sid})
+        assert c.close() == 0
+    assert json.dumps(body).index(KEY) == 490  # the cut falls in the key
+    shown = json.dumps([error, status, c.notes])
+    assert not [KEY[i : i + 8] for i in range(len(KEY) - 7) if KEY[i : i + 8] in shown]
+    assert f"{lead}xxxx" in error["message"] and "[redacted]" in error["message"]
+    stored = on_disk(Path(c.scenario.vars["DATA"]))
+    assert not [KEY[i : i + 8] for i in range(len(KEY) - 7) if KEY[i : i + 8].encode() in stored]
+
+
 def test_a_stream_line_that_is_not_json_is_logged_without_credentials(tmp_path: Path) -> None:
     proxy = f"data: <html>502 from proxy; Authorization: Bearer {KEY}. retry</html>\n\n".encode()
     with Server() as server:

@@ -11,6 +11,11 @@ Two layers:
 
 A pattern replaces the credential only: quotes, punctuation and the text around it stay.
 `RedactingFilter` applies the same to every log record.
+
+Each function here scrubs one whole text. Output read or passed on in pieces (a command's
+output as it comes, a log read in parts, an MCP result's blocks) and output cut at a limit go
+through scrubber.py instead, which sees across the pieces: a piece scrubbed on its own can show
+half a secret.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import logging
 import os
 import re
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 from reasonix_acp.protocol.errors import clip
 
@@ -58,15 +63,29 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 _SECRET_NAME = re.compile(
     r"(?i)(api[_-]?key|apikey|secret|token|passw(?:or)?d|credential|private[_-]?key|_auth$|^auth)"
 )
+# Characters a secret may never span when none holds one: scrubber.py holds back no further
+# than the last of them.
+_SPACES = " \t\n\r\f\v"
+
+
+class Known(NamedTuple):
+    """The remembered secrets as a scrubber needs them, replaced as one value by `remember`."""
+
+    pattern: re.Pattern[str] | None  # every secret, the longest first
+    longest: int  # characters of the longest secret (0: none)
+    breaks: str  # the whitespace characters no secret holds
+
+
 _known: set[str] = set()
 _passed: set[str] = set()
 _known_pattern: re.Pattern[str] | None = None
+_shape = Known(None, 0, _SPACES)
 _lock = threading.Lock()
 
 
 def remember(*values: str | None) -> None:
     """Secret values to remove from any text from now on (short and empty ones are ignored)."""
-    global _known_pattern
+    global _known_pattern, _shape
     fresh = {v for v in values if v and len(v) >= MIN_SECRET and v.strip() == v} - _known
     if not fresh:
         return
@@ -74,10 +93,17 @@ def remember(*values: str | None) -> None:
         _known.update(fresh)
         ordered = sorted(_known, key=len, reverse=True)
         _known_pattern = re.compile("|".join(re.escape(v) for v in ordered))
+        breaks = "".join(c for c in _SPACES if not any(c in v for v in ordered))
+        _shape = Known(_known_pattern, len(ordered[0]), breaks)
 
 
 def known() -> frozenset[str]:
     return frozenset(_known)
+
+
+def known_shape() -> Known:
+    """The remembered secrets' pattern, longest length and breaks, as of now."""
+    return _shape
 
 
 def pass_env(names: list[str]) -> None:

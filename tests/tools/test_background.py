@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from tests.client import Client
-from tests.deepseek_server import DeepSeek
+from tests.deepseek_server import KEY, DeepSeek
 from tests.test_deepseek import agent, config, prompt
+from tests.transcript import Scenario
 
 SERVE = "echo tick; echo $$ > pid.txt; exec sleep 30"
 
@@ -241,3 +242,79 @@ def test_what_a_plain_command_leaves_running_stops_with_the_session(
         assert gone(pid, within=2)
     assert c.close() == 0
     assert gone(pid, within=2)
+
+
+def _pieces(secret: str, size: int = 12) -> list[str]:
+    """Every `size`-character stretch of `secret`: a half of it shown somewhere shows some."""
+    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
+
+
+def test_a_key_across_two_reads_reaches_neither_the_model_nor_the_client(
+    tmp_path: Path,
+) -> None:
+    """The command prints padding so that the key it prints straddles the first read's end
+    (READ_CAP bytes): the model reads the output in two calls, and neither the model, nor the
+    client, nor the store, nor the session's temp directory sees any part of the key; every
+    other byte of the output reaches the model."""
+    read_cap = 32 * 1024
+    line = f"DEEPSEEK_API_KEY={KEY}\n"
+    pad = read_cap - len("DEEPSEEK_API_KEY=") - len(KEY) // 2  # the key's middle at the boundary
+    command = f"head -c {pad} /dev/zero | tr '\\0' x; cat .env"
+    read = {"name": "bash_output", "arguments": {"id": "bg-1"}}
+    with DeepSeek() as server:
+        server.replies.extend(
+            [
+                {
+                    "thought": "Start it.",
+                    "tool_calls": [
+                        {
+                            "name": "bash",
+                            "arguments": {"command": command, "run_in_background": True},
+                        }
+                    ],
+                },
+                {"thought": "Started.", "text": "Started."},
+                {"thought": "Read.", "tool_calls": [read]},
+                {"thought": "Read on.", "tool_calls": [read]},
+                {"thought": "Done.", "text": "Read."},
+            ]
+        )
+        scenario = Scenario(tmp_path)
+        scenario.env["TMPDIR"] = str(tmp_path / "tmp")
+        (tmp_path / "tmp").mkdir()
+        c = agent(tmp_path, config(server), scenario)
+        (tmp_path / "ws" / ".env").write_text(line + "PLAIN=keep-me\n", encoding="utf-8")
+        sid = full(c)
+        assert prompt(c, sid, "start it")["result"] == {"stopReason": "end_turn"}
+        deadline = time.monotonic() + 10
+        while c.result("_reasonix.io/session/status", {"sessionId": sid}).get("backgroundCommands"):
+            assert time.monotonic() < deadline, "the command did not end"
+            time.sleep(0.05)
+        c.notes.clear()
+        assert prompt(c, sid, "read it")["result"] == {"stopReason": "end_turn"}
+        reads = [
+            u
+            for u in (n["params"]["update"] for n in c.notes if n.get("method") == "session/update")
+            if u.get("status") == "completed"
+        ]
+        frames = json.dumps(c.notes)
+        assert c.close() == 0
+    assert server.refused == []
+    first, second = (text_of(r) for r in reads)
+    assert first.endswith(" more bytes: read again]") and second.endswith("[bg-1: exited 0]")
+    shown = first.rsplit("\n", 1)[0] + second.rsplit("\n", 1)[0]
+    assert shown.count("x") == pad and "DEEPSEEK_API_KEY=" in shown
+    assert "[redacted]\nPLAIN=keep-me" in shown
+    sent = [m["content"] for r in server.requests() for m in r["messages"] if m["role"] == "tool"]
+    assert sum(s.count("x") for s in sent[-2:]) >= pad * 0.9  # the model read it (cut to its cap)
+    assert "DEEPSEEK_API_KEY=[redacted]\nPLAI" in sent[-2] and sent[-1].startswith("N=keep-me\n")
+    requests = b"".join(server.bodies).decode()
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
+    temp = b"".join(p.read_bytes() for p in (tmp_path / "tmp").rglob("*") if p.is_file())
+    assert b"[redacted]\\nPLAI" in stored and b"N=keep-me" in stored  # both reads are kept
+    assert b"[redacted]\nPLAIN=keep-me" in temp  # the command's log
+    for piece in _pieces(KEY):
+        assert piece not in requests, f"the model was sent {piece!r}"
+        assert piece not in frames, f"the client was sent {piece!r}"
+        assert piece.encode() not in stored, f"the store keeps {piece!r}"
+        assert piece.encode() not in temp, f"the session's temp keeps {piece!r}"

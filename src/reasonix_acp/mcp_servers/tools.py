@@ -5,6 +5,10 @@ The model sees `mcp__<server>__<tool>` (characters outside `[A-Za-z0-9_-]` becom
 danger-full-access, and an "always" answer covers that one tool of that server for the session.
 The result's content becomes ACP content (text, images, embedded resources, resource links);
 `isError` fails the call; structured content is the call's `rawOutput`.
+
+The text of a result's blocks (text blocks, embedded text resources) is scrubbed as the one
+text the blocks make (scrubber.scrub_pieces): a secret the agent holds split across two blocks
+is redacted in the first and its rest removed from the next, so neither shows half of it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_acp.mcp_servers.link import Link
+from reasonix_acp.scrubber import scrub_pieces
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
 _KIND_WORDS = (
@@ -77,31 +82,49 @@ class McpTool:
 
 
 def convert(blocks: list[Any]) -> tuple[list[dict[str, Any]], str]:
-    """MCP content blocks as ACP tool-call content, and the text the model reads."""
-    content: list[dict[str, Any]] = []
-    texts: list[str] = []
-    for block in blocks:
-        data = block.model_dump(mode="json", by_alias=True, exclude_none=True)
-        kind = data.get("type")
-        if kind == "text":
-            acp: dict[str, Any] = {"type": "text", "text": data.get("text", "")}
-            texts.append(acp["text"])
-        elif kind in ("image", "audio"):
-            acp = {"type": kind, "data": data.get("data", ""), "mimeType": data.get("mimeType", "")}
-            texts.append(f"[{kind} {acp['mimeType']}]")
-        elif kind == "resource":
-            res = data.get("resource") or {}
-            acp = {"type": "resource", "resource": res}
-            texts.append(res.get("text") or f"[resource {res.get('uri', '')}]")
-        elif kind == "resource_link":
-            acp = {
-                "type": "resource_link",
-                "uri": data.get("uri", ""),
-                "name": data.get("name", ""),
-            }
-            texts.append(f"[resource link {acp['uri']}]")
-        else:
-            acp = {"type": "text", "text": f"[{kind} content]"}
-            texts.append(acp["text"])
-        content.append({"type": "content", "content": acp})
-    return content, "\n".join(texts)
+    """MCP content blocks as ACP tool-call content, and the text the model reads; the blocks'
+    text scrubbed as one."""
+    converted = [_block(b) for b in blocks]
+    holders = [h for h in map(_text_holder, converted) if h is not None]
+    for holder, text in zip(holders, scrub_pieces([h["text"] for h in holders]), strict=True):
+        holder["text"] = text
+    content = [{"type": "content", "content": acp} for acp in converted]
+    return content, "\n".join(map(_model_text, converted))
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """One MCP content block as ACP content."""
+    data = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+    kind = data.get("type")
+    if kind == "text":
+        return {"type": "text", "text": str(data.get("text", ""))}
+    if kind in ("image", "audio"):
+        return {"type": kind, "data": data.get("data", ""), "mimeType": data.get("mimeType", "")}
+    if kind == "resource":
+        return {"type": "resource", "resource": data.get("resource") or {}}
+    if kind == "resource_link":
+        return {"type": "resource_link", "uri": data.get("uri", ""), "name": data.get("name", "")}
+    return {"type": "text", "text": f"[{kind} content]"}
+
+
+def _text_holder(acp: dict[str, Any]) -> dict[str, Any] | None:
+    """The dict whose "text" is output of the server's (a text block, a text resource)."""
+    if acp["type"] == "text":
+        return acp
+    resource = acp.get("resource")
+    if acp["type"] == "resource" and isinstance(resource, dict) and resource.get("text"):
+        return resource
+    return None
+
+
+def _model_text(acp: dict[str, Any]) -> str:
+    """What the model reads of one block."""
+    kind = acp["type"]
+    if kind == "text":
+        return str(acp["text"])
+    if kind in ("image", "audio"):
+        return f"[{kind} {acp['mimeType']}]"
+    if kind == "resource":
+        res = acp["resource"]
+        return str(res.get("text") or f"[resource {res.get('uri', '')}]")
+    return f"[resource link {acp['uri']}]"

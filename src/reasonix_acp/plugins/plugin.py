@@ -17,6 +17,9 @@ Its stdout is a JSON object, or plain text (taken as `text`):
    "surfaces": [...],    extension surfaces to show (extension_surface.py)
    "error": "..."}       the command failed with this message
 A non-zero exit status fails it too (stderr is the cause); so does running past its timeout.
+What it prints is scrubbed of every secret the agent holds before it is cut to its limit
+(OUTPUT_LIMIT bytes of stdout, the last CAUSE_LIMIT characters of stderr): a cut made first
+could leave half of a secret that no later scrub sees.
 Tools go through the permission gate like MCP tools: they ask unless the preset is full access.
 Action form fields are filled from `key=value` words first, then asked one by one through
 `session/request_permission` (fields with `options`), else take their `default`; a required
@@ -34,10 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from reasonix_acp.config.programs import NotFound, absolute_path, find
-from reasonix_acp.redact import child_env
+from reasonix_acp.redact import child_env, scrub_known, scrub_known_bytes
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 
 OUTPUT_LIMIT = 1024 * 1024
+CAUSE_LIMIT = 2000  # characters of a failed command's stderr kept as the cause
 
 
 class CommandFailed(Exception):
@@ -150,9 +154,9 @@ class Plugin:
                 await proc.wait()
             raise
         if proc.returncode != 0:
-            cause = err.decode("utf-8", "replace").strip()[-2000:] or f"exit {proc.returncode}"
-            raise CommandFailed(cause)
-        return parse_output(out[:OUTPUT_LIMIT].decode("utf-8", "replace"))
+            cause = scrub_known(err.decode("utf-8", "replace")).strip()[-CAUSE_LIMIT:]
+            raise CommandFailed(cause or f"exit {proc.returncode}")
+        return parse_output(scrub_known_bytes(out)[:OUTPUT_LIMIT].decode("utf-8", "replace"))
 
     def program(self, command: str, path: str) -> str:
         """The program a command names, never the workspace's though it runs there: a file of

@@ -55,6 +55,7 @@ from reasonix_acp.providers.discovery import (
 )
 from reasonix_acp.providers.reasoning import Reasoning, outgoing
 from reasonix_acp.providers.refusals import refusal
+from reasonix_acp.redact import scrub_known
 
 log = logging.getLogger("reasonix_acp.providers.openai")
 
@@ -243,7 +244,8 @@ class OpenAIProvider:
                     "POST", url, content=payload, headers=headers
                 ) as response:
                     if response.status_code != 200:
-                        text = (await response.aread()).decode("utf-8", "replace")[:500]
+                        body = (await response.aread()).decode("utf-8", "replace")
+                        text = scrub_known(body)[:500]  # cut once scrubbed: no half of a key
                         if response.status_code in RETRY_STATUS and attempt < MAX_ATTEMPTS:
                             await asyncio.sleep(_delay(response, attempt))
                             continue

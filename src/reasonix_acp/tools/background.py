@@ -11,8 +11,14 @@ Invariants:
 - A plain command whose shell exits leaving a process in the background (`server &`) has its
   group adopted (`adopt`): it too stops with the session and with the agent.
 - Its output (stdout and stderr together) goes to a file in the session's private temp
-  directory (0600), at most LOG_CAP bytes; what the model reads is scrubbed of every secret
-  the agent holds, and only what is new since its last read.
+  directory (0600), at most LOG_CAP bytes, scrubbed of every secret the agent holds as it is
+  written, by one scrubber for the command's whole life (scrubber.py): a secret split across
+  two reads of the pipe, or of the file, is never shown in halves. The unfinished end of a line
+  that could still begin a secret is written once what follows is seen, or the command ends;
+  a read says how many bytes wait so.
+- The model reads what is new since its last read, at most READ_CAP bytes, never ending in the
+  middle of a character or of a [redacted] mark when more follows; "N more bytes" counts what
+  the file holds past the read.
 - At most LIMIT run at once per session; one past that is refused, saying so.
 - A command that ends on its own is told to the model at its next request (`notes`), never by
   interrupting a turn.
@@ -21,11 +27,13 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasonix_acp.redact import scrub_known, scrub_known_bytes
+from reasonix_acp.redact import MARK, scrub_known
+from reasonix_acp.scrubber import ByteStreamScrubber
 from reasonix_acp.tools.base import (
     ToolContext,
     ToolFailed,
@@ -55,6 +63,11 @@ class Job:
     cut: bool = False  # output past LOG_CAP was not kept
     told: bool = False  # its end was told to the model
     pump: asyncio.Future[None] | None = field(default=None, repr=False)
+    # What the log is written through, and what the model's reads are decoded with.
+    scrubber: ByteStreamScrubber = field(default_factory=ByteStreamScrubber, repr=False)
+    decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"), repr=False
+    )
 
     @property
     def running(self) -> bool:
@@ -120,13 +133,17 @@ class Jobs:
         return job
 
     def take(self, job: Job) -> tuple[str, int]:
-        """What `job` printed since the last read (scrubbed, at most READ_CAP bytes), and how
-        many bytes more wait after it."""
+        """What `job` printed since the last read (the log is scrubbed as it is written; at
+        most READ_CAP bytes, a mark it would cut left for the next read), and how many bytes
+        more the log holds after it."""
         with open(job.log, "rb") as f:
             f.seek(job.read)
             data = f.read(READ_CAP)
+        if job.read + len(data) < job.written:
+            data = data[: len(data) - _cut_mark(data)]
         job.read += len(data)
-        return scrub_known_bytes(data).decode("utf-8", "replace"), job.written - job.read
+        final = not job.running and job.read >= job.written
+        return job.decoder.decode(data, final), job.written - job.read
 
     async def stop(self, job: Job) -> None:
         if job.proc.returncode is None:
@@ -158,21 +175,37 @@ class Jobs:
         return [f"background command {j.id} ({scrub_known(j.command)}) {j.state()}" for j in done]
 
 
+def _cut_mark(data: bytes) -> int:
+    """How many bytes at the end of `data` begin a [redacted] mark (0 when none do)."""
+    mark = MARK.encode()
+    return next((n for n in range(len(mark) - 1, 0, -1) if data.endswith(mark[:n])), 0)
+
+
 async def _pump(job: Job, fd: int) -> None:
+    """The command's output into its log, through its scrubber, up to LOG_CAP bytes; past
+    that it is read and dropped (the command must not block on a full pipe)."""
     stream = job.proc.stdout
     assert stream is not None
     try:
         while chunk := await stream.read(65536):
-            room = LOG_CAP - job.written
-            if room <= 0:
-                job.cut = True
-                continue  # read and dropped: the command must not block on a full pipe
-            os.write(fd, chunk[:room])
-            job.written += min(len(chunk), room)
+            if not job.cut:
+                _write(job, fd, job.scrubber.feed(chunk))
         await job.proc.wait()
+        if not job.cut:
+            _write(job, fd, job.scrubber.end())
         GROUPS.ended(job.proc)
     finally:
         os.close(fd)
+
+
+def _write(job: Job, fd: int, data: bytes) -> None:
+    room = LOG_CAP - job.written
+    if len(data) > room:
+        job.cut = True
+        job.scrubber.end(cut=True)  # what it holds is dropped with the rest
+    kept = data[: max(room, 0)]
+    os.write(fd, kept)
+    job.written += len(kept)
 
 
 def started(job: Job) -> ToolResult:
@@ -205,6 +238,8 @@ class BashOutput:
         notes = [f"[{job.id}: {job.state()}]"]
         if more > 0:
             notes.append(f"[{more} more bytes: read again]")
+        elif job.running and (held := job.scrubber.held):
+            notes.append(f"[{held} more bytes, a line not finished yet: shown once it is]")
         if job.cut and more <= 0:
             notes.append(f"[output past {LOG_CAP // (1024 * 1024)} MB was not kept]")
         shown = text if text.endswith("\n") else f"{text}\n" if text else "(no new output)\n"

@@ -6,6 +6,10 @@ writes go through the editor. Each direction is used only when the client advert
   once locally). The tool result says why in the client's words: a client error reads
   `<message> (code N): <data.details>` (RemoteError keeps the error's `data`).
 - A local file that is not UTF-8 stays on the local path (the editor protocol carries text).
+- A terminal's output is read back once, when the command has ended, scrubbed of every secret
+  the agent holds (scrubber.py). The editor keeps only its last `outputByteLimit` bytes: when
+  it says it dropped the rest, the start of what it kept may end a secret, and is dropped too
+  (`scrub_cut`), whatever it holds.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from reasonix_acp.generated.methods import (
     TERMINAL_WAIT_FOR_EXIT,
 )
 from reasonix_acp.protocol.errors import AcpError, ConnectionClosed, RemoteError
+from reasonix_acp.scrubber import scrub_cut
 from reasonix_acp.tools.base import ToolFailed
 
 log = logging.getLogger("reasonix_acp.tools.bridge")
@@ -108,7 +113,9 @@ class ClientTerminal:
     async def finish(
         self, terminal_id: str, timeout: float
     ) -> tuple[str, bool, int | None, str | None, bool]:
-        """(output, truncated, exit code, signal, timed out); the terminal is always released."""
+        """(output, truncated, exit code, signal, timed out); the output scrubbed, its start
+        dropped up to where a secret cut by the editor could end; the terminal is always
+        released."""
         ids = {"sessionId": self.session_id, "terminalId": terminal_id}
         timed_out = False
         try:
@@ -128,7 +135,8 @@ class ClientTerminal:
         status = out.exit_status
         code = status.exit_code if status is not None else None
         sig = status.signal if status is not None else None
-        return str(out.output), bool(out.truncated), code, sig, timed_out
+        truncated = bool(out.truncated)
+        return scrub_cut(str(out.output), head=truncated), truncated, code, sig, timed_out
 
     async def _quietly(self, method: str, params: dict[str, Any]) -> None:
         try:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.base import (
     ToolContext,
     ToolFailed,
@@ -321,7 +322,7 @@ class Grep:
                 with open(real, encoding="utf-8") as fh:
                     for n, line in enumerate(fh, 1):
                         if pattern.search(line):
-                            shown = line.rstrip()[:MAX_LINE]
+                            shown = scrub_known(line.rstrip())[:MAX_LINE]  # cut once scrubbed
                             hits.append(f"{workspace.display(path)}:{n}: {shown}")
                             if len(hits) >= MAX_MATCHES:
                                 break

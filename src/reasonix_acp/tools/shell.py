@@ -7,14 +7,17 @@ locally, as follows.
   sequence runs in its own task (`ProcessGroups`, tools/groups.py), so a second cancel ends
   the tool's wait for it, never the sequence; the agent's shutdown kills and reaps every group
   still there.
-- Output (stdout and stderr together) is shown with every secret the agent holds (provider
-  keys, MCP header and env values) replaced by [redacted], by the turn where every tool's
-  output enters the session (turn/runner.py), progress included; a kept file too
-  (workspace.keep). Past OUTPUT_CAP bytes it is cut in
-  what the client and the model see; the full output is written to a file in the session's temp directory, which the
-  cut content names.
-- A command running longer than PROGRESS_EVERY shows its latest output (bounded) in
-  `in_progress` updates.
+- Output (stdout and stderr together) is scrubbed as it is read, by one scrubber for the
+  whole command (scrubber.py): every secret the agent holds (provider keys, MCP header and env
+  values) is replaced by [redacted], also one split across two reads of the pipe; the turn
+  scrubs every tool's output again where it enters the session (turn/tool_calls.py). Past
+  OUTPUT_CAP bytes the scrubbed output is cut in what the client and the model see; the full
+  output is written to a file in the session's temp directory, which the cut content names.
+- A command running longer than PROGRESS_EVERY shows its latest scrubbed output (bounded) in
+  `in_progress` updates: the unfinished end of a line that could begin a secret shows once
+  what follows it is read.
+- In the editor's terminal the editor keeps the output (tools/bridge.py scrubs what it reads
+  back).
 - A non-zero exit status makes the call `failed`, with the output and the status.
 - Every command line asks for permission unless the preset is danger-full-access or the
   command runs in a whole sandbox; the gate judges the whole line, every simple command in it
@@ -34,6 +37,7 @@ import os
 import shutil
 from typing import Any
 
+from reasonix_acp.scrubber import ByteStreamScrubber
 from reasonix_acp.tools.background import BashKill, BashOutput, started
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
 from reasonix_acp.tools.groups import GROUPS, Process
@@ -91,8 +95,9 @@ def _detach(proc: Process) -> None:
 
 
 def clip_output(data: bytes, where: tuple[str, str]) -> tuple[str, bool]:
-    """(text to show, whether it was cut); a cut output is kept whole (0600) in `where`
-    (directory, name)."""
+    """(text to show, whether it was cut) of `data`, output already scrubbed (a cut made
+    before could split a secret); a cut output is kept whole (0600) in `where` (directory,
+    name)."""
     if len(data) <= OUTPUT_CAP:
         return data.decode("utf-8", "replace"), False
     kept = keep(*where, data)
@@ -185,7 +190,7 @@ class Bash:
         chunks: list[bytes] = []
         timed_out, background = await self._collect(proc, chunks, ctx, timeout)
         if background:
-            chunks.append((b"\n" if chunks else b"") + BACKGROUND_NOTE.encode())
+            chunks.append((b"\n" if any(chunks) else b"") + BACKGROUND_NOTE.encode())
             if ctx.jobs is not None:  # what it left running stops with the session
                 ctx.jobs.adopt(proc)
         return self._outcome(proc, b"".join(chunks), ctx, timeout, timed_out, background)
@@ -261,6 +266,7 @@ class Bash:
         loop = asyncio.get_running_loop()
         started = shown = loop.time()
         exited_at: float | None = None
+        scrubber = ByteStreamScrubber()  # what `chunks` gets: no secret, whole or in parts
         while True:
             try:
                 data = await asyncio.wait_for(proc.stdout.read(1 << 16), EXIT_POLL)
@@ -271,10 +277,12 @@ class Bash:
                 if loop.time() - exited_at < BACKGROUND_GRACE:
                     continue
                 _detach(proc)
+                # The output goes on unread: what is held may be half of a secret.
+                chunks.append(scrubber.end(cut=True))
                 return True
             if not data:
                 break
-            chunks.append(data)
+            chunks.append(scrubber.feed(data))
             now = loop.time()
             if (
                 ctx.progress is not None
@@ -285,6 +293,7 @@ class Bash:
                 shown = now
                 tail = b"".join(chunks[-64:])[-PROGRESS_TAIL:].decode("utf-8", "ignore")
                 ctx.progress([{"type": "content", "content": {"type": "text", "text": tail}}])
+        chunks.append(scrubber.end())
         await proc.wait()
         return False
 

@@ -16,7 +16,9 @@ by. A URL whose host could be read as another is refused before anyone is asked.
 
 What comes back is data, not instructions: the model gets it framed as untrusted content. A
 URL with credentials in it, or with a secret the agent knows (a key the model put there), is
-refused before anything is sent.
+refused before anything is sent. Every secret the agent knows is scrubbed from what comes back
+before it is cut: a body cut at MAX_BYTES loses the edge a key could be cut in
+(scrubber.scrub_cut), an error page's excerpt is cut once scrubbed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.web import WebSettings, refusal
 from reasonix_acp.redact import scrub_known
+from reasonix_acp.scrubber import scrub_cut
 from reasonix_acp.tools.base import (
     ToolContext,
     ToolFailed,
@@ -159,9 +162,9 @@ class WebFetch:
             text = f"{url} redirects to another host: {page}. Fetch that URL to follow it."
             return ToolResult(text, text_content(text))
         if page.status >= 400:
-            excerpt = page.body[:500].decode("utf-8", "replace").strip()
+            excerpt = scrub_known(page.body.decode("utf-8", "replace"))[:500].strip()
             raise ToolFailed(f"{page.url} answered HTTP {page.status}: {excerpt}")
-        text = scrub_known(readable(page))
+        text = scrub_cut(readable(page), tail=page.cut)  # a cut page: its edge may cut a key
         cut = f"; only its first {page.cap // (1024 * 1024)} MB were read" if page.cut else ""
         head = f"Fetched {page.url} (HTTP {page.status}, {page.content_type or 'no type'}{cut})."
         framed = f'{head}\n{UNTRUSTED}\n<web_content url="{page.url}">\n{text}\n</web_content>'

@@ -1,11 +1,17 @@
 """How far one turn may go: model-call rounds, the task budgets of config.toml (time, tokens,
-cost), and the size of tool output in one update."""
+cost), and the size of tool output in one update.
+
+A text is cut only after it is scrubbed of every secret the agent holds (`cap_output`,
+`cap_for_model` scrub what they cut, whatever their caller did): a cut made first could end in
+half of a secret, or begin with its other half, which no scrub of the cut text would find. The
+file that keeps the whole text is scrubbed too (workspace.keep)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from reasonix_acp.redact import scrub_known
 from reasonix_acp.tools.workspace import keep as keep_file
 from reasonix_acp.turn.frames import FRAME_BUDGET
 
@@ -59,11 +65,14 @@ def cap_output(
         text = (
             inner.get("text") if isinstance(inner, dict) and inner.get("type") == "text" else None
         )
-        if isinstance(text, str) and len(text.encode()) > cap:
-            keep = keep_file(*where, text.encode("utf-8", "surrogatepass"))
-            head = text.encode()[:cap].decode("utf-8", "ignore")
-            text = f"{head}\n[output cut at {cap} bytes; the full output is in {keep}]"
-            item = {"type": "content", "content": {"type": "text", "text": text}}
+        if isinstance(text, str):
+            shown, data = _over(text, cap)
+            if data is not None:
+                keep = keep_file(*where, data)
+                head = data[:cap].decode("utf-8", "ignore")
+                shown = f"{head}\n[output cut at {cap} bytes; the full output is in {keep}]"
+            if shown != text:
+                item = {"type": "content", "content": {"type": "text", "text": shown}}
         out.append(item)
     return out
 
@@ -71,8 +80,8 @@ def cap_output(
 def cap_for_model(text: str, cap: int, where: tuple[str, str]) -> str:
     """`text`, or when longer than `cap` bytes its start and its end around a note naming the
     file `where` (directory, name) that keeps the whole text (0600)."""
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= cap:
+    text, data = _over(text, cap)
+    if data is None:
         return text
     keep = keep_file(*where, data)
     head = int(cap * HEAD_SHARE)
@@ -81,3 +90,13 @@ def cap_for_model(text: str, cap: int, where: tuple[str, str]) -> str:
     last = data[len(data) - tail :].decode("utf-8", "ignore")
     cut = len(data) - head - tail
     return f"{first}\n[... {cut} bytes cut here; the whole result is in {keep}]\n{last}"
+
+
+def _over(text: str, cap: int) -> tuple[str, bytes | None]:
+    """(`text`, None) when it fits in `cap` bytes; else (it scrubbed, its bytes when they are
+    still longer than `cap`: the bytes to cut)."""
+    if len(text.encode("utf-8", "surrogatepass")) <= cap:
+        return text, None
+    text = scrub_known(text)
+    data = text.encode("utf-8", "surrogatepass")
+    return text, data if len(data) > cap else None
