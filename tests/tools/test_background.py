@@ -318,3 +318,45 @@ def test_a_key_across_two_reads_reaches_neither_the_model_nor_the_client(
         assert piece not in frames, f"the client was sent {piece!r}"
         assert piece.encode() not in stored, f"the store keeps {piece!r}"
         assert piece.encode() not in temp, f"the session's temp keeps {piece!r}"
+
+
+def test_an_unfinished_line_waits_and_the_read_says_how_many_bytes(tmp_path: Path) -> None:
+    """With a key known, the end of a line not finished yet could begin it: the read shows
+    the finished lines and the words before, says how many bytes wait, and the rest shows
+    once the command ends."""
+    read = {"name": "bash_output", "arguments": {"id": "bg-1"}}
+    started = {
+        "command": "printf 'ready\\nprogress 50%%'; exec sleep 30",
+        "run_in_background": True,
+    }
+    with DeepSeek() as server:
+        server.replies.extend(
+            [
+                {"thought": "Start.", "tool_calls": [{"name": "bash", "arguments": started}]},
+                {"thought": "Started.", "text": "Started."},
+                {"thought": "Read.", "tool_calls": [read]},
+                {
+                    "thought": "Stop.",
+                    "tool_calls": [{"name": "bash_kill", "arguments": {"id": "bg-1"}}],
+                },
+                {"thought": "Read.", "tool_calls": [read]},
+                {"thought": "Done.", "text": "Done."},
+            ]
+        )
+        c = agent(tmp_path, config(server))
+        sid = full(c)
+        assert prompt(c, sid, "start it")["result"] == {"stopReason": "end_turn"}
+        time.sleep(0.5)
+        c.notes.clear()
+        assert prompt(c, sid, "read, stop, read")["result"] == {"stopReason": "end_turn"}
+        ends = [
+            text_of(u)
+            for u in (n["params"]["update"] for n in c.notes if n.get("method") == "session/update")
+            if u.get("status") == "completed"
+        ]
+        assert c.close() == 0
+    assert ends == [
+        "ready\nprogress \n[bg-1: running] [3 more bytes, a line not finished yet: shown once it is]",
+        "bg-1 stopped: killed by signal 15",
+        "50%\n[bg-1: killed by signal 15]",
+    ]
