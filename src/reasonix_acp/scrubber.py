@@ -14,12 +14,13 @@ Rules and invariants:
   looks like a secret's start, so what is shown tells nothing of a secret's first characters;
   a finished line is never held back.
 - Text is cut only after it is scrubbed: a cut then splits at most the [redacted] mark.
-- Where a stream was cut before anything here saw it, the edge that may hold part of a secret
-  is dropped, whatever it holds: at the start (the editor's terminal keeps only the last bytes)
-  up to the first whitespace within the longest secret's length (`scrub_cut(head=True)`); at
-  the end (a page read up to its limit) what the scrubber would hold (`end(cut=True)`). Part
-  of a secret is not shown even where the cut met one; a mark in its place would say that the
-  cut text began a secret, which is itself half of one to whoever chose the cut.
+- Where a stream was cut before anything here saw the rest (the editor's terminal keeps only
+  its last bytes, a page is read up to a limit, a pipe is left unread), the edge that may hold
+  part of a secret is dropped, whatever it holds: at the start up to the first such whitespace
+  within the longest secret's length (`scrub_cut(head=True)`, a secret the dropped part begins
+  going with it), at the end what the scrubber holds (`end(cut=True)`). The edge is dropped
+  whether or not it is part of a secret: replacing only a real part with the mark would tell
+  whoever chose where to cut which characters a secret starts or ends with.
 - Pieces delivered together (an MCP result's blocks) are scrubbed as one text, each keeping
   its part (`scrub_pieces`): a secret across two is redacted where it starts.
 - A secret remembered while a stream is open counts from the next piece on.

@@ -257,11 +257,11 @@ class Bash:
         return ToolResult(text=text, content=content, raw_output=raw)
 
     async def _pump(self, proc: Process, chunks: list[bytes], ctx: ToolContext) -> bool:
-        """Collect output until the output pipe closes, or until the shell has exited and a
-        process it left in the background still holds the pipe (→ True: the pipe is then
-        closed on our side and that process goes on). A command that runs for a while shows
-        its latest output as it goes (in_progress updates, at most every PROGRESS_EVERY
-        seconds, the last PROGRESS_TAIL bytes)."""
+        """Collect output, scrubbed as it is read, until the output pipe closes, or until the
+        shell has exited and a process it left in the background still holds the pipe (→
+        True: the pipe is then closed on our side and that process goes on). A command that
+        runs for a while shows its latest output as it goes (in_progress updates, at most
+        every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes)."""
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
         started = shown = loop.time()
