@@ -9,7 +9,13 @@ shells, wrappers, globs, braces, `~+`, `/dev/fd/..`, links out of the workspace 
 paths and `cd` before a path, with those commands granted, and `wrapped_lines`: wrappers (nested)
 around each command a rule is keyed on, loops whose bodies change the directory, variables and
 links before and after writes, and `time` with `-p` and `--`, with the wrappers granted (and
-`--`, which the gate once offered as a grant).
+`--`, which the gate once offered as a grant), and `places_lines`: the programs that remove,
+copy, move, make and read files, granted, with arguments naming places outside the workspace
+in every spelling (absolute, `..`, `~`, through links that lead out or that the line makes,
+option values, variables, braces, patterns, after `cd` and `env -C`) or inside it. Those
+programs, and `cat`, run for real where bubblewrap can keep every write under the throwaway
+directory (stand-ins that only log themselves otherwise), and no line run unasked may show the
+canaries outside the workspace (a file there, a key under the home directory).
 
 Examples: GATE_EXAMPLES (2,000 unless set; `nox -s soak` runs more). The seed is printed;
 GATE_SEED=N replays it.
@@ -84,6 +90,19 @@ def _tracer() -> str | None:
 
 
 STRACE = _tracer()
+
+
+def _bwrap() -> str | None:
+    """bubblewrap, where it can run a command with / read-only and one directory writable."""
+    found = shutil.which("bwrap")
+    if found is None:
+        return None
+    probe = [found, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "true"]
+    done = subprocess.run(probe, capture_output=True, timeout=30, check=False)
+    return found if done.returncode == 0 else None
+
+
+BWRAP = _bwrap()
 NAMES = ["echo", "ls", "cat", "git", "touch", "rm", "x", "printf", "test", "[", "tee", "env"]
 NAMES += ["xargs", "find", "sh", "bash", "eval", "trap", "alias", "export", "cd", "exit"]
 NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin/touch", "grep"]
@@ -91,8 +110,14 @@ NAMES += ["true", ":", "source", "command", "hash", "read", "declare", "/usr/bin
 # (`find -exec`, `xargs`) is seen through the other stand-ins.
 NAMES += ["ln", "nice", "timeout", "nohup", "stdbuf"]
 RUNNERS = ("find", "xargs", "ln", "env", "nice", "timeout", "nohup", "stdbuf")
-REAL = {n: p for n in RUNNERS if (p := shutil.which(n)) is not None}
+# Programs that change or read files: real only where bubblewrap keeps every write in the
+# throwaway directory (`_confined`), whatever a line the gate wrongly allowed names.
+FILE_PROGRAMS = ("rm", "cp", "mv", "touch", "mkdir", "cat")
+NAMES += [n for n in FILE_PROGRAMS if n not in NAMES]
+REAL = {n: p for n in (*RUNNERS, *(FILE_PROGRAMS if BWRAP else ())) if (p := shutil.which(n))}
 HIDDEN = "touch P"  # the command a line hides, when it hides one
+CANARY = "canary-outside-5b1e"  # in a file outside the workspace
+KEY = "canary-key-90c2"  # in the home directory's .ssh
 
 
 def _words() -> st.SearchStrategy[str]:
@@ -338,6 +363,42 @@ def wrapped_lines(draw: st.DrawFn) -> str:
     return " ".join([*wrappers, draw(st.sampled_from(SPECIAL))]) + after
 
 
+# Places a granted program's arguments name: inside the workspace, and outside it in every
+# spelling (for `places_lines`; `{base}` is the throwaway directory, `d` set by a prefix).
+INSIDE_PLACES = ["a", "sub", "sub/x", "new", "new2/f", "./a", "inlink/a", "deep", "{base}/ws/a"]
+OUTSIDE_PLACES = [
+    "{base}/outside", "{base}/outside/canary", "{base}/outside/new", "../outside", "..",
+    "../outside/canary", "../outside/new", "sub/../../outside/new", "~", "~/.ssh/id_ed25519",
+    "~/new", "link", "link/canary", "link/new", "deep/up/canary", "../outside/*", "l*/canary",
+    "{a,../outside/new}", "~/.s*/*", '"$d"/new', "$d/canary", "D/up/canary", "L/canary",
+    "file://{base}/outside/canary",
+]  # fmt: skip
+# What the granted programs do with a place (`{0}`), an option's value spelled every way.
+PLACE_COMMANDS = [
+    "rm -f {0}", "rm -rf {0}", "cp a {0}", "cp {0} got", "cp -t{0} a", "cp -t {0} a",
+    "cp --target-directory={0} a", "mv {0} got", "mv got2 {0}", "touch {0}", "mkdir -p {0}",
+    "cat {0}", "ln -s a {0}", "ln -s {0} got && cat got", "env -C {0} touch made",
+    "env --chdir={0} cat canary", "echo {0} | xargs cat", "for f in {0}; do cat $f; done",
+]  # fmt: skip
+PLACE_PREFIXES = [
+    "", "", "", "cd .. && ", "cd link && ", "cd ~ && ", "cd sub; ", "d=../outside; ",
+    "d={base}/outside; ", "d=sub; ", "ln -s deep D && ", "ln -s link L; ", "ln -s ../outside L; ",
+    "touch got2 && ",
+]  # fmt: skip
+PLACE_GRANTS = ["rm", "cp", "mv", "touch", "mkdir", "cat", "ln", "cd", "echo", "env", "xargs"]
+
+
+@st.composite
+def places_lines(draw: st.DrawFn) -> str:
+    """Granted programs that remove, copy, move, make and read files, their arguments naming
+    places inside the workspace or outside it (absolute, `..`, `~`, links, option values,
+    variables, braces, patterns), after a `cd`, an assignment or a link the line makes."""
+    places = st.sampled_from(OUTSIDE_PLACES)
+    place = draw(st.one_of(places, places, st.sampled_from(INSIDE_PLACES)))
+    command = draw(st.sampled_from(PLACE_COMMANDS)).format(place)
+    return draw(st.sampled_from(PLACE_PREFIXES)) + command
+
+
 GRANTS = st.lists(
     st.sampled_from(["echo", "ls", "cat", "git status", "find", "xargs", "grep", "cd", "ln"]),
     unique=True,
@@ -364,9 +425,15 @@ def _layout(base: Path) -> Workspace:
     (ws / "sub").mkdir(parents=True)
     (base / "outside").mkdir()
     (base / "home").mkdir()
-    (base / "outside" / "canary").write_text("c")
     (ws / "a").write_text("a\n")
     (ws / "link").symlink_to(base / "outside")
+    (ws / "inlink").symlink_to("sub")
+    (ws / "sub" / "a").write_text("a\n")
+    (ws / "deep").mkdir()
+    (ws / "deep" / "up").symlink_to(base / "outside")
+    (base / "outside" / "canary").write_text(CANARY)
+    (base / "home" / ".ssh").mkdir()
+    (base / "home" / ".ssh" / "id_ed25519").write_text(KEY)
     for name in ("-v", "a[$(touch P)]"):  # file names a pattern or a loop hands to `[`
         (ws / name).write_text("")
     return Workspace(str(ws), temp=str(base / "tmp"))
@@ -412,6 +479,9 @@ def _run(line: str, base: Path) -> tuple[list[str], bytes]:
     argv = command_argv("bash", line)
     if STRACE is not None:
         argv = [STRACE, "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
+    if BWRAP is not None:  # every write stays under `base`, whatever the line names
+        confined = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", base, base]
+        argv = [BWRAP, "--die-with-parent", *map(str, confined), *argv]
     env = {"PATH": str(base / "shims"), "HOME": str(base / "home"), "LANG": "C.UTF-8", **SECRETS}
     done = subprocess.run(
         argv, cwd=base / "ws", env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=10
@@ -437,7 +507,8 @@ def _cases() -> st.SearchStrategy[tuple[str, list[str]]]:
         )
     lines_ = st.one_of(lines(), near_lines(), near_lines(), edge_lines(), everyday_lines())
     wrapping = st.tuples(wrapped_lines(), st.one_of(st.just(WRAPPING), st.just(WRAPPING), GRANTS))
-    return st.one_of(st.tuples(lines_, drawn), wrapping)
+    placing = st.tuples(places_lines(), st.just(PLACE_GRANTS))
+    return st.one_of(st.tuples(lines_, drawn), wrapping, placing)
 
 
 COUNTS = {"judged": 0, "ran": 0}
@@ -483,7 +554,7 @@ def _what_runs_unasked_is_what_was_granted(
     _shims(base / "shims", base / "ran.log")
     before = _state(base)
     started, output = _run(line, base)
-    shown = [value for value in SECRETS.values() if value.encode() in output]
+    shown = [value for value in (*SECRETS.values(), CANARY, KEY) if value.encode() in output]
     assert not shown, f"GATE_SEED={SEED}: {line!r} under {granted} showed {shown}"
     allowed = {n for n in granted if " " not in n} | ({"git"} if line in granted else set())
     strays = [p for p in started if os.path.basename(p) not in allowed]
