@@ -10,6 +10,7 @@ making every path a place. Beside each place, a path that only looks like one is
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import time
@@ -116,6 +117,57 @@ def test_the_places_a_key_designates(
         assert key.split(".")[-1].lower() in why(ws, rel).lower() or "hooks" in why(ws, rel)
     for rel in [*plain, "src/a.py"]:
         assert why(ws, rel) == "", (key, value, rel)
+
+
+SEGMENTS = [".husky", "hooks", "a", "..", ".", "Sub Dir", "x.y", "ü"]
+
+
+def _value(rng: random.Random, ws: Path) -> str:
+    parts = [rng.choice(SEGMENTS) for _ in range(rng.randint(1, 4))]
+    head = rng.choice(["", "./", "~/", f"{ws}/", f"{ws}/src/../"])
+    return head + "/".join(parts) + rng.choice(["", "/"])
+
+
+def test_what_git_itself_runs_and_reads_is_a_place(tmp_path: Path, home: Path) -> None:
+    """Differential, seeded (`PLACES_SEED=N` replays one): for generated `core.hooksPath` and
+    `include.path` values, the hook git would run (`git rev-parse --git-path hooks/…`) and
+    every file git reads (`git config --list --show-origin --includes`) in the workspace is a
+    place; where git refuses the configuration, every path is one."""
+    seed = int(os.environ.get("PLACES_SEED", random.randrange(1 << 30)))
+    print(f"\nPLACES_SEED={seed}")
+    rng = random.Random(seed)
+    ws = repository(tmp_path)
+    (home / "ws").symlink_to(ws)  # `~/…` values may lead into the workspace
+    for n in range(40):
+        git(ws, "config", "core.hooksPath", _value(rng, ws))
+        target = ws / rng.choice(["shared.gitconfig", "conf/x.cfg", "Sub Dir/y.cfg", "src/.z"])
+        spelled = rng.choice(
+            [os.path.relpath(target, ws / ".git"), str(target), f"~/ws/{target.relative_to(ws)}"]
+        )
+        git(ws, "config", "--add", "include.path", spelled)
+        if rng.randrange(4):
+            target.parent.mkdir(exist_ok=True)
+            target.write_text("[user]\n\tname = n\n")
+        done = subprocess.run(
+            ["git", "rev-parse", "--git-path", "hooks/pre-commit"],
+            cwd=ws, capture_output=True, text=True,
+        )  # fmt: skip
+        if done.returncode != 0:  # git refuses its configuration (an include of a directory)
+            assert "cannot be read" in why(ws, "src/a.py"), (seed, n, done.stderr)
+            config = str(ws / ".git" / "config")  # mended outside the repository
+            git(tmp_path, "config", "--file", config, "--unset-all", "include.path")
+            continue
+        hook = os.path.join(ws, done.stdout.rstrip("\n"))
+        listed = subprocess.run(
+            ["git", "config", "--list", "--show-origin", "--includes", "-z"],
+            cwd=ws, capture_output=True, text=True, check=True,
+        ).stdout.split("\0")[0:-1:2]  # fmt: skip
+        read = [os.path.join(ws, o.removeprefix("file:")) for o in listed]
+        places = protected([str(ws)])
+        for path in [hook, *read]:
+            real = os.path.realpath(path)
+            if real.startswith(str(ws) + os.sep):
+                assert places.why(real), (seed, n, path)
 
 
 def test_an_argument_names_a_file_only_where_one_is_and_is_read_again_once_made(
