@@ -58,3 +58,12 @@ def find(name: str, path: str | None = None) -> str:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     raise NotFound(f'no "{name}" in the absolute entries of PATH')
+
+
+def which(name: str, path: str | None = None) -> str | None:
+    """`find`, or None where there is no such program: `shutil.which` without the relative
+    entries, which it reads against our own cwd (an editor starts us in the workspace)."""
+    try:
+        return find(name, path)
+    except NotFound:
+        return None

@@ -4,6 +4,11 @@ the agent's shutdown every group still there, sooner.
 
 Kept apart from the tool itself so the shutdown path (server/stdio.py) can reach the groups
 without loading the tools.
+
+A command gets our environment without credentials (redact.py `child_env`) and with PATH's
+absolute entries only (config/programs.py): a relative or empty entry is read by the kernel
+against the directory the command runs in, the workspace, where the model can put a program of
+any name; the proof and the grants read a command's name as the program PATH finds elsewhere.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import signal
 import weakref
 from typing import Any
 
+from reasonix_acp.config.programs import absolute_path
 from reasonix_acp.redact import child_env
 
 log = logging.getLogger("reasonix_acp.tools.groups")
@@ -24,6 +30,13 @@ Process = asyncio.subprocess.Process
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 SHUTDOWN_GRACE = 0.5  # the same once the agent is stopping (an editor waits for it to exit)
 REAP_LIMIT = 2.0  # after SIGKILL; only a process outside the group can hold the output longer
+
+
+def command_env() -> dict[str, str]:
+    """The environment a command starts with: no credentials, PATH's absolute entries only."""
+    env = child_env()
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath))
+    return env
 
 
 def _kill_group(pid: int, sig: int) -> None:
@@ -70,7 +83,7 @@ class ProcessGroups:
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            env=child_env(),
+            env=command_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

@@ -50,6 +50,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from reasonix_acp.config import programs
 from reasonix_acp.config.sandbox import SandboxSettings
 from reasonix_acp.tools.git_guard import protected
 from reasonix_acp.tools.sandbox_mounts import (
@@ -112,12 +113,7 @@ def engine() -> Engine:
 def probe(which: Callable[[str], str | None] | None = None) -> Engine:
     if not sys.platform.startswith("linux"):
         return Engine("none", problem=f"no sandbox engine is supported on {sys.platform}")
-    if which is None:
-        # lazy: start-up (the engine is probed once per process, after a session opens)
-        import shutil
-
-        which = shutil.which
-    path = which("bwrap")
+    path = (which or programs.which)("bwrap")  # PATH's absolute entries: never our cwd's
     if path is None:
         return Engine("none", problem="bwrap (bubblewrap) is not installed")
     problem = ""

@@ -34,9 +34,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import shutil
 from typing import Any
 
+from reasonix_acp.config.programs import which
 from reasonix_acp.scrubber import ByteStreamScrubber
 from reasonix_acp.tools.background import BashKill, BashOutput, started
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
@@ -60,11 +60,11 @@ BASH_FLAGS = ("--noprofile", "--norc", "-p")  # -p: no BASH_ENV, no imported fun
 @functools.cache
 def _found(shell: str) -> str | None:
     """The program `shell` names: a path as given; a bare name at its usual place in /bin,
-    else on PATH."""
+    else on PATH's absolute entries (config/programs.py)."""
     if os.path.isabs(shell):
         return shell if os.access(shell, os.X_OK) else None
     usual = os.path.join("/bin", shell)
-    return usual if os.access(usual, os.X_OK) else shutil.which(shell)
+    return usual if os.access(usual, os.X_OK) else which(shell)
 
 
 def reads_as_bash(shell: str) -> bool:
