@@ -13,7 +13,10 @@ Rules:
   above a root; each designates places (git_designated.py). Those outside every root are left
   out (a write there asks anyway, but under danger-full-access, where nothing asks).
 - Where a repository's places cannot all be known (its configuration cannot be read as git
-  reads it), every root is a place, the reason named: every write into the workspace asks.
+  reads it), every root is a place, the reason named (`UNJUDGED`, with what could not be
+  read): every write into the workspace asks, until the user answers for the session that
+  writes may go on while that reason stands (turn/gate.py); a place the configuration does
+  name is judged before it, so that answer never covers one.
 - A path is in a place when it is the place or, for a directory (`tree`), below it: compared
   component by component, each folded as `dot_git` folds (`.HUSKY/pre-commit` is in `.husky`),
   the place both as named and where it leads now; the caller judges a path as given and where
@@ -65,6 +68,15 @@ def _folded(path: str) -> tuple[str, ...]:
     return tuple(fold(part) for part in os.path.normpath(path).split(os.sep) if part)
 
 
+# Why a root is a place when a repository's configuration cannot be read as git reads it.
+UNJUDGED = "git's configuration cannot be read"
+
+
+def unjudged(why: str) -> bool:
+    """Whether `why` is only that a configuration could not be judged (every write asks)."""
+    return why.startswith(UNJUDGED)
+
+
 class Places:
     """The protected places under some roots: the `.git` places found (`gits`) and the places
     the configuration designates (`marked`)."""
@@ -77,14 +89,18 @@ class Places:
                 self._index.append((_folded(form), place))
 
     def why(self, path: str) -> str:
-        """Why `path` (absolute) is a protected place, or "" when it is none."""
+        """Why `path` (absolute) is a protected place, or "" when it is none. A place the
+        configuration names comes before a root that is one because a configuration could not
+        be read (`unjudged`): a session's answer for the latter never covers the former."""
         if in_git(path):
             return GIT_WHY
         folded = _folded(path)
-        for key, place in self._index:
-            if folded == key or (place.tree and folded[: len(key)] == key):
-                return place.why
-        return ""
+        found = [
+            place.why
+            for key, place in self._index
+            if folded == key or (place.tree and folded[: len(key)] == key)
+        ]
+        return min(found, key=unjudged, default="")
 
     def within(self, real: str) -> bool:
         """Whether a designated place is at or below the directory `real`, or it is in one."""
@@ -161,7 +177,7 @@ def protected(roots: list[str]) -> Places:
 def _inside(found: Designated, roots: list[str]) -> list[Place]:
     """The places under some root; every root when they cannot all be known."""
     if found.unknown:
-        why = f"git's configuration cannot be read ({found.unknown}): every write asks"
+        why = f"{UNJUDGED} ({found.unknown}): every write asks"
         return [Place(root, True, why) for root in roots]
     keys = [_folded(root) for root in roots]
     out = []

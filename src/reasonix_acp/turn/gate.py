@@ -42,9 +42,19 @@ from typing import Any
 from reasonix_acp.command_proof.command_line import CommandLine, parse
 from reasonix_acp.redact import scrub_known_in
 from reasonix_acp.tools.base import ToolContext, ToolFailed
+from reasonix_acp.tools.git_guard import unjudged
 from reasonix_acp.tools.shell import ran_by, reads_as_bash
 from reasonix_acp.tools.workspace import GIT_WHY, in_scope, needs_permission, scope_of
-from reasonix_acp.turn.line_verdict import Grants, Rules, Verdict, granted_names, judge_line
+from reasonix_acp.turn.line_verdict import (
+    UNJUDGED_ID,
+    Grants,
+    Rules,
+    Verdict,
+    granted_names,
+    judge_line,
+    unjudged_grant,
+    unjudged_granted,
+)
 
 # (the tool call as shown, the options) → the chosen optionId, or None when cancelled.
 Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
@@ -92,6 +102,8 @@ class Gate:
         git = bool(why)
         if not needs_permission(self.preset(), access, workspace.inside(real), git):
             return True
+        if git and unjudged_granted(self.grants, [why]):
+            return True
         for granted_access, granted, allowed in reversed(self.grants):
             if granted_access == access and (
                 in_scope(real, granted) if by_path else granted == scope
@@ -105,10 +117,12 @@ class Gate:
         if git:
             shown = _in_git(shown, why, workspace.display(real))
         options = _options(None if git else f"Allow {what}", f"Reject {what}")
-        choice = await self._ask(shown, options)
+        choice = await self._ask(shown, _unjudged_option(options, [why] if git else []))
         if choice in ("allow_always", "reject_always"):
             self.grants.append((access, scope, choice == "allow_always"))
-        return choice in ("allow_once", "allow_always")
+        elif choice == UNJUDGED_ID:
+            self.grants.append(unjudged_grant(why))
+        return choice in ("allow_once", "allow_always", UNJUDGED_ID)
 
     async def _with_change(
         self,
@@ -154,7 +168,11 @@ class Gate:
             f"Reject {listed} commands for this session" if names else None,
             exact=proof is not None and not verdict.git,  # no answer covers a `.git`
         )
+        options = _unjudged_option(options, list(verdict.why) if verdict.git else [])
         choice = await self._ask(_shown_line(shown, args, line, verdict), options)
+        if choice == UNJUDGED_ID:
+            self.grants += [unjudged_grant(why) for why in verdict.why]
+            return True
         if choice == "allow_always_exact":
             self.grants.append(("execute", f"exact {line.text}", True))
         elif choice in ("allow_always", "reject_always"):
@@ -216,6 +234,17 @@ def _plan_holds(tool: Any, context: ToolContext) -> None:
     if access == "execute" and (sandbox is None or not sandbox.whole()):
         why = "no read-only sandbox confines commands here"
         raise ToolFailed(f"{PLAN_MODE}: {why}, so commands do not run. {PLAN_NEXT}")
+
+
+def _unjudged_option(options: list[dict[str, Any]], whys: list[str]) -> list[dict[str, Any]]:
+    """`options`, and where every reason a place is asked is only that a git configuration
+    could not be judged (tools/git_guard.py `unjudged`), the answer for the session that
+    covers that reason while it stands (a changed configuration names another)."""
+    if not whys or not all(unjudged(why) for why in whys):
+        return options
+    name = "Allow in this session while git's configuration stays as it is"
+    option = {"optionId": UNJUDGED_ID, "name": name, "kind": "allow_always"}
+    return [options[0], option, *options[1:]]
 
 
 def _options(allow: str | None, reject: str | None, exact: bool = False) -> list[dict[str, Any]]:

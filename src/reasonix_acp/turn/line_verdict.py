@@ -15,11 +15,13 @@ from reasonix_acp.command_proof.command_line import CommandLine
 from reasonix_acp.command_proof.kernel_paths import KNOWN, through_kernel
 from reasonix_acp.command_proof.proof import Proof
 from reasonix_acp.config.web import WebSettings
+from reasonix_acp.tools.git_guard import unjudged
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_git import git_places
 from reasonix_acp.turn.line_places import outside_places
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
+UNJUDGED_ID = "allow_always_unjudged"  # the option: go on while git's configuration stays so
 FULL = "danger-full-access"
 UNRESOLVED = "\0"  # marks a path realpath could not follow (`_judged`)
 
@@ -79,6 +81,8 @@ def judge_line(
         return Verdict("reject")
     named = git_places(line, workspace)  # asked whatever was granted, sandbox or not
     places, why = tuple(named.places), tuple(named.whys)
+    if places and unjudged_granted(grants, why):
+        places, why = (), ()  # only a configuration not judged, answered for the session
     if proof is None:
         if sandboxed and checked and not places:
             return Verdict("allow", "runs in the sandbox")
@@ -100,6 +104,17 @@ def judge_line(
     if not outside and not reads and not places and covered and (names or not proof.writes):
         return Verdict("allow")
     return Verdict("ask", outside=outside, reads=reads, places=places)
+
+
+def unjudged_grant(why: str) -> tuple[str, str, bool]:
+    """The session's answer that writes may go on while a git configuration that could not
+    be judged stays as it is (`why` names what could not be read: tools/git_guard.py)."""
+    return ("git", f"unjudged {why}", True)
+
+
+def unjudged_granted(grants: Grants, whys: list[str] | tuple[str, ...]) -> bool:
+    """Whether every reason a place is asked is a configuration not judged, each answered so."""
+    return bool(whys) and all(unjudged(w) and unjudged_grant(w) in grants for w in whys)
 
 
 def granted_names(proof: Proof) -> list[str]:
