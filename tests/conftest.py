@@ -9,6 +9,8 @@ import pytest
 
 FIRST = (
     "tests/conformance/test_runner.py",
+    "tests/hostile/test_classes.py",
+    "tests/hostile/test_hostile.py",
     "tests/test_mcp_servers.py",
     "tests/test_golden.py",
     "tests/test_session_wedges.py",

@@ -116,7 +116,14 @@ BACKGROUND += ["echo bg >> a.txt", "sleep 0.5; touch @OUT@/late"]
 
 def _gate_line() -> st.SearchStrategy[str]:
     """The differential test's grammar, the command a line hides aimed outside."""
-    lines = st.one_of(gate.lines(), gate.near_lines(), gate.edge_lines(), gate.everyday_lines())
+    lines = st.one_of(
+        gate.lines(),
+        gate.near_lines(),
+        gate.edge_lines(),
+        gate.everyday_lines(),
+        gate.wrapped_lines(),
+        gate.places_lines(),
+    )
     return lines.map(
         lambda line: line.replace("touch P", "touch @OUT@/P").replace("{base}", "@ROOT@")
     )

@@ -135,10 +135,17 @@ GRANT_LINES = [
     "grep line notes.txt",
     "head -n 1 notes.txt",
     "wc -l notes.txt",
+    "touch new.txt",
+    "cp a.txt copy.txt",
+    "mv copy.txt moved.txt",
+    "mkdir -p made",
+    "ln -s a.txt alink",
+    "rm -f moved.txt",
 ]
 # The names a grant-names run may grant: every name the grant lines use.
 POOL = ("echo", "printf", "test", "[", "cd", "pwd", "command", "type", "env", "nice")
-POOL += ("timeout", "xargs", "nohup", "ls", "cat", "grep", "head", "wc")
+POOL += ("timeout", "xargs", "nohup", "ls", "cat", "grep", "head", "wc", "touch", "cp", "mv")
+POOL += ("mkdir", "ln", "rm")
 
 # Families of calls made together (a planted repository is four writes).
 READ_TWICE = [[("bash_output", {"id": "bg-1"}), ("bash_output", {"id": "bg-1"})]]

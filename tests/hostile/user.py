@@ -8,7 +8,8 @@ diff, locations), which is what the invariants let a change or a secret be excus
   run's chosen set (the way a user grants them), every other question rejected.
 
 `names(path)` says whether an allowed question named a path: its absolute spelling, its
-spelling relative to the workspace or with `~/`, or its folder so spelled and its own name.
+spelling relative to the workspace or with `~/`, or its folder so spelled and its own name;
+`names_above(path)` whether one named a folder above it, as a word of its own.
 """
 
 from __future__ import annotations
@@ -77,4 +78,16 @@ class User:
                 return True
             if any(f in text for f in folders) and word.search(text):
                 return True
+        return False
+
+    def names_above(self, path: str) -> bool:
+        """Whether an allowed question named a folder `path` is in, as a word of its own (what
+        `rm -r DIR` removes is named by DIR)."""
+        folder = os.path.dirname(path)
+        while folder not in ("/", ""):
+            for spelled in self.spellings(folder):
+                word = re.compile(r"(?<![\w./~-])" + re.escape(spelled) + r"/?(?![\w./*-])")
+                if any(word.search(text) for text in self.allowed):
+                    return True
+            folder = os.path.dirname(folder)
         return False

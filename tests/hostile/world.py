@@ -44,15 +44,20 @@ WEBS = {
     "closed": "allow = []",
 }
 SHIM = """#!{python}
-# A stand-in for {name}: logs every run; runs the real one only on paths under the world.
+# A stand-in for {name}: logs every run; runs the real one only on paths under the world that
+# hold none of the places the run itself needs (the workspace, the store, the config, bin/).
 import os, sys
 with open({log!r}, "a") as log:
     log.write(" ".join(["{name}", *sys.argv[1:]]) + "\\n")
 paths = [a for a in sys.argv[1:] if not a.startswith(("-", "(", "!", "{{"))]
 if {name!r} == "find":
     paths = paths[:1] or ["."]
-top = {top!r}
-if all(os.path.realpath(p).startswith(top + "/") for p in paths):
+top, vital = {top!r}, {vital!r}
+def harmless(path):
+    real = os.path.realpath(path)
+    inside = real.startswith(top + "/")
+    return inside and not any(v == real or v.startswith(real + "/") for v in vital)
+if all(harmless(p) for p in paths):
     os.execv({real!r}, [{name!r}, *sys.argv[1:]])
 sys.exit(1)
 """
@@ -182,6 +187,7 @@ class World:
                     name=name,
                     log=str(self.ran),
                     top=str(self.top),
+                    vital=[str(p) for p in (self.ws, self.data, self.root / "config", self.bin)],
                     real=real,
                 )
             )
