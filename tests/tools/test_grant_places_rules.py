@@ -144,6 +144,8 @@ INSIDE = [
     "cd inlink && ls",
     "for f in src/*.py; do wc -l $f; done",
     "cat src/*.py | wc -l",
+    "rm -rf build/* && ls src/*",
+    "du -sh [st]* && ls -d s*/",
     "mkdir -p build/out && cp a.txt build/out/",
     "ln -s src s2 && cat s2/app.py",
     "echo ~ $HOME /etc/passwd",

@@ -13,14 +13,16 @@ the additional directories, the session temp) when:
   or /sys (command_proof/kernel_paths.py); `/dev/null`, `/dev/zero`, `/dev/full`, the random
   devices and the standard streams as written are harmless (HARMLESS: the line's redirections,
   which could point a stream at a file, are judged as words too);
-- any of its tails (`b/c` and `c` of `a/b/c`), resolved now from any place a link the line
-  makes may lead to (`settle`), is: a program of the line may make a link at any name on a
-  path's way (`ln -s T a`, or replacing `a`), and the kernel then goes on from where the link
-  leads. Such a link lies in a directory the line names, and leads where its target, a piece
-  read from there, leads: the places (`homes`) are the roots, the directories the shell may
-  be in, and every existing directory inside that a tail of a piece leads to, or lies in,
-  from a place already found, until no more are found (MAX_HOMES, past which the line cannot
-  be judged); a pattern's matches count from the directories the shell may be in;
+- read now from where a link the line makes may lie (`lying`), as the link's target, or any
+  of its tails (`b/c` and `c` of `a/b/c`, `*` of `src/*`) read from where such a link may lead
+  (`homes`), it is: a program of the line may make a link at any name on a path's way (`ln -s
+  T a`, or replacing `a`), and the kernel goes on from where it leads. `settle` finds them: a
+  link lies where the shell may be, or where a place the line names lies; its target is what
+  a program is handed (a piece, or what a pattern matches where the shell may be now), read
+  from there; a link may lie in the places found so too, and lead on, until no more are found
+  (MAX_STEPS realpath calls, past which the line cannot be judged). A `..` never leads up there
+  (above); what a pattern would match through a link the line makes first is read where the
+  pattern is now;
 - it is a pattern and any path it may match now is (read as fnmatch reads it, a leading dot
   matched too: more than bash matches), up to MAX_MATCHES.
 A link a program makes from what it reads (an archive's member, a tree it copies) is the
@@ -40,7 +42,7 @@ from reasonix_acp.turn.line_words import Form
 
 MAX_MATCHES = 10_000
 MAX_WALK = 200_000
-MAX_HOMES = 64
+MAX_STEPS = 100_000  # realpath calls finding where the line's links may lead
 HARMLESS = frozenset(
     {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/stdin",
      "/dev/stdout", "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2"}
@@ -60,7 +62,11 @@ class PlaceJudge:
     def __init__(self, workspace: Workspace) -> None:
         self.cwd = workspace.cwd
         self.roots = workspace.roots
-        self.homes: list[str] = []
+        self.homes: list[str] = []  # where a link the line makes may lead
+        self.lying: list[str] = []  # where one may lie, its target read from there
+        self.listed: dict[str, frozenset[str]] = {}  # what is read of the disk, once
+        self.reals: dict[str, str] = {}
+        self.left: dict[str, bool] = {}
 
     def inside(self, real: str) -> bool:
         return any(real == r or real.startswith(r.rstrip("/") + "/") for r in self.roots)
@@ -71,34 +77,61 @@ class PlaceJudge:
         return list(dict.fromkeys(os.path.join(self.cwd, d) for d in dirs))
 
     def settle(self, words: list[Located]) -> bool:
-        """Finds `homes`, the places a link the line makes may lead to; False past MAX_HOMES."""
+        """Finds `homes`, the places a link the line makes may lead to; False when there are
+        more to try than MAX_STEPS (the line cannot be judged). A link lies where the shell
+        may be or where a place the line names lies; its target is a tail of what a program is
+        handed (a piece as written, or what a pattern matches where the shell is), read from
+        there, or from a place found before, where a link may lie as well."""
         tails: set[str] = set()
-        found: list[str] = []
+        lying: list[str] = []
         for shapes, dirs in words:
-            bases = self._bases("", dirs)
-            found += bases
             for text, pattern in shapes:
                 for path in _paths(text, pattern):
-                    if not pattern:
-                        tails.update(_tails(path))
-                        continue
-                    for base in self._bases(path, dirs):  # a pattern: its matches, as names
-                        found += _expand(os.path.join(base, path), True) or []
+                    for base in self._bases(path, dirs):
+                        handed = _expand(os.path.join(base, path), pattern) or []
+                        lying += [base, *{self._real(os.path.dirname(f)) for f in handed}]
+                        tails.update(t for f in handed for t in _tails(os.path.relpath(f, base)))
+        return self._grow(lying, tails)
+
+    def _grow(self, lying: list[str], tails: set[str]) -> bool:
         homes: list[str] = []
-        pending = [*self.roots, *found]
-        while pending:
-            for place in _around(_real(pending.pop())):
-                if place not in homes and self.inside(place) and os.path.isdir(place):
-                    homes.append(place)
-                    if len(homes) > MAX_HOMES:
-                        return False
-                    pending += [os.path.join(place, tail) for tail in tails]
-        self.homes = homes
+        seen: set[str] = set()
+        steps = 0
+        while lying:
+            place = lying.pop()
+            if place in seen or not self.inside(place) or not os.path.isdir(place):
+                continue
+            seen.add(place)
+            for tail in tails:
+                if not self._there(place, tail):
+                    continue  # a name not there now: a link made there is read there
+                steps += 1
+                if steps > MAX_STEPS:
+                    return False
+                real = self._real(os.path.join(place, tail))
+                if os.path.isdir(real) and self.inside(real):
+                    homes += [] if real in homes else [real]
+                    lying.append(real)
+                lying.append(os.path.dirname(real))
+        self.homes, self.lying = homes, sorted(seen)
         return True
+
+    def _there(self, place: str, path: str) -> bool:
+        """The first name of `path` (relative) is in the directory `place` now, or may be (a
+        pattern); otherwise `place/path` is where it is written, inside when `place` is."""
+        first = path.split("/", 1)[0]
+        if first in (".", "") or _GLOB.search(first):
+            return True
+        if place not in self.listed:
+            try:
+                self.listed[place] = frozenset(os.listdir(place))
+            except OSError:
+                self.listed[place] = frozenset()
+        return first in self.listed[place]
 
     def outside(self, shapes: list[Form], dirs: list[str]) -> bool:
         for text, pattern in shapes:
-            for piece in pieces(text):
+            for piece in pieces(text, pattern):
                 if self._piece(piece, pattern, dirs):
                     return True
         return False
@@ -110,7 +143,10 @@ class PlaceJudge:
         if os.path.isabs(path) and not pattern and os.path.normpath(path) in HARMLESS:
             return False
         wheres = [os.path.join(base, path) for base in self._bases(path, dirs)]
-        wheres += [os.path.join(home, tail) for home in self.homes for tail in _tails(path)]
+        if not os.path.isabs(path):  # as a link's target
+            wheres += [os.path.join(p, path) for p in self.lying if self._there(p, path)]
+        for tail in _tails(path):
+            wheres += [os.path.join(h, tail) for h in self.homes if self._there(h, tail)]
         for where in wheres:
             found = _expand(where, pattern)
             if found is None or any(self._leaves(full) for full in found):
@@ -119,7 +155,14 @@ class PlaceJudge:
 
     def _leaves(self, full: str) -> bool:
         """Opening `full` (absolute) leads outside the roots, or through the kernel's trees."""
-        return through_kernel(full, "/") or not self.inside(_real(full))
+        if full not in self.left:
+            self.left[full] = through_kernel(full, "/") or not self.inside(self._real(full))
+        return self.left[full]
+
+    def _real(self, path: str) -> str:
+        if path not in self.reals:
+            self.reals[path] = _real(path)
+        return self.reals[path]
 
     def reaches_out(self, start: str, dirs: list[str]) -> bool:
         """A link below `start` (links not entered) leads outside now, or it cannot be told."""
@@ -140,15 +183,17 @@ class PlaceJudge:
         return False
 
 
-def pieces(text: str) -> list[str]:
-    """The parts of a word a program may take a path from (see the module's rules)."""
-    starts = {0} | {i + 1 for i, c in enumerate(text) if c in _SEPARATORS}
+def pieces(text: str, pattern: bool = False) -> list[str]:
+    """The parts of a word a program may take a path from (see the module's rules); in a
+    pattern, brackets are the pattern's."""
+    separators = _SEPARATORS - {"[", "]"} if pattern else _SEPARATORS
+    starts = {0} | {i + 1 for i, c in enumerate(text) if c in separators}
     if text.startswith("-") and not text.startswith("--"):
         starts |= set(range(1, len(text)))
     out = []
     for start in sorted(starts):
         piece = text[start:]
-        if not piece or (start and piece[0] in _SEPARATORS):
+        if not piece or (start and piece[0] in separators):
             continue
         if start and text[start - 1] == ":" and piece.startswith("//"):
             scheme = _SCHEME.search(text[: start - 1])
@@ -164,7 +209,7 @@ def pieces(text: str) -> list[str]:
 def _paths(text: str, pattern: bool) -> list[str]:
     """The word's pieces as paths (`~` expanded), but those judged outside as written."""
     out = []
-    for piece in pieces(text):
+    for piece in pieces(text, pattern):
         path = os.path.expanduser(piece) if piece.startswith("~") else piece
         if "\0" not in path and not _climbs(path, pattern):
             out.append(path)
@@ -172,22 +217,18 @@ def _paths(text: str, pattern: bool) -> list[str]:
 
 
 def _tails(path: str) -> list[str]:
-    """`a/b/c`, `b/c` and `c` (for `/a/b/c` and `./a/b/c` too)."""
+    """`a/b/c`, `b/c` and `c` (for `/a/b/c` and `./a/b/c` too); `.` for `.`."""
     parts = [p for p in path.split("/") if p and p != "."]
-    return ["/".join(parts[i:]) for i in range(len(parts))]
-
-
-def _around(real: str) -> list[str]:
-    """A place and the directory it lies in."""
-    return [real, os.path.dirname(real)]
+    return ["/".join(parts[i:]) for i in range(len(parts))] or ["."]
 
 
 def _climbs(path: str, pattern: bool) -> bool:
-    """A `..` part, or a pattern part that can match `..`."""
+    """A `..` part, or a pattern part that can match `..` (bash matches a leading dot only with
+    one written first: `.*`, `.?`; a bracket counts too, to be sure)."""
     for part in path.split("/"):
         if part == "..":
             return True
-        if pattern and _GLOB.search(part) and fnmatch.fnmatchcase("..", part.replace("[^", "[!")):
+        if pattern and part[:1] in (".", "[") and _may_match("..", part):
             return True
     return False
 
