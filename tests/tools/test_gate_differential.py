@@ -371,7 +371,7 @@ OUTSIDE_PLACES = [
     "../outside/canary", "../outside/new", "sub/../../outside/new", "~", "~/.ssh/id_ed25519",
     "~/new", "link", "link/canary", "link/new", "deep/up/canary", "../outside/*", "l*/canary",
     "{a,../outside/new}", "~/.s*/*", '"$d"/new', "$d/canary", "D/up/canary", "L/canary",
-    "file://{base}/outside/canary",
+    "file://{base}/outside/canary", "deep/L/canary", "D/L/canary", "D/*/canary", "deep/*",
 ]  # fmt: skip
 # What the granted programs do with a place (`{0}`), an option's value spelled every way.
 PLACE_COMMANDS = [
@@ -383,7 +383,8 @@ PLACE_COMMANDS = [
 PLACE_PREFIXES = [
     "", "", "", "cd .. && ", "cd link && ", "cd ~ && ", "cd sub; ", "d=../outside; ",
     "d={base}/outside; ", "d=sub; ", "ln -s deep D && ", "ln -s link L; ", "ln -s ../outside L; ",
-    "touch got2 && ",
+    "touch got2 && ", "ln -s up deep/L && ", "ln -s deep D && ln -s up D/L; ", "cd deep && ",
+    "ln -s deep D && cd D && ",
 ]  # fmt: skip
 PLACE_GRANTS = ["rm", "cp", "mv", "touch", "mkdir", "cat", "ln", "cd", "echo", "env", "xargs"]
 
