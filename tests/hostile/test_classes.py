@@ -68,7 +68,7 @@ CASES = {
     "5-swap": Case(
         Setting(policy="allow-once"), {"misc": 1, "swap-files": 2, "swap": 2, "rewind": 2}, 6
     ),
-    "6-web": Case(Setting(policy="reject-all", web="denied"), {"misc": 1, "web": 3}, 1),
+    "6-web": Case(Setting(policy="reject-all", web="denied"), {"misc": 1, "web": 3}, 4),
     "7-straddle": Case(
         Setting(policy="allow-once", git=False), {"read-twice": 2, "straddle": 1}, 1
     ),

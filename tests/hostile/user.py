@@ -5,7 +5,8 @@ diff, locations), which is what the invariants let a change or a secret be excus
 - `reject-all`: every question rejected (once);
 - `allow-once`: every question allowed once, as shown;
 - `grant-names`: "allow always" where the question offers a grant of command names all in the
-  run's chosen set (the way a user grants them), every other question rejected.
+  run's chosen set (the way a user grants them), or of reads or writes under a folder of the
+  workspace; every other question rejected.
 
 `names(path)` says whether an allowed question named a path: its absolute spelling, its
 spelling relative to the workspace or with `~/`, or its folder so spelled and its own name;
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 NAMED = re.compile(r"`([^`]*)`")
+SCOPE = re.compile(r"Allow (?:reads|writes) under (/.*)/\*\* for this session")
 
 
 class User:
@@ -51,8 +53,12 @@ class User:
         if self.policy == "allow-once":
             wanted = "allow_once"
         elif self.policy == "grant-names" and "allow_always" in options:
-            listed = NAMED.findall(options["allow_always"]["name"])
-            if listed and set(listed) <= self.grants:
+            offered = options["allow_always"]["name"]
+            listed = NAMED.findall(offered)
+            under = SCOPE.match(offered)
+            names = bool(listed) and set(listed) <= self.grants
+            place = under is not None and f"{os.path.realpath(under[1])}/".startswith(f"{self.ws}/")
+            if names or place:
                 wanted = "allow_always"
         if wanted in options:
             return wanted

@@ -1,8 +1,9 @@
 """The web a hostile run fetches from: a real HTTP server on 127.0.0.1 with the pages of
 tests/tools/test_web_fetch.py, redirect chains on the same host and to other spellings of it,
 and a page that holds the provider key (which must reach the model scrubbed). Every request it
-receives is counted: in a world whose [web] table denies or does not list 127.0.0.1, any hit at
-all is a request the rules should have stopped."""
+receives is counted and kept (its line and headers): in a world whose [web] table denies or
+does not list 127.0.0.1, any hit at all is a request the rules should have stopped, and no
+request may carry a secret."""
 
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ class HostileHandler(Handler):
     def do_GET(self) -> None:
         hits: list[tuple[str, str]] = self.server.hits  # type: ignore[attr-defined]
         hits.append((self.headers.get("Host", ""), self.path))
+        sent: list[str] = self.server.sent  # type: ignore[attr-defined]
+        sent.append(f"{self.requestline}\n{self.headers}")
         port = self.server.server_address[1]
         if self.path.startswith("/chain/"):
             left = int(self.path.rsplit("/", 1)[1] or 0)
@@ -72,6 +75,8 @@ class Web:
         self.httpd.daemon_threads = True
         self.hits: list[tuple[str, str]] = []
         self.httpd.hits = self.hits  # type: ignore[attr-defined]
+        self.sent: list[str] = []  # every request line and its headers
+        self.httpd.sent = self.sent  # type: ignore[attr-defined]
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
