@@ -26,7 +26,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from tests.deepseek_server import DeepSeek
+from tests.deepseek_server import DeepSeek, common_prefix
 from tests.hostile.invariants import Broken, Checker
 from tests.hostile.moves import (
     Block,
@@ -65,6 +65,8 @@ class Run:
         self.tasks = 0
         self.last_main: int | None = None  # the last request of the last model turn
         self.pending: int | None = None  # that request, when a reload came after it
+        self.loaded_with = self.instructions()  # AGENTS.md when the process opened the session
+        self.opened_with = self.loaded_with  # ... and when the process of `pending` did
 
     def spell(self, value: Any) -> Any:
         port = str(self.web.port)
@@ -103,8 +105,10 @@ class Run:
             self.last_main = self.pending = None
             self.player.text("/compact")
         elif isinstance(move, Reload):
-            self.pending = self.last_main if self.pending is None else self.pending
+            if self.pending is None:
+                self.pending, self.opened_with = self.last_main, self.loaded_with
             self.player.reload(move.kill)
+            self.loaded_with = self.instructions()
         self.server.replies.clear()
         self.server.tasks.clear()
 
@@ -127,13 +131,36 @@ class Run:
         if not mains:
             return
         if self.pending is not None:
-            before, after = self.server.bodies[self.pending], self.server.bodies[mains[0]]
+            self._reloaded(self.server.bodies[self.pending], self.server.bodies[mains[0]])
             self.pending = None
-            if not after.startswith(stable(before)):
-                raise Broken(
-                    f"reload: the request after it is not the live one's:\n{before[-800:]!r}\n{after[-800:]!r}"
-                )
         self.last_main = mains[-1]
+
+    def _reloaded(self, before: bytes, after: bytes) -> None:
+        """The first request after a reload starts with the live session's last one, but its
+        closing; when an AGENTS.md changed since the live process opened the session (the
+        instructions are read at each opening), with the same messages after the system one."""
+        live = stable(before)
+        if after.startswith(live):
+            return
+        was, now = json.loads(before)["messages"], json.loads(after)["messages"]
+        if self.opened_with != self.instructions() and was[1:] == now[1 : len(was)]:
+            return
+        at = common_prefix(live, after)
+        raise Broken(
+            f"reload: the request after it is not the live one's, from byte {at}:\n"
+            f"live:   {live[at - 300 : at + 300]!r}\nloaded: {after[at - 300 : at + 300]!r}"
+        )
+
+    def instructions(self) -> list[bytes | None]:
+        """The AGENTS.md files a session opening reads (the user's and the workspace's), as
+        they are now (None: not a readable file)."""
+        found: list[bytes | None] = []
+        for path in (self.world.root / "config" / "AGENTS.md", self.world.ws / "AGENTS.md"):
+            try:
+                found.append(path.read_bytes())
+            except OSError:
+                found.append(None)
+        return found
 
     def _context(self, move: Context, start: int) -> None:
         path = str(self.world.ws / "AGENTS.md")

@@ -41,7 +41,7 @@ class Case:
     weights: dict[str, int]
     seed: int
     steps: int = 8
-    examples: int = 4
+    examples: int = 3
 
 
 CASES = {
