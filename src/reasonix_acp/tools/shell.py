@@ -47,6 +47,7 @@ OUTPUT_CAP = 47 * 1024  # with its note, under the turn's default output cap (48
 DEFAULT_TIMEOUT_MS = 120_000
 PROGRESS_EVERY = 0.25  # seconds; quick commands show no partial output at all
 PROGRESS_TAIL = 4096
+KEPT_BYTES = 16 * 1024 * 1024  # output kept of one command; the rest is counted, not kept
 EXIT_POLL = 0.1  # seconds between looks at whether the shell has exited while output stays open
 BACKGROUND_GRACE = 0.2  # output still read after the shell exited, before it is left behind
 BACKGROUND_NOTE = (
@@ -203,8 +204,11 @@ class Bash:
         before this returns; a background process left by a shell that exited goes on, its group
         still the agent's to stop (with the session, or at the agent's exit)."""
         finished = background = False
+        deadline = asyncio.get_running_loop().time() + timeout
         try:
-            background = await asyncio.wait_for(self._pump(proc, chunks, ctx), timeout)
+            # The pump checks the deadline itself: a cancel from `wait_for` alone can be lost
+            # when every read completes at once (endless output; Python 3.11's wait_for).
+            background = await asyncio.wait_for(self._pump(proc, chunks, ctx, deadline), timeout)
             finished = True
         except TimeoutError:
             pass
@@ -256,18 +260,24 @@ class Bash:
             raise ToolFailed(f"{text}\n[{status}]".lstrip())
         return ToolResult(text=text, content=content, raw_output=raw)
 
-    async def _pump(self, proc: Process, chunks: list[bytes], ctx: ToolContext) -> bool:
+    async def _pump(
+        self, proc: Process, chunks: list[bytes], ctx: ToolContext, deadline: float
+    ) -> bool:
         """Collect output, scrubbed as it is read, until the output pipe closes, or until the
         shell has exited and a process it left in the background still holds the pipe (→
         True: the pipe is then closed on our side and that process goes on). A command that
         runs for a while shows its latest output as it goes (in_progress updates, at most
-        every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes)."""
+        every PROGRESS_EVERY seconds, the last PROGRESS_TAIL bytes). Past `deadline` it raises
+        TimeoutError; past KEPT_BYTES the output is counted, not kept."""
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
         started = shown = loop.time()
         exited_at: float | None = None
         scrubber = ByteStreamScrubber()  # what `chunks` gets: no secret, whole or in parts
+        kept = dropped = 0
         while True:
+            if loop.time() >= deadline:
+                raise TimeoutError
             try:
                 data = await asyncio.wait_for(proc.stdout.read(1 << 16), EXIT_POLL)
             except TimeoutError:
@@ -282,7 +292,11 @@ class Bash:
                 return True
             if not data:
                 break
+            if kept >= KEPT_BYTES:  # the scrubber is fed nothing more: no half secret is kept
+                dropped += len(data)
+                continue
             chunks.append(scrubber.feed(data))
+            kept += len(chunks[-1])
             now = loop.time()
             if (
                 ctx.progress is not None
@@ -293,7 +307,9 @@ class Bash:
                 shown = now
                 tail = b"".join(chunks[-64:])[-PROGRESS_TAIL:].decode("utf-8", "ignore")
                 ctx.progress([{"type": "content", "content": {"type": "text", "text": tail}}])
-        chunks.append(scrubber.end())
+        chunks.append(scrubber.end(cut=dropped > 0))
+        if dropped:
+            chunks.append(f"\n[{dropped} more bytes of output were not kept]".encode())
         await proc.wait()
         return False
 
