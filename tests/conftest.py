@@ -8,7 +8,10 @@ from __future__ import annotations
 import pytest
 
 FIRST = (
+    "tests/conformance/test_sdk_examples.py",
+    "tests/conformance/test_acp_wire.py",
     "tests/conformance/test_runner.py",
+    "tests/tools/test_gate_differential.py",
     "tests/hostile/test_classes.py",
     "tests/hostile/test_hostile.py",
     "tests/test_mcp_servers.py",

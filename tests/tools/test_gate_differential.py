@@ -17,7 +17,7 @@ programs, and `cat`, run for real where bubblewrap can keep every write under th
 directory (stand-ins that only log themselves otherwise), and no line run unasked may show the
 canaries outside the workspace (a file there, a key under the home directory).
 
-Examples: GATE_EXAMPLES (2,000 unless set; `nox -s soak` runs more). The seed is printed;
+Examples: GATE_EXAMPLES (1,000 unless set; `nox -s soak` runs 50,000). The seed is printed;
 GATE_SEED=N replays it.
 """
 
@@ -41,7 +41,7 @@ from reasonix_acp.tools.shell import command_argv
 from reasonix_acp.tools.workspace import Workspace
 from reasonix_acp.turn.line_verdict import Rules, judge_line
 
-EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("GATE_EXAMPLES", "1000"))
 # GATE_ONLY=descriptor|brace|...: only edge lines of that class (their known escapes).
 ONLY = os.environ.get("GATE_ONLY", "")
 CLASSES = {
