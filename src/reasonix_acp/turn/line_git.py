@@ -47,7 +47,16 @@ from reasonix_acp.command_proof.parser import parse_line
 from reasonix_acp.command_proof.words import Simple, UnreadOption, wrapped
 from reasonix_acp.tools.git_guard import Places
 from reasonix_acp.tools.workspace import GIT_WHY, Workspace, dot_git, in_git
-from reasonix_acp.turn.line_words import Cd, For_, Form, forms, items, moved, values_of
+from reasonix_acp.turn.line_words import (
+    Cd,
+    For_,
+    Form,
+    find_starts,
+    forms,
+    items,
+    moved,
+    values_of,
+)
 
 MAX_MATCHES = 10_000
 MAX_WALK = 200_000
@@ -271,20 +280,10 @@ def _finds_into_git(rest: list[str | None], judge: _Judge, dirs: list[str] | Non
     """`find` runs a command on what it finds, from a start point a `.git` lies below."""
     if not any(w in ("-exec", "-execdir", "-ok", "-okdir") for w in rest):
         return False
-    i = 0
-    while i < len(rest) and (rest[i] in ("-H", "-L", "-P", "-D") or (rest[i] or "")[:2] == "-O"):
-        i += 2 if rest[i] == "-D" else 1
-    starts: list[str] = []
-    while (
-        i < len(rest)
-        and (word := rest[i]) is not None
-        and word[:1] not in ("-", "(", "!", ")", ",")
-    ):
-        starts.append(word)
-        i += 1
-    if dirs is None or (i < len(rest) and rest[i] is None):
+    starts = find_starts(rest)
+    if dirs is None or starts is None:
         return True
-    return any(judge.reaches(start, dirs) for start in starts or ["."])
+    return any(judge.reaches(start, dirs) for start in starts)
 
 
 def _git_config_sets(rest: list[str | None]) -> bool:

@@ -48,6 +48,7 @@ from reasonix_acp.turn.line_words import (
     Cd,
     Form,
     Values,
+    find_starts,
     forms,
     items,
     moved,
@@ -206,17 +207,7 @@ def _find_reaches(rest: list[str | None], judge: PlaceJudge, dirs: list[str] | N
     follows = any(w in ("-L", "-follow") for w in rest)
     if not (runs or follows):
         return False
-    i = 0
-    while i < len(rest) and (rest[i] in ("-H", "-L", "-P", "-D") or (rest[i] or "")[:2] == "-O"):
-        i += 2 if rest[i] == "-D" else 1
-    starts: list[str] = []
-    while (
-        i < len(rest)
-        and (word := rest[i]) is not None
-        and word[:1] not in ("-", "(", "!", ")", ",")
-    ):
-        starts.append(word)
-        i += 1
-    if dirs is None or (i < len(rest) and rest[i] is None):
+    starts = find_starts(rest)
+    if dirs is None or starts is None:
         return True
-    return any(judge.reaches_out(start, dirs) for start in starts or ["."])
+    return any(judge.reaches_out(start, dirs) for start in starts)

@@ -304,3 +304,22 @@ def moved(dirs: list[str] | None, cd: Cd, values: Values, workspace: Workspace) 
     moved = [os.path.normpath(os.path.join(d, t)) for d in dirs for t in targets if t]
     merged = list(dict.fromkeys(dirs + moved))
     return merged if len(merged) <= MAX_DIRS else None
+
+
+def find_starts(rest: list[str | None]) -> list[str] | None:
+    """The start points of `find`'s arguments `rest` (`.` when none is given), after its
+    options (-H, -L, -P, -D x, -Ox); None when one is known only when the line runs."""
+    i = 0
+    while i < len(rest) and (rest[i] in ("-H", "-L", "-P", "-D") or (rest[i] or "")[:2] == "-O"):
+        i += 2 if rest[i] == "-D" else 1
+    starts: list[str] = []
+    while (
+        i < len(rest)
+        and (word := rest[i]) is not None
+        and word[:1] not in ("-", "(", "!", ")", ",")
+    ):
+        starts.append(word)
+        i += 1
+    if i < len(rest) and rest[i] is None:
+        return None
+    return starts or ["."]
