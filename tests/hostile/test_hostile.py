@@ -10,7 +10,8 @@ request froze, a reload sends what the live session would have sent, and every c
 the user attached reaches the model (or leaves a note when it only repeats AGENTS.md).
 
 Each test prints its seed: HOSTILE_SEED=N replays it; HOSTILE_EXAMPLES runs per policy (3 unless
-set) of HOSTILE_STEPS steps (25 unless set); `nox -s soak` runs ten thousand steps. The run with
+set) of HOSTILE_STEPS steps (25 unless set); `nox -s soak` runs ten thousand steps; a failure is
+reported as played, and HOSTILE_SHRINK=1 with its seed shrinks it to a minimal sequence. The run with
 the sandbox on needs bubblewrap (tests/tools/test_sandbox.py `bwrap`).
 """
 
@@ -20,7 +21,7 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, seed, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from tests.hostile.run import machine, settings_of
@@ -35,10 +36,18 @@ FREE |= {"task": 1, "git": 1, "git-files": 1, "wrap": 1, "loop": 1, "time": 1, "
 FREE |= {"swap-files": 1, "context": 1, "rewind": 1, "compact": 1, "reload": 1}
 
 
+# Shrinking re-plays a failing run against a new agent many times over: minutes, not seconds.
+# The suite reports a failure with its seed and the steps as played; HOSTILE_SHRINK=1 with that
+# seed shrinks it to a minimal sequence.
+SHRINK = os.environ.get("HOSTILE_SHRINK", "") == "1"
+PHASES = tuple(p for p in Phase if SHRINK or p not in (Phase.shrink, Phase.explain))
+
+
 def run_settings(examples: int, steps: int) -> settings:
     return settings(
         max_examples=examples,
         stateful_step_count=steps,
+        phases=PHASES,
         deadline=None,
         database=None,  # a seed replays the same runs
         print_blob=True,
