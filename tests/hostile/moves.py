@@ -130,7 +130,7 @@ def _gate_line() -> st.SearchStrategy[str]:
 
 
 def _bash(lines: st.SearchStrategy[str]) -> st.SearchStrategy[Call]:
-    return lines.map(lambda line: call("bash", command=line, timeout_ms=5000))
+    return lines.map(lambda line: call("bash", command=line, timeout_ms=3000))
 
 
 def _group(groups: list[list[tuple[str, dict[str, Any]]]]) -> st.SearchStrategy[Calls]:
@@ -192,7 +192,7 @@ def _misc() -> st.SearchStrategy[Call]:
     return st.sampled_from(
         [
             call("bash", command="true"),
-            call("bash", command="echo hi", timeout_ms=5000),
+            call("bash", command="echo hi", timeout_ms=3000),
             call("todo_write", todos=todo),
             call("web_search", query="reasonix acp"),
             call("ask_user", question="which one?", options=["this", "that"]),

@@ -1,0 +1,49 @@
+"""Defects the hostile-model suite found beyond the holes it was built after, each kept as a
+strict xfail until it is fixed (an XPASS fails the run: then drop the mark, and the tolerance
+named beside it in the suite).
+
+- An agent command (`/status`, `/help`, `/mcp`, `/rewind N` that cannot go back) sent as a
+  session's first prompt, before any model turn, is not in the live session's history, yet a
+  load of the session puts it and its answer there: after a reload the model is sent a
+  different history, and the provider's cached prefix is lost. Found with
+  HOSTILE_SEED=4075429399 (the sandbox run); shrunk to: `/rewind 1`, a turn, a reload, a turn.
+  The reload invariant tolerates exactly this (tests/hostile/run.py `_past_first_commands`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.moves import Reload, Turn, call
+from tests.hostile.run import Run
+from tests.hostile.world import Setting
+from tests.test_deepseek import stable
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Run]:
+    played = Run(Setting(policy="reject-all"), tmp_path)
+    yield played
+    played.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a load puts an agent command sent before the first model turn into the history",
+)
+@pytest.mark.parametrize("command", ["/status", "/rewind 1"])
+def test_an_agent_command_before_the_first_turn_stays_out_of_the_history_after_a_reload(
+    run: Run, command: str
+) -> None:
+    run.player.text(command)
+    turn = Turn((call("bash", command="true"),))
+    run.play(turn)
+    live = run.server.bodies[-1]
+    run.play(Reload(kill=False))
+    run.pending = None  # the suite's own check tolerates the defect: compared here as bytes
+    start = len(run.server.bodies)
+    run.play(turn)
+    assert run.server.bodies[start].startswith(stable(live))
