@@ -9,7 +9,8 @@ diff, locations), which is what the invariants let a change or a secret be excus
   workspace; every other question rejected.
 
 `names(path)` says whether an allowed question named a path: its absolute spelling, its
-spelling relative to the workspace or with `~/`, or its folder so spelled and its own name;
+spelling relative to the workspace, with `~/` or through a link in the workspace, or its folder
+so spelled and its own name;
 `names_above(path)` whether one named a folder above it, as a word of its own.
 """
 
@@ -66,11 +67,18 @@ class User:
         return rejecting[0] if rejecting else next(iter(options))
 
     def spellings(self, path: str) -> list[str]:
-        """The ways a question may write `path`."""
+        """The ways a question may write `path`: as it is, from the workspace, from `~`, and
+        through a link in the workspace that leads there (`sub` after `ln -s PATH sub`)."""
         out = [path, os.path.relpath(path, self.ws)]
         home = str(self.home)
         if path == home or path.startswith(home + "/"):
             out.append("~" + path[len(home) :])
+        for folder, dirs, files in os.walk(self.ws):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in [*dirs, *files]:
+                link = os.path.join(folder, name)
+                if os.path.islink(link) and os.path.realpath(link) == path:
+                    out.append(os.path.relpath(link, self.ws))
         return out
 
     def names(self, path: str) -> bool:
