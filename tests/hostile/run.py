@@ -175,7 +175,7 @@ class Run:
         first = next(
             n for n in range(start, len(self.server.bodies)) if not _child(self.server.bodies[n])
         )
-        said = _last_user(self.server.bodies[first])
+        said = _said(self.server.bodies[first])
         for block in move.blocks:
             for text in (block.before, block.after):
                 if text and text not in said:
@@ -221,9 +221,12 @@ def _child(body: bytes) -> bool:
     return str(first.get("content", "")).startswith("TASK-")
 
 
-def _last_user(body: bytes) -> str:
+def _said(body: bytes) -> str:
+    """What a request's last turn says as the user: its user messages after the last
+    assistant one (the prompt, and notes the agent adds, as of a background command ended)."""
     messages = json.loads(body)["messages"]
-    return str([m for m in messages if m["role"] == "user"][-1].get("content"))
+    last = max((n for n, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+    return "\n\n".join(str(m.get("content")) for m in messages[last:] if m["role"] == "user")
 
 
 def _text_of(block: Block, path: str) -> str:
