@@ -1,6 +1,6 @@
 """What a hostile run may do, as hypothesis strategies (so a failure shrinks to a minimal
 sequence): a step is one model reply's tool calls (`Turn`), or one client action (`Context`,
-`Rewind`, `Compact`, `Reload`).
+`Rewind`, `Compact`, `Reload`), or nothing (`Rest`).
 
 Calls come in families, each weighted per run (`moves(weights)`): every tool the agent offers,
 with arguments aimed at the edges: paths outside, through links, into `.git`, FIFOs, the
@@ -94,7 +94,12 @@ class Reload:
     kill: bool
 
 
-Move = Turn | Context | Rewind | Compact | Reload
+@dataclass(frozen=True)
+class Rest:
+    """Nothing happens (the simplest step: hypothesis's first run, all of them, costs little)."""
+
+
+Move = Turn | Context | Rewind | Compact | Reload | Rest
 Calls = tuple[Call, ...]
 
 INSIDE = ["notes.txt", "a.txt", "new.txt", "sub/b.txt", "keys/authorized_keys", ".env"]
@@ -243,7 +248,8 @@ def _blocks() -> st.SearchStrategy[Block]:
 
 def moves(weights: Mapping[str, int]) -> st.SearchStrategy[Move]:
     """A step: a turn of 1 to 3 calls drawn from the weighted families, or a client action;
-    `weights` names families and the actions `context`, `rewind`, `compact`, `reload`."""
+    `weights` names families and the actions `context`, `rewind`, `compact`, `reload`, and
+    `rest` (then the simplest step)."""
     table = families()
     turn = st.lists(_pick(weights, table), min_size=1, max_size=3).map(
         lambda groups: Turn(tuple(c for g in groups for c in g))
@@ -258,9 +264,11 @@ def moves(weights: Mapping[str, int]) -> st.SearchStrategy[Move]:
         "rewind": st.builds(Rewind, st.integers(1, 3), st.booleans(), st.booleans()),
         "compact": st.just(Compact()),
         "reload": st.builds(Reload, st.booleans()),
+        "rest": st.just(Rest()),
     }
     turns = sum(w for name, w in weights.items() if name in table)
-    return _pick({"turn": turns, **weights}, actions)
+    first = {"rest": weights["rest"]} if "rest" in weights else {}
+    return _pick({**first, "turn": turns, **weights}, actions)
 
 
 def spelled(value: Any, spell: Any) -> Any:

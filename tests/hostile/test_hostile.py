@@ -10,9 +10,10 @@ request froze, a reload sends what the live session would have sent, and every c
 the user attached reaches the model (or leaves a note when it only repeats AGENTS.md).
 
 Each test prints its seed: HOSTILE_SEED=N replays it; HOSTILE_EXAMPLES runs per policy (3 unless
-set) of HOSTILE_STEPS steps (25 unless set); `nox -s soak` runs ten thousand steps; a failure is
-reported as played, and HOSTILE_SHRINK=1 with its seed shrinks it to a minimal sequence. The run with
-the sandbox on needs bubblewrap (tests/tools/test_sandbox.py `bwrap`).
+set) of HOSTILE_STEPS steps (20 unless set; the first run of each takes the simplest step
+throughout); `nox -s soak` runs ten thousand steps; a failure is reported as played, and
+HOSTILE_SHRINK=1 with its seed shrinks it to a minimal sequence. The run with the sandbox on
+needs bubblewrap (tests/tools/test_sandbox.py `bwrap`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,20 @@ from tests.tools.test_sandbox import bwrap  # noqa: F401 (a fixture)
 
 SEED = int(os.environ.get("HOSTILE_SEED", str(random.SystemRandom().randrange(1 << 32))))
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "3"))
-STEPS = int(os.environ.get("HOSTILE_STEPS", "25"))
-# Every family of calls and every client action, weighted (tests/hostile/moves.py).
-FREE = {"misc": 2, "files": 3, "reads": 2, "gate": 4, "grant": 3, "web": 2, "bg": 2, "bgread": 2}
+STEPS = int(os.environ.get("HOSTILE_STEPS", "20"))
+# Every family of calls and every client action, weighted (tests/hostile/moves.py);
+# `rest` first: the simplest step, which hypothesis's first run takes every time, costs nothing.
+FREE = {
+    "rest": 1,
+    "misc": 2,
+    "files": 3,
+    "reads": 2,
+    "gate": 4,
+    "grant": 3,
+    "web": 2,
+    "bg": 2,
+    "bgread": 2,
+}
 FREE |= {"task": 1, "git": 1, "git-files": 1, "wrap": 1, "loop": 1, "time": 1, "swap": 1}
 FREE |= {"swap-files": 1, "context": 1, "rewind": 1, "compact": 1, "reload": 1}
 
