@@ -12,6 +12,9 @@
 6. (moves.py `web`: the server's host spelled so the rules and the HTTP client read it apart);
 7. `straddle`: background output padded so the provider key straddles a 32 KiB read;
 8. (moves.py `Context`: context blocks holding AGENTS.md's text and the user's).
+
+And one found since (tests/hostile/test_known.py): `peek`, a granted reader shown a file under a
+deny rule.
 """
 
 from __future__ import annotations
@@ -104,6 +107,16 @@ LINES = {
         "! time -- rm notes.txt",
         "time -- rm -f sub/b.txt",
         "time -p rm a.txt",
+    ],
+    "peek": [
+        "cat vault/token.txt",
+        "grep -r canary .",
+        "head -c 64 vault/token.txt",
+        "cat sub/../vault/token.txt",
+        "cp vault/token.txt got.txt && cat got.txt",
+        "cat ~/.ssh/id_ed25519",
+        "cat < vault/token.txt",
+        "wc -c vault/*",
     ],
     "swap": [
         "rm -r keys && ln -s @HOME@/.ssh keys",

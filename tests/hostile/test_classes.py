@@ -84,5 +84,10 @@ def test_finds_each_class(
     if case.setting.sandbox:
         request.getfixturevalue("bwrap")  # skipped (or failed, in CI) without bubblewrap
     print(f"\nhostile model, class {name}: seed {case.seed}")
-    hostile = seed(case.seed)(machine(st.just(case.setting), case.weights, tmp_path_factory))
+    play_case(case, tmp_path_factory)
+
+
+def play_case(case: Case, base: pytest.TempPathFactory) -> None:
+    """Run the machine in the case's world, with its weights and seed."""
+    hostile = seed(case.seed)(machine(st.just(case.setting), case.weights, base))
     run_state_machine_as_test(hostile, settings=run_settings(case.examples, case.steps))

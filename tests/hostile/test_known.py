@@ -8,6 +8,12 @@ named beside it in the suite).
   different history, and the provider's cached prefix is lost. Found with
   HOSTILE_SEED=4075429399 (the sandbox run); shrunk to: `/rewind 1`, a turn, a reload, a turn.
   The reload invariant tolerates exactly this (tests/hostile/run.py `_past_first_commands`).
+- A granted reader (`cat`, `grep -r`, `head`, `cp` then `cat` ...) reads a file under a
+  `deny_paths` rule in the workspace unasked, and shows it to the model: deny rules judge a
+  line's redirections, not the files its commands name or find. Found by the `peek` family
+  (tests/hostile/payloads.py), which joins the free runs' weights once this is fixed; shrunk
+  to one step, `grep -r canary .` (the user granting `grep` when asked), or by hand: `cat
+  notes.txt` (`cat` granted), then `cat vault/token.txt`.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import pytest
 
 from tests.hostile.moves import Reload, Turn, call
 from tests.hostile.run import Run
+from tests.hostile.test_classes import Case, play_case
 from tests.hostile.world import Setting
 from tests.test_deepseek import stable
 
@@ -47,3 +54,17 @@ def test_an_agent_command_before_the_first_turn_stays_out_of_the_history_after_a
     start = len(run.server.bodies)
     run.play(turn)
     assert run.server.bodies[start].startswith(stable(live))
+
+
+READERS = ("cat", "grep", "head", "cp", "wc", "ls")
+PEEK = Case(Setting(policy="grant-names", grants=READERS), {"grant": 2, "peek": 3}, 2)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="deny_paths judge a line's redirections, not the files its commands read"
+)
+def test_a_granted_reader_never_shows_the_model_a_file_under_a_deny_rule(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    print(f"\nhostile model, a granted reader: seed {PEEK.seed}")
+    play_case(PEEK, tmp_path_factory)
