@@ -7,9 +7,10 @@ it: the checker's (invariants.py), and the two that need the step:
 
 - `reload`: after a reload, the next model request starts with the bytes the live session
   would have sent (the last request before the reload, but its closing: tests/test_deepseek.py
-  `stable`), unless a rewind or a compaction rewrote the history in between;
-- `context`: every context block's user text, and the typed text, reach the model in the
-  prompt's message; a block that does not reach it whole leaves a note naming AGENTS.md.
+  `stable`), unless a rewind or a compaction rewrote the history in between; its system message
+  may differ only where an AGENTS.md changed (each opening reads them);
+- `context`: every context block's user text, and the typed text, reach the model in what the
+  turn says as the user; a block that does not reach it whole leaves a note naming AGENTS.md.
 
 `machine(settings, weights, base)` is a RuleBasedStateMachine whose first rule draws the
 world's `Setting` and whose every other step is one move drawn by `moves(weights)`.
