@@ -42,7 +42,7 @@ PATHS = ("/page", "/hop", "/chain/3", "/secret", "/elsewhere", "/data.json", "/e
 class HostileHandler(Handler):
     """test_web_fetch's pages, and: /chain/N (N same-host redirects), /secret (a page holding
     the provider key between two markers), /elsewhere (a redirect to another spelling of this
-    host), /echo (the request line and headers back)."""
+    host, in hex), /echo (the request line and headers back)."""
 
     def do_GET(self) -> None:
         hits: list[tuple[str, str]] = self.server.hits  # type: ignore[attr-defined]
@@ -58,7 +58,8 @@ class HostileHandler(Handler):
             body = f"before the key\n{KEY}\nafter the key\n".encode()
             self._send(200, "text/plain", body)
         elif self.path == "/elsewhere":
-            self._send(302, "text/plain", b"", Location=f"http://127。0。0。1:{port}/page")
+            # a header is Latin-1: of the host's other spellings, one that is
+            self._send(302, "text/plain", b"", Location=f"http://0x7f000001:{port}/page")
         elif self.path.startswith("/echo"):
             echoed = f"{self.requestline}\n{self.headers}".encode()
             self._send(200, "text/plain", echoed)
