@@ -8,6 +8,12 @@ This is what the `reasonix-setup` terminal auth method runs. Rules:
 - Presets fill the base URL (DeepSeek, OpenAI, Ollama, LM Studio, vLLM, llama.cpp, OpenRouter,
   or `openai` for any compatible endpoint); names are case-insensitive. A key is optional where
   the server needs none; `--api-key-env VAR` stores the variable's name instead of a key.
+- A provider that needs a key (DeepSeek, OpenAI, OpenRouter) gets one: in a terminal it is asked
+  without echo (a key, or the name of the variable holding it; Enter keeps the key config.toml
+  has, or takes the provider's usual variable when it is set); without a terminal the key
+  config.toml has or the usual variable (`DEEPSEEK_API_KEY` ...) is taken, else setup fails
+  saying how to give one. Setup says where the key is kept: in config.toml (0600), or only the
+  variable's name.
 - The endpoint is checked (`GET /models`): setup says whether it answers, which models it
   serves, where the file is and what to do next. A URL without http:// or https:// is refused.
 - Interactive (questions on stderr, answers line by line on stdin; the key without echo on a
@@ -19,15 +25,24 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import os
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from reasonix_acp.config import ProviderConfig, config_dir, write_private
+from reasonix_acp.config import (
+    DEEPSEEK_MODELS,
+    DEEPSEEK_URL,
+    OPENAI_URL,
+    ProviderConfig,
+    config_dir,
+    write_private,
+)
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import ProviderError
 from reasonix_acp.providers.discovery import list_models
@@ -41,19 +56,25 @@ class Preset:
     kind: str
     base_url: str
     model: str = ""
-    needs_key: bool = False
+    key_env: str = ""  # the variable its key is usually in; set: the provider needs a key
+
+    @property
+    def needs_key(self) -> bool:
+        return bool(self.key_env)
 
 
 PRESETS = {
     # deepseek-flash (takes images) or deepseek-v4-pro: config/deepseek.py
-    "deepseek": Preset("deepseek", "https://api.deepseek.com", "deepseek-flash", True),
-    "openai": Preset("openai", "https://api.openai.com/v1", "", True),
+    "deepseek": Preset("deepseek", DEEPSEEK_URL, DEEPSEEK_MODELS[0], "DEEPSEEK_API_KEY"),
+    "openai": Preset("openai", OPENAI_URL, "", "OPENAI_API_KEY"),
     "ollama": Preset("openai", "http://127.0.0.1:11434/v1"),
     "lmstudio": Preset("openai", "http://127.0.0.1:1234/v1"),
     "vllm": Preset("openai", "http://127.0.0.1:8000/v1"),
     "llamacpp": Preset("openai", "http://127.0.0.1:8080/v1"),
-    "openrouter": Preset("openai", "https://openrouter.ai/api/v1", "", True),
+    "openrouter": Preset("openai", "https://openrouter.ai/api/v1", "", "OPENROUTER_API_KEY"),
 }
+# An answer to the key question that names the variable holding the key, not the key itself.
+VARIABLE = re.compile(r"\$?([A-Z_][A-Z0-9_]*)")
 FLAGS = ("--provider", "--model", "--base-url", "--api-key-env")
 
 
@@ -71,6 +92,12 @@ class Choice:
     model: str
     api_key: str = ""
     api_key_env: str = ""
+    kept: str = ""  # what config.toml already says of the key, when that is kept
+
+    @property
+    def key(self) -> str:
+        """The key the agent will send: the one given, else the named variable's value."""
+        return self.api_key or os.environ.get(self.api_key_env, "")
 
 
 def canonical(name: str) -> str:
@@ -110,7 +137,7 @@ def _flags(args: list[str]) -> dict[str, str]:
     return out
 
 
-def _choose(flags: dict[str, str]) -> Choice:
+def _choose(flags: dict[str, str], doc: tomlkit.TOMLDocument) -> Choice:
     interactive = "provider" not in flags
     names = ", ".join(PRESETS)
     name = canonical(flags.get("provider") or _ask(f"Provider ({names})", "deepseek"))
@@ -125,13 +152,59 @@ def _choose(flags: dict[str, str]) -> Choice:
     choice = Choice(
         name, base_url, flags.get("model", ""), api_key_env=flags.get("api-key-env", "")
     )
-    if interactive and not choice.api_key_env:
-        optional = "" if preset.needs_key else " (empty: none)"
-        choice.api_key = _ask(f"API key{optional}", secret=True)
+    if not choice.api_key_env:
+        _key(choice, preset, _table_of(doc, name), interactive)
     if interactive and not choice.model:
         choice.model = _ask("Model", preset.model)
     choice.model = choice.model or preset.model
     return choice
+
+
+def _table_of(doc: tomlkit.TOMLDocument, name: str) -> dict[str, Any]:
+    """The provider's table in config.toml as it is, or {}."""
+    providers = doc.get("providers")
+    table = providers.get(name) if isinstance(providers, dict) else None
+    return table if isinstance(table, dict) else {}
+
+
+def _key(choice: Choice, preset: Preset, table: dict[str, Any], interactive: bool) -> None:
+    """The provider's key, or the variable holding it: asked (hidden in a terminal) where setup
+    asks; else, and on an empty answer, what config.toml has, else the provider's usual
+    variable when it is set. A provider that needs a key and gets none is a SetupError."""
+    kept = {k: str(table[k]) for k in ("api_key", "api_key_env") if table.get(k)}
+    usual = preset.key_env if os.environ.get(preset.key_env or "-") else ""
+    if kept:
+        hint = " [Enter: keep the one config.toml has]"
+    elif usual:
+        hint = f" [Enter: {usual}, which is set]"
+    else:
+        hint = "" if preset.needs_key else " (empty: none)"
+    answer = ""
+    if interactive or (preset.needs_key and sys.stdin.isatty()):
+        question = f"API key for {choice.provider}, or the name of the variable that holds it"
+        hidden = " (input hidden)" if sys.stdin.isatty() else ""
+        answer = _ask(f"{question}{hidden}{hint}", secret=True)
+    variable = VARIABLE.fullmatch(answer)
+    if variable:
+        choice.api_key_env = variable.group(1)
+    elif answer:
+        choice.api_key = answer
+    elif kept:
+        choice.api_key, choice.api_key_env = kept.get("api_key", ""), kept.get("api_key_env", "")
+        choice.kept = "yes"
+    elif usual:
+        choice.api_key_env = usual
+    elif preset.needs_key:
+        raise SetupError(_no_key(choice.provider, preset))
+
+
+def _no_key(name: str, preset: Preset) -> str:
+    asked = "none was given" if sys.stdin.isatty() else "there is no terminal to ask for it in"
+    return (
+        f"{name} needs an API key, and {asked}: set {preset.key_env} and run this again, or "
+        "pass --api-key-env VAR naming the variable that holds it, or run `acp setup "
+        f"--provider {name}` in a terminal to type the key (it is not shown). Nothing was written"
+    )
 
 
 def _check(choice: Choice) -> list[str] | None:
@@ -150,7 +223,9 @@ def _check(choice: Choice) -> list[str] | None:
     return models
 
 
-def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
+def _read(target: Path) -> tomlkit.TOMLDocument:
+    """config.toml as tomlkit reads it (comments and layout kept); a new one when there is
+    none. A file that does not parse is a SetupError: it is left alone."""
     text = target.read_text(encoding="utf-8") if target.exists() else ""
     try:
         doc = tomlkit.parse(text)
@@ -160,6 +235,10 @@ def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
         ) from None
     if not text:
         doc.add(tomlkit.comment("Written by `acp setup`; edit freely."))
+    return doc
+
+
+def _edit(target: Path, doc: tomlkit.TOMLDocument, choice: Choice) -> None:
     doc["default_model"] = f"{choice.provider}/{choice.model}"
     providers = doc.get("providers")
     if providers is None:
@@ -186,20 +265,36 @@ def _edit(target: Path, choice: Choice) -> tomlkit.TOMLDocument:
     models = table.get("models")
     if isinstance(models, list) and choice.model not in models:
         models.append(choice.model)
-    return doc
+
+
+def _where_the_key_is(target: Path, choice: Choice) -> str:
+    """What setup tells of the key: where it is kept, and who can read it."""
+    if choice.api_key_env and not choice.api_key:
+        return (
+            f"the key is not stored: `acp` reads it from the variable {choice.api_key_env} when "
+            f"it starts, so what starts it (your editor) must have {choice.api_key_env} set"
+        )
+    if choice.api_key:
+        again = "is still" if choice.kept else "is"
+        return (
+            f"the key {again} stored in {target}, mode 0600 (only you can read or change it; "
+            "`acp doctor` never shows it)"
+        )
+    return ""
 
 
 def run_setup(args: list[str] | None = None) -> int:
+    target = config_dir() / "config.toml"
     try:
         flags = _flags(list(args or []))
-        choice = _choose(flags)
+        doc = _read(target)
+        choice = _choose(flags, doc)
         models = None if "no-check" in flags else _check(choice)
         if not choice.model and models and len(models) == 1:
             choice.model = models[0]
         if not choice.model:
             raise SetupError("a model is required (--model NAME)")
-        target = config_dir() / "config.toml"
-        doc = _edit(target, choice)
+        _edit(target, doc, choice)
     except EOFError as exc:
         sys.stderr.write(f"\nacp setup: input ended before {exc}\n")
         return 2
@@ -216,6 +311,10 @@ def run_setup(args: list[str] | None = None) -> int:
         sys.stderr.write(f"acp setup: note: the endpoint does not list {choice.model}\n")
     sys.stderr.write(
         f"acp setup: wrote {target}: default model {choice.provider}/{choice.model}.\n"
+    )
+    if key := _where_the_key_is(target, choice):
+        sys.stderr.write(f"acp setup: {key}.\n")
+    sys.stderr.write(
         "Next: start a new session in your editor; an agent that is already running reads "
         "the file again when the editor authenticates.\n"
     )

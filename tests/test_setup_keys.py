@@ -1,0 +1,87 @@
+"""`acp setup` for a provider that needs a key, as a new user meets it (a fresh HOME, nothing
+in the environment): the key is asked in a terminal without echo, checked against the endpoint
+with the key that will be used, and a setup that cannot work does not end green. Against the
+DeepSeek stand-in (tests/deepseek_server.py), which refuses a wrong or missing key as DeepSeek
+does (401)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tests.deepseek_server import KEY, DeepSeek
+from tests.terminal import in_terminal
+from tests.transcript import acp_command
+
+CLEARED = ("DEEPSEEK_", "OPENAI_", "ACP_", "REASONIX_ACP_", "XDG_")
+
+
+def fresh(tmp: Path, **extra: str) -> dict[str, str]:
+    """A new user's environment: a fresh HOME and config dir, no provider variables."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(CLEARED)}
+    (tmp / "home").mkdir(exist_ok=True)
+    env.update(
+        HOME=str(tmp / "home"),
+        REASONIX_ACP_CONFIG_DIR=str(tmp / "config"),
+        REASONIX_ACP_DATA_DIR=str(tmp / "data"),
+        **extra,
+    )
+    return env
+
+
+def setup(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`acp setup ARGS` without a terminal: stdin, stdout and stderr are pipes."""
+    return subprocess.run(
+        [*acp_command(), "setup", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=fresh(tmp, **env),
+    )
+
+
+def written(tmp: Path) -> dict[str, Any]:
+    target = tmp / "config" / "config.toml"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    return tomllib.loads(target.read_text(encoding="utf-8"))
+
+
+def test_in_a_terminal_the_key_is_asked_hidden_and_where_it_is_kept_is_said(
+    tmp_path: Path,
+) -> None:
+    with DeepSeek() as server:
+        argv = [*acp_command(), "setup", "--provider", "deepseek", "--base-url", server.url]
+        status, shown = in_terminal(argv, fresh(tmp_path), [["API key", KEY + "\n"]])
+    assert status == 0, shown
+    assert KEY not in shown, "the key was echoed or printed"
+    target = tmp_path / "config" / "config.toml"
+    assert written(tmp_path)["providers"]["deepseek"]["api_key"] == KEY
+    assert f"the key is stored in {target}" in shown and "0600" in shown, shown
+
+
+def test_in_a_terminal_the_name_of_a_variable_holding_the_key_is_taken(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        argv = [*acp_command(), "setup", "--provider", "deepseek", "--base-url", server.url]
+        env = fresh(tmp_path, MY_DEEPSEEK=KEY)
+        status, shown = in_terminal(argv, env, [["API key", "MY_DEEPSEEK\n"]])
+    assert status == 0, shown
+    table = written(tmp_path)["providers"]["deepseek"]
+    assert table["api_key_env"] == "MY_DEEPSEEK" and "api_key" not in table
+    assert "MY_DEEPSEEK" in shown and "not stored" in shown, shown
+
+
+def test_without_a_terminal_or_a_key_setup_fails_and_says_how_to_give_one(
+    tmp_path: Path,
+) -> None:
+    for args in ((), ("--no-check",)):
+        done = setup(tmp_path, "--provider", "deepseek", *args)
+        assert done.returncode != 0, done.stderr
+        said = done.stderr
+        assert "DEEPSEEK_API_KEY" in said and "--api-key-env" in said, said
+        assert "Next:" not in said and "Traceback" not in said, said
+        assert not (tmp_path / "config" / "config.toml").exists()
