@@ -140,13 +140,11 @@ class Run:
         """The first request after a reload starts with the live session's last one, but its
         closing. Else its messages are the same, but for the system one where an AGENTS.md
         changed since the live process opened the session (the instructions are read at each
-        opening), and but for agent commands sent before the first model turn, which a load
-        puts into the history (a known defect: tests/hostile/test_known.py)."""
+        opening)."""
         live = stable(before)
         if after.startswith(live):
             return
         was, now = json.loads(before)["messages"], json.loads(after)["messages"]
-        now = now[:1] + _past_first_commands(now[1:])  # a known defect: test_known.py
         same_system = was[0] == now[0] or self.opened_with != self.instructions()
         if same_system and was[1:] == now[1 : len(was)]:
             return
@@ -200,19 +198,6 @@ class Run:
                 self.player.client.kill()
             self.server.__exit__(None, None, None)
             self.web.__exit__(None, None, None)
-
-
-def _past_first_commands(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`messages` without the agent commands (`/status` and its answer ...) they open with."""
-    while (
-        len(messages) >= 2
-        and messages[0]["role"] == "user"
-        and str(messages[0].get("content")).startswith("/")
-        and messages[1]["role"] == "assistant"
-        and not messages[1].get("tool_calls")
-    ):
-        messages = messages[2:]
-    return messages
 
 
 def _child(body: bytes) -> bool:

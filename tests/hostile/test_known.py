@@ -2,12 +2,12 @@
 strict xfail until it is fixed (an XPASS fails the run: then drop the mark, and the tolerance
 named beside it in the suite).
 
-- An agent command (`/status`, `/help`, `/mcp`, `/rewind N` that cannot go back) sent as a
-  session's first prompt, before any model turn, is not in the live session's history, yet a
-  load of the session puts it and its answer there: after a reload the model is sent a
-  different history, and the provider's cached prefix is lost. Found with
-  HOSTILE_SEED=4075429399 (the sandbox run); shrunk to: `/rewind 1`, a turn, a reload, a turn.
-  The reload invariant tolerates exactly this (tests/hostile/run.py `_past_first_commands`).
+- Fixed, its test kept: an agent command (`/status`, `/help`, `/mcp`, `/rewind N` that cannot
+  go back) sent as a session's first prompt, before any model turn, was not in the live
+  session's history, yet a load of the session put it and its answer there, and the provider's
+  cached prefix was lost. Found with HOSTILE_SEED=4075429399 (the sandbox run); shrunk to:
+  `/rewind 1`, a turn, a reload, a turn. An agent command now stores an empty `history` event
+  before it (src/reasonix_acp/session/history.py `history_starts`).
 - A granted reader (`cat`, `grep -r`, `head`, `cp` then `cat` ...) reads a file under a
   `deny_paths` rule in the workspace unasked, and shows it to the model: deny rules judge a
   line's redirections, not the files its commands name or find. Found by the `peek` family
@@ -37,10 +37,6 @@ def run(tmp_path: Path) -> Iterator[Run]:
     played.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a load puts an agent command sent before the first model turn into the history",
-)
 @pytest.mark.parametrize("command", ["/status", "/rewind 1"])
 def test_an_agent_command_before_the_first_turn_stays_out_of_the_history_after_a_reload(
     run: Run, command: str
@@ -50,7 +46,6 @@ def test_an_agent_command_before_the_first_turn_stays_out_of_the_history_after_a
     run.play(turn)
     live = run.server.bodies[-1]
     run.play(Reload(kill=False))
-    run.pending = None  # the suite's own check tolerates the defect: compared here as bytes
     start = len(run.server.bodies)
     run.play(turn)
     assert run.server.bodies[start].startswith(stable(live))

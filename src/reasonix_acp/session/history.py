@@ -97,10 +97,20 @@ def flatten_for_history(blocks: list[dict[str, Any]]) -> str:
     )
 
 
+def history_starts() -> tuple[str, dict[str, Any]]:
+    """An empty `history` event, stored before what a turn shows that is not the model's (an
+    agent command and its answer, `/compact`'s words): a transcript still read from what it
+    showed (`history_from_events`) stops being read that way there, so those never enter the
+    history a load rebuilds, as they never entered the live one."""
+    return ("history", {"messages": []})
+
+
 def history_from_events(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """The model's chat history rebuilt from a stored transcript: exactly the messages the turns
     added (`history` events) and the compactions that replaced the oldest of them. A transcript
-    written before `history` events existed has its earlier part read from what it showed."""
+    written before `history` events existed has its earlier part read from what it showed (up
+    to its first `history` event: every turn stores one before the events read here, an empty
+    one where what it shows is not the model's, `history_starts`)."""
     history: list[dict[str, Any]] = []
     answered: dict[str, bool] = {}  # tool call id → its end was stored
     exact = False  # a `history` event was read: from here on only those build the history

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from reasonix_acp.machines.turn import STOP_REASON, Outcome
 from reasonix_acp.protocol.errors import AcpError
 from reasonix_acp.session import commands
+from reasonix_acp.session.history import history_starts
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.rewind import METHOD, Rewinds
 from reasonix_acp.session.service import Sessions
@@ -39,9 +40,12 @@ class Commands:
     def answer(
         self, session: Session, blocks: list[dict[str, Any]], events: Events
     ) -> dict[str, Any]:
-        """A prompt the agent answers itself, recorded like a turn."""
+        """A prompt the agent answers itself, recorded like a turn, and never in the model's
+        history: its events follow an empty `history` event, so a load, or a rewind, that
+        reads a transcript from what it showed (one with no model turn yet) stops before them."""
         turn = session.record.turn_count + 1
-        self.sessions.show(session, [("user_message", {"content": blocks}), *events], turn)
+        shown = [history_starts(), ("user_message", {"content": blocks}), *events]
+        self.sessions.show(session, shown, turn)
         session.record.turn_count = turn
         # A cancel that came while the agent worked on it still wins.
         return {"stopReason": STOP_REASON[session.turn.settle(Outcome.END_TURN)]}

@@ -23,7 +23,7 @@ from typing import Any
 
 from reasonix_acp.ids import uuid4
 from reasonix_acp.session import projector
-from reasonix_acp.session.history import compacted
+from reasonix_acp.session.history import compacted, history_starts
 
 Emit = Callable[[dict[str, Any]], None]
 Persist = Callable[[list[tuple[str, dict[str, Any]]]], None]
@@ -94,7 +94,7 @@ class Transcript:
     def history_starts(self) -> None:
         """An empty `history` event: a transcript still read from what it showed (one stored
         before `history` events existed) stops being read that way here."""
-        self._pending.append(("history", {"messages": []}))
+        self._pending.append(history_starts())
 
     def compacted(self, body: dict[str, Any]) -> None:
         """The history after a `compaction` event (recorded before): its oldest messages are
