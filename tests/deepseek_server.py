@@ -3,6 +3,9 @@
 The rules are DeepSeek's documentation's (`guides/thinking_mode`, `quick_start/pricing`, late
 2026; src/reasonix_acp/config/deepseek.py says the same from the agent's side):
 
+- Every request needs `Authorization: Bearer <key>` with the key (`key`, the tests' KEY): a
+  missing or wrong one is answered 401 "Authentication Fails" (`authentication_error`), before
+  anything else is looked at; `unauthorized` counts them.
 - `GET /models` lists the served models; a request naming another model (the retired
   `deepseek-chat`, `deepseek-reasoner`) is answered 400 "Model Not Exist".
 - `thinking` is `{"type": "enabled" | "disabled"}` (enabled when absent); `reasoning_effort` one
@@ -14,6 +17,12 @@ The rules are DeepSeek's documentation's (`guides/thinking_mode`, `quick_start/p
   it of the messages between two user messages where the model made tool calls; those who
   tested the API report checks on other assistant messages too, and the empty string accepted
   everywhere: the stand-in keeps the strictest reading. With thinking disabled it is ignored.
+- `tool_choice` is `none`, `auto`, `required` or `{"type": "function", "function": {"name"}}`
+  naming an offered tool (the chat completions reference); anything else: 400. Thinking mode
+  takes only `none` and `auto`: a forced choice is answered 400 `Thinking mode does not support
+  this tool_choice` (what the API answers; with thinking disabled a forced choice is taken).
+  With `none` the model calls no tool: a reply's tool calls are left out, and one that had only
+  those is the default text instead.
 - Thinking on: each reply streams `reasoning_content` before its content and tool calls.
 - Usage: `prompt_cache_hit_tokens` is the longest byte prefix the request shares with an earlier
   one, in 64-token blocks (a token is taken as 4 bytes); the rest is a miss.
@@ -43,6 +52,7 @@ MODELS = ["deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash"]
 EFFORTS = {"minimal", "low", "medium", "high", "xhigh", "max", "ultra", "none"}
 RETIRED = {"deepseek-chat", "deepseek-reasoner"}
 MISSING_REASONING = "The `reasoning_content` in the thinking mode must be passed back to the API."
+FORCED_IN_THINKING = "Thinking mode does not support this tool_choice"
 BLOCK = 64  # tokens a cache hit is counted in
 KEY = "sk-deepseek-stand-in-0123456789"  # the key the tests configure
 
@@ -88,9 +98,28 @@ def problem(body: Any, served: list[str], reasoner: bool = True) -> str | None:
         return "messages must be a non-empty list"
     if any(not isinstance(m, dict) or m.get("role") not in ROLES for m in messages):
         return "every message needs a role of system, user, assistant or tool"
-    return unanswered(messages) or (
-        missing_reasoning(messages) if reasoner and thinking["type"] == "enabled" else None
+    thinks = reasoner and thinking["type"] == "enabled"
+    return (
+        choice_problem(body, thinks)
+        or unanswered(messages)
+        or (missing_reasoning(messages) if thinks else None)
     )
+
+
+def choice_problem(body: dict[str, Any], thinks: bool) -> str | None:
+    """Why `tool_choice` would be refused: not one of the documented values (a function
+    naming a tool not offered included), or a forced choice in thinking mode."""
+    if "tool_choice" not in body:
+        return None
+    choice = body["tool_choice"]
+    offered = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
+    named = isinstance(choice, dict) and choice.get("type") == "function"
+    name = (choice.get("function") or {}).get("name") if named else None
+    if choice not in ("none", "auto", "required") and (not named or name not in offered):
+        return f"invalid tool_choice: {choice!r}"
+    if thinks and choice not in ("none", "auto"):
+        return FORCED_IN_THINKING
+    return None
 
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -158,7 +187,8 @@ class DeepSeek:
         self.refused: list[str] = []  # why each refused request was refused
         self.usage: list[dict[str, int]] = []  # the usage of each answered request
         self.calls = 0
-        self.key = KEY  # the Bearer token the Search API takes
+        self.key = KEY  # the Bearer token every request must carry
+        self.unauthorized = 0  # requests refused 401 for a missing or wrong key
         self.searches: list[bytes] = []  # every Search API request body
         self.search_results: deque[list[dict[str, Any]]] = deque()  # answers, in order
         # False: as the retired non-thinking deepseek-chat was (no reasoning, no rule about it)
@@ -178,6 +208,9 @@ class DeepSeek:
                 pass
 
             def do_GET(self) -> None:
+                if not outer.authorized(self.headers.get("Authorization")):
+                    self._json(401, outer.unauthorized_answer(self.headers.get("Authorization")))
+                    return
                 if not self.path.endswith("/models"):
                     self._json(404, {"error": {"message": "Not Found"}})
                     return
@@ -190,6 +223,9 @@ class DeepSeek:
                     with outer._lock:
                         status, body = outer.search(self.headers.get("Authorization"), raw)
                     self._json(status, body)
+                    return
+                if not outer.authorized(self.headers.get("Authorization")):
+                    self._json(401, outer.unauthorized_answer(self.headers.get("Authorization")))
                     return
                 if not outer._meeting(raw):
                     self._json(400, {"error": {"message": "the tasks did not run at once"}})
@@ -227,6 +263,27 @@ class DeepSeek:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def authorized(self, authorization: str | None) -> bool:
+        """Whether a request's Authorization header carries the key; counted when not."""
+        if authorization == f"Bearer {self.key}":
+            return True
+        with self._lock:
+            self.unauthorized += 1
+        return False
+
+    def unauthorized_answer(self, authorization: str | None) -> dict[str, Any]:
+        """DeepSeek's 401 body: the key it was given, all but its last four characters hidden."""
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        shown = f"****{given[-4:]}" if given else "(none)"
+        return {
+            "error": {
+                "message": f"Authentication Fails, Your api key: {shown} is invalid",
+                "type": "authentication_error",
+                "param": None,
+                "code": "invalid_request_error",
+            }
+        }
 
     def search(self, authorization: str | None, raw: bytes) -> tuple[int, dict[str, Any]]:
         """`POST /v1/tools/search` as the Search API answers it (search_problem)."""
@@ -293,6 +350,9 @@ class DeepSeek:
         key = self.task_of(body)
         queue = self.tasks[key] if key is not None else self.replies
         reply = queue.popleft() if queue else self._default(body["messages"])
+        if body.get("tool_choice") == "none" and reply.get("tool_calls"):
+            reply = {**reply, "tool_calls": []}  # the model may call no tool: it writes
+            reply["text"] = reply.get("text") or self._default(body["messages"])["text"]
         usage = self._usage(raw, reply)
         self._answered.append(raw)
         return 200, self._stream(reply, thinking, usage)

@@ -11,21 +11,22 @@ from tests.transcript import acp_command
 
 
 def test_setup_writes_a_private_config(tmp_path: Path) -> None:
-    answers = b'openai\nhttp://127.0.0.1:11434/v1\nsk-test-"quoted"\nllama3\n'
     env = {**os.environ, "REASONIX_ACP_CONFIG_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [*acp_command(), "setup"], input=answers, capture_output=True, env=env, timeout=30
-    )
+    with Server() as server:
+        server.models = ["llama3"]
+        answers = f'openai\n{server.url}\nsk-test-"quoted"\nllama3\n'.encode()
+        done = subprocess.run(
+            [*acp_command(), "setup"], input=answers, capture_output=True, env=env, timeout=30
+        )
     assert done.returncode == 0, done.stderr
+    assert server.gets[0]["Authorization"] == 'Bearer sk-test-"quoted"'
     assert done.stdout == b""
     target = tmp_path / "config.toml"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     config = tomllib.loads(target.read_text(encoding="utf-8"))
     assert config == {
         "default_model": "openai/llama3",
-        "providers": {
-            "openai": {"base_url": "http://127.0.0.1:11434/v1", "api_key": 'sk-test-"quoted"'}
-        },
+        "providers": {"openai": {"base_url": server.url, "api_key": 'sk-test-"quoted"'}},
     }
 
 
@@ -119,22 +120,23 @@ def test_setup_refuses_a_url_without_a_scheme(tmp_path: Path) -> None:
     assert not (tmp_path / "config.toml").exists()
 
 
-def test_setup_stores_a_key_variable_and_reports_an_endpoint_that_fails(tmp_path: Path) -> None:
-    done = setup(
-        tmp_path,
-        "--provider",
-        "LM Studio",
-        "--model",
-        "m",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
-        "--api-key-env",
-        "MY_KEY",
+def test_setup_stores_a_key_variable_and_refuses_an_endpoint_that_fails(tmp_path: Path) -> None:
+    """An endpoint that does not answer stops setup (nothing written); `--no-check` writes the
+    settings anyway, the variable's name and not its value."""
+    given = ("--provider", "LM Studio", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+    env = {**os.environ, "REASONIX_ACP_CONFIG_DIR": str(tmp_path), "MY_KEY": "sk-lm-0001"}
+    done = subprocess.run(
+        [*acp_command(), "setup", *given, "--api-key-env", "MY_KEY"],
+        capture_output=True,
+        env=env,
+        timeout=30,
     )
+    assert done.returncode == 1 and "did not answer as expected" in done.stderr.decode()
+    assert not (tmp_path / "config.toml").exists()
+    done = setup(tmp_path, *given, "--api-key-env", "MY_KEY", "--no-check")
     assert done.returncode == 0, done.stderr
     config = tomllib.loads((tmp_path / "config.toml").read_text(encoding="utf-8"))
     assert config["providers"]["lmstudio"]["api_key_env"] == "MY_KEY"
-    assert "did not answer as expected" in done.stderr.decode()
 
 
 def test_setup_refuses_providers_that_are_not_tables(tmp_path: Path) -> None:

@@ -85,3 +85,43 @@ def test_without_a_terminal_or_a_key_setup_fails_and_says_how_to_give_one(
         assert "DEEPSEEK_API_KEY" in said and "--api-key-env" in said, said
         assert "Next:" not in said and "Traceback" not in said, said
         assert not (tmp_path / "config" / "config.toml").exists()
+
+
+def test_the_endpoint_is_checked_with_the_key_that_will_be_used(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        given = ("--provider", "deepseek", "--base-url", server.url)
+        done = setup(tmp_path, *given, "--api-key-env", "DEEPSEEK_API_KEY", DEEPSEEK_API_KEY=KEY)
+        assert server.unauthorized == 0, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "answers" in done.stderr and "refused" not in done.stderr, done.stderr
+    assert written(tmp_path)["providers"]["deepseek"]["api_key_env"] == "DEEPSEEK_API_KEY"
+
+
+def test_a_refused_key_fails_and_writes_nothing(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        given = ("--provider", "deepseek", "--base-url", server.url)
+        for key in ("--api-key-env", "DEEPSEEK_API_KEY"), ():
+            done = setup(tmp_path, *given, *key, DEEPSEEK_API_KEY="sk-not-the-key-0000")
+            assert done.returncode != 0, done.stderr
+            assert "refused the key" in done.stderr and "Nothing was written" in done.stderr
+            assert "run `acp setup`" not in done.stderr, done.stderr
+            assert not (tmp_path / "config" / "config.toml").exists()
+        # --no-check writes it anyway, and says it was not checked.
+        done = setup(tmp_path, *given, "--no-check", DEEPSEEK_API_KEY="sk-not-the-key-0000")
+        assert done.returncode == 0, done.stderr
+        assert server.unauthorized == 2
+    assert written(tmp_path)["providers"]["deepseek"]["api_key_env"] == "DEEPSEEK_API_KEY"
+    assert "not checked" in done.stderr, done.stderr
+
+
+def test_an_unreachable_endpoint_fails_and_writes_nothing_unless_told_not_to_check(
+    tmp_path: Path,
+) -> None:
+    given = ("--provider", "ollama", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+    done = setup(tmp_path, *given)
+    assert done.returncode != 0 and "did not answer" in done.stderr, done.stderr
+    assert "--no-check" in done.stderr and "Nothing was written" in done.stderr, done.stderr
+    assert not (tmp_path / "config" / "config.toml").exists()
+    done = setup(tmp_path, *given, "--no-check")
+    assert done.returncode == 0, done.stderr
+    assert written(tmp_path)["default_model"] == "ollama/m"

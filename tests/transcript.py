@@ -7,8 +7,8 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
   request: a behaviour name of tests/sse_server.py ("ok", "tool", "401" ...) or `[status,
   body]`, variables added to the agent's environment, and what the machine must have
   (`"bwrap"`: a working bubblewrap; tests/test_golden.py skips the scenario without it);
-  `"deepseek": {"replies": [...], "models": [...]}` starts the DeepSeek stand-in
-  (tests/deepseek_server.py) at `${DEEPSEEK}` with these replies and served models;
+  `"deepseek": {"replies": [...], "models": [...], "key": ...}` starts the DeepSeek stand-in
+  (tests/deepseek_server.py) at `${DEEPSEEK}` with these replies, served models and key;
 - `{"dir": "c2a", "msg": <any JSON>}`: a frame to send, serialised compactly;
 - `{"dir": "c2a", "raw": "<text>", "repeat": n, "suffix": "<text>"}`: raw text to send
   (`raw` n times, then `suffix`), for malformed and over-long lines;
@@ -278,6 +278,7 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
         server = deepseek_server.DeepSeek().__enter__()
         server.replies.extend(header["deepseek"].get("replies", []))
         server.models = header["deepseek"].get("models", server.models)
+        server.key = header["deepseek"].get("key", server.key)  # the key its config.toml gives
         scenario.vars["DEEPSEEK"] = server.url
     scenario.env.update(scenario.substitute(header.get("env", {})))
     for name, text in header.get("files", {}).items():

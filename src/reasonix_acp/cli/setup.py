@@ -14,8 +14,10 @@ This is what the `reasonix-setup` terminal auth method runs. Rules:
   config.toml has or the usual variable (`DEEPSEEK_API_KEY` ...) is taken, else setup fails
   saying how to give one. Setup says where the key is kept: in config.toml (0600), or only the
   variable's name.
-- The endpoint is checked (`GET /models`): setup says whether it answers, which models it
-  serves, where the file is and what to do next. A URL without http:// or https:// is refused.
+- The endpoint is checked (`GET /models`, with the key the agent will send): setup says
+  whether it answers, which models it serves, where the file is and what to do next. A refused
+  key or an endpoint that does not answer stops it (exit 1, nothing written) unless
+  `--no-check`. A URL without http:// or https:// is refused.
 - Interactive (questions on stderr, answers line by line on stdin; the key without echo on a
   terminal), or with flags: `acp setup --provider ollama --model qwen3 [--base-url URL]
   [--api-key-env VAR] [--no-check]` asks nothing.
@@ -44,7 +46,7 @@ from reasonix_acp.config import (
     write_private,
 )
 from reasonix_acp.config.mcp_entries import shown_url
-from reasonix_acp.providers.base import ProviderError
+from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
 from reasonix_acp.providers.discovery import list_models
 
 
@@ -79,7 +81,12 @@ FLAGS = ("--provider", "--model", "--base-url", "--api-key-env")
 
 
 class SetupError(Exception):
-    pass
+    """Why setup stops without writing: `status` 2 for what was asked of it, 1 for what it
+    found (a refused key, an endpoint that does not answer)."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -207,20 +214,49 @@ def _no_key(name: str, preset: Preset) -> str:
     )
 
 
-def _check(choice: Choice) -> list[str] | None:
-    """The endpoint's models, or None when it did not answer (said on stderr)."""
-    key = choice.api_key
-    probe = ProviderConfig(choice.provider, PRESETS[choice.provider].kind, choice.base_url, key)
+def _check(choice: Choice) -> list[str]:
+    """The endpoint's models, asked as the agent will ask (`GET /models`, with the key it will
+    send). A refused key, or an endpoint that does not answer, is a SetupError."""
+    where = shown_url(choice.base_url)
+    variable = choice.api_key_env if not choice.api_key else ""
+    if variable and not os.environ.get(variable):
+        raise SetupError(
+            f"{variable} is not set here, so {where} cannot be checked with the key it holds: "
+            "set it in this shell too, or pass --no-check to store its name anyway. Nothing "
+            "was written",
+            1,
+        )
+    kind = PRESETS[choice.provider].kind
+    probe = ProviderConfig(choice.provider, kind, choice.base_url, choice.key)
     try:
         models = asyncio.run(list_models(probe))
+    except ProviderAuthFailed as exc:
+        status = re.search(r"HTTP \d+", str(exc))
+        raise SetupError(_refused(choice, where, status[0] if status else "HTTP 401"), 1) from None
     except ProviderError as exc:
-        sys.stderr.write(f"acp setup: the endpoint did not answer as expected: {exc}\n")
-        return None
+        raise SetupError(
+            f"{where} did not answer as expected: {exc}. Check the URL (--base-url) and that "
+            "the server is running, or pass --no-check to write the settings anyway. Nothing "
+            "was written",
+            1,
+        ) from None
     listed = ", ".join(models[:20]) + (", ..." if len(models) > 20 else "")
-    sys.stderr.write(
-        f"acp setup: {shown_url(choice.base_url)} answers; it serves {listed or 'no models'}\n"
-    )
+    sys.stderr.write(f"acp setup: {where} answers; it serves {listed or 'no models'}\n")
     return models
+
+
+def _refused(choice: Choice, where: str, status: str) -> str:
+    if choice.api_key_env and not choice.api_key:
+        whose = f"the key in {choice.api_key_env}"
+    elif choice.kept:
+        whose = "the key config.toml has"
+    else:
+        whose = "the key" if choice.api_key else "a request without a key"
+    return (
+        f"{where} refused {whose} ({status}): check the key (a typo, a revoked key, "
+        "another provider's key) and give it again, or pass --no-check to write the settings "
+        "anyway. Nothing was written"
+    )
 
 
 def _read(target: Path) -> tomlkit.TOMLDocument:
@@ -300,14 +336,16 @@ def run_setup(args: list[str] | None = None) -> int:
         return 2
     except SetupError as exc:
         sys.stderr.write(f"acp setup: {exc}\n")
-        return 2
+        return exc.status
     if target.exists():
         backup = target.with_name("config.toml.bak")
         write_private(backup, target.read_text(encoding="utf-8"))
         sys.stderr.write(f"acp setup: the previous file is kept as {backup}\n")
     text = tomlkit.dumps(doc)
     write_private(target, text if text.endswith("\n") else text + "\n")
-    if models is not None and choice.model not in models:
+    if models is None:
+        sys.stderr.write("acp setup: the endpoint and the key were not checked (--no-check)\n")
+    elif choice.model not in models:
         sys.stderr.write(f"acp setup: note: the endpoint does not list {choice.model}\n")
     sys.stderr.write(
         f"acp setup: wrote {target}: default model {choice.provider}/{choice.model}.\n"
