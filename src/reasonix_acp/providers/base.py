@@ -63,12 +63,15 @@ ModelEvent = TextDelta | ThoughtDelta | ReasoningKept | ToolCallRequest | Finish
 
 @dataclass
 class ModelRequest:
-    """One call to a model: the conversation, the tools offered and the reasoning effort."""
+    """One call to a model: the conversation, the tools offered and the reasoning effort.
+    `tool_choice` "none": the tools are offered (the same prefix) but may not be called (a
+    compaction's summary request); None leaves it to the endpoint's default."""
 
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
     effort: str = "auto"
+    tool_choice: str | None = None
 
 
 class ProviderError(Exception):

@@ -10,6 +10,7 @@ OpenRouter ...).
 - The stream is read by the SSE rules (multi-line `data:` events included); tool calls arrive
   in pieces by `index`, or by `id` when a server sends no index (or null), and are yielded
   whole, in the order they began, when the stream ends.
+- `tool_choice`, when a request sets one (a summary request's "none"), comes last in the body.
 - Usage is read from the final chunk (`stream_options.include_usage`), including DeepSeek's
   `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` and OpenAI's `cached_tokens`.
 - 429 and 5xx are retried with backoff, but only before the first delta; after that a failure
@@ -221,6 +222,8 @@ class OpenAIProvider:
             body["messages"] = outgoing(request.messages)
         else:
             body["messages"] = request.messages
+        if request.tool_choice and request.tools:  # after the messages: the prefix holds
+            body["tool_choice"] = request.tool_choice
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
@@ -329,7 +332,6 @@ async def _drain(events: AsyncIterator[str]) -> None:
     takes it down (and the next prompt pays DNS, TCP and TLS again). A server that keeps the
     stream open after `[DONE]` costs each model call up to DRAIN_SECONDS, then loses the
     connection as before."""
-
     with contextlib.suppress(Exception):
         async with asyncio.timeout(DRAIN_SECONDS):  # in this task: no task made per model call
             async for _ in events:
@@ -385,9 +387,7 @@ class ToolCalls:
 
     def whole(self) -> list[ToolCallRequest]:
         return [
-            ToolCallRequest(
-                id=slot["id"] or f"call_{n}", name=slot["name"], arguments=slot["arguments"] or "{}"
-            )
+            ToolCallRequest(slot["id"] or f"call_{n}", slot["name"], slot["arguments"] or "{}")
             for n, slot in enumerate(self.slots.values())
         ]
 

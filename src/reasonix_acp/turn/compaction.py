@@ -9,6 +9,10 @@ Rules:
   prompts with everything after them; when those alone would take more than 30 % of what may
   be sent, the kept part starts later, at a message the model wrote (a tool call stays with its
   results). The rest becomes one user message, the summary (session/history.py).
+- The summary request forbids tool calls (`tool_choice: "none"`, sent after the messages, so
+  the prefix holds): a model that calls a tool whenever it may writes the summary. A reply
+  that calls one anyway (an endpoint that ignores the choice) is summarised by its text; with
+  no text the compaction fails, saying which tool the model called.
 - It is one `compaction` event in the transcript, stored only when the summary is whole: a
   process that dies before has not compacted, and a load rebuilds the same history after it.
   Since the history otherwise only grows at its end, a compaction is the only change of the
@@ -33,6 +37,7 @@ from reasonix_acp.providers.base import (
     ProviderError,
     RequestRefused,
     TextDelta,
+    ToolCallRequest,
     UsageReport,
 )
 from reasonix_acp.session.gauge import Gauge
@@ -161,6 +166,7 @@ class Compactor:
         compaction_id = uuid4()
         self.emit(_update(compaction_id, "in_progress"))
         ask = SUMMARY_REQUEST + (f"\n\nThe user asks: {instructions}" if instructions else "")
+        request = replace(request, tool_choice="none")  # the same tools, none of them called
         system = request.messages[0]
         if not whole:
             older = self._fitting(history[:cut], [system], request.tools)
@@ -183,11 +189,14 @@ class Compactor:
         """The summary the model writes for `request`. `retry`: a RequestRefused is passed on
         (the caller tries the history's text instead) rather than failing the compaction."""
         parts: list[str] = []
+        called: list[str] = []  # tools called anyway (an endpoint that ignores `tool_choice`)
         try:
             async for event in provider.stream(request):
                 if isinstance(event, TextDelta) and event.text:
                     parts.append(event.text)
                     self.emit(_chunk(compaction_id, event.text))
+                elif isinstance(event, ToolCallRequest):
+                    called.append(event.name)
                 elif isinstance(event, UsageReport):
                     self.usage(event)
         except asyncio.CancelledError:
@@ -200,6 +209,11 @@ class Compactor:
         except ProviderError as exc:
             self._failed(compaction_id, str(exc))
         summary = "".join(parts).strip()
+        if not summary and called:
+            names = ", ".join(dict.fromkeys(called))
+            self._failed(
+                compaction_id, f"the model called a tool ({names}) instead of writing a summary"
+            )
         if not summary:
             self._failed(compaction_id, "the model wrote no summary")
         return summary
