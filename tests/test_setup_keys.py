@@ -125,3 +125,15 @@ def test_an_unreachable_endpoint_fails_and_writes_nothing_unless_told_not_to_che
     done = setup(tmp_path, *given, "--no-check")
     assert done.returncode == 0, done.stderr
     assert written(tmp_path)["default_model"] == "ollama/m"
+
+
+def test_a_retired_deepseek_model_is_refused_naming_the_current_ones(tmp_path: Path) -> None:
+    with DeepSeek() as server:
+        for model, check in (("deepseek-chat", ()), ("deepseek-reasoner", ("--no-check",))):
+            given = ("--provider", "deepseek", "--base-url", server.url, "--model", model)
+            done = setup(tmp_path, *given, *check, DEEPSEEK_API_KEY=KEY)
+            assert done.returncode != 0, done.stderr
+            said = done.stderr
+            assert "retired" in said and model in said, said
+            assert "deepseek-flash" in said and "deepseek-v4-pro" in said, said
+            assert not (tmp_path / "config" / "config.toml").exists()

@@ -6,8 +6,10 @@ This is what the `reasonix-setup` terminal auth method runs. Rules:
   does not parse is left alone: setup says where it fails and stops.
 - The previous file is kept as `config.toml.bak`; the new one is written 0600, atomically.
 - Presets fill the base URL (DeepSeek, OpenAI, Ollama, LM Studio, vLLM, llama.cpp, OpenRouter,
-  or `openai` for any compatible endpoint); names are case-insensitive. A key is optional where
-  the server needs none; `--api-key-env VAR` stores the variable's name instead of a key.
+  or `openai` for any compatible endpoint); names are case-insensitive. A model DeepSeek
+  retired (`deepseek-chat`, `deepseek-reasoner`) is refused, naming the current ones. A key is
+  optional where the server needs none; `--api-key-env VAR` stores the variable's name instead
+  of a key.
 - A provider that needs a key (DeepSeek, OpenAI, OpenRouter) gets one: in a terminal it is asked
   without echo (a key, or the name of the variable holding it; Enter keeps the key config.toml
   has, or takes the provider's usual variable when it is set); without a terminal the key
@@ -20,7 +22,7 @@ This is what the `reasonix-setup` terminal auth method runs. Rules:
   `--no-check`. A URL without http:// or https:// is refused.
 - Interactive (questions on stderr, answers line by line on stdin; the key without echo on a
   terminal), or with flags: `acp setup --provider ollama --model qwen3 [--base-url URL]
-  [--api-key-env VAR] [--no-check]` asks nothing.
+  [--api-key-env VAR] [--no-check]` asks nothing but a missing key, in a terminal.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from reasonix_acp.config import (
     config_dir,
     write_private,
 )
+from reasonix_acp.config.deepseek import RETIRED_ON, is_deepseek, successor
 from reasonix_acp.config.mcp_entries import shown_url
 from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
 from reasonix_acp.providers.discovery import list_models
@@ -159,12 +162,26 @@ def _choose(flags: dict[str, str], doc: tomlkit.TOMLDocument) -> Choice:
     choice = Choice(
         name, base_url, flags.get("model", ""), api_key_env=flags.get("api-key-env", "")
     )
+    _current(choice, preset)  # before the key is asked
     if not choice.api_key_env:
         _key(choice, preset, _table_of(doc, name), interactive)
     if interactive and not choice.model:
         choice.model = _ask("Model", preset.model)
     choice.model = choice.model or preset.model
+    _current(choice, preset)
     return choice
+
+
+def _current(choice: Choice, preset: Preset) -> None:
+    """A model DeepSeek retired is refused, naming the current ones (config/deepseek.py)."""
+    new = successor(choice.model) if is_deepseek(preset.kind, choice.base_url) else None
+    if new is not None:
+        current = " and ".join(DEEPSEEK_MODELS)
+        raise SetupError(
+            f"DeepSeek retired the model {choice.model} in {RETIRED_ON} (its API answers 400 "
+            f'"Model Not Exist"); the current models are {current}: --model {new} runs where '
+            f"{choice.model} did. Nothing was written"
+        )
 
 
 def _table_of(doc: tomlkit.TOMLDocument, name: str) -> dict[str, Any]:
