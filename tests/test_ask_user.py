@@ -192,10 +192,11 @@ def test_plan_mode_ends_with_the_plan_and_the_user_decides(tmp_path: Path) -> No
         # Not reject_once: some clients cancel the turn on it, and staying must not end it.
         ("Stay in plan mode and revise", "allow_always"),
     ]
-    # Shown before the question where every client shows it: a message, and the plan update.
+    # Shown once, before the question, where every client shows it: a message (no plan
+    # update, and no copy in the question).
     ((said_before, plans),) = before
     assert said_before[-1] == "**The plan**\n\n1. write plan.txt"
-    assert plans == [[{"content": "write plan.txt", "priority": "medium", "status": "pending"}]]
+    assert plans == [] and "rawInput" not in question["params"]["toolCall"]
     assert "revise the plan" in said(finals(c)[-1])
     asked, reply = run(c, sid, selected("start"))
     assert reply["result"] == {"stopReason": "end_turn"}

@@ -218,3 +218,60 @@ async def test_staying_in_plan_mode_does_not_end_the_turn_where_reject_cancels(
     (options,) = editor.asked
     assert "reject_once" not in [kind for _, kind in options]
     assert editor.said[0] == "**The plan**\n\n1. write plan.txt" and editor.said[-1] == "revising"
+
+
+class AgentShellEditor(KindOnlyEditor):
+    """An editor like agent-shell, which draws every agent message, every `plan` update (its
+    list), and a tool call's `rawInput.plan` as an expanded "Proposed plan" block; and like
+    CodeCompanion, whose permission prompt shows the question's text content. `drawn` is what
+    each of those showed, in order."""
+
+    def __init__(self, wanted: str) -> None:
+        super().__init__(wanted)
+        self.drawn: list[tuple[str, str]] = []
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        await super().session_update(session_id, update, **kwargs)
+        shown = update.model_dump(by_alias=True, exclude_none=True)
+        kind = shown.get("sessionUpdate")
+        if kind == "plan":
+            self.drawn.append(("plan", "\n".join(e["content"] for e in shown["entries"])))
+        elif kind in ("tool_call", "tool_call_update"):
+            self._draw_call(kind, shown)
+
+    def _draw_call(self, where: str, call: dict[str, Any]) -> None:
+        raw = call.get("rawInput")
+        if isinstance(raw, dict) and isinstance(raw.get("plan"), str):
+            self.drawn.append((f"{where} Proposed plan", raw["plan"]))
+        for item in call.get("content") or []:
+            text = (item.get("content") or {}).get("text")
+            if isinstance(text, str):
+                self.drawn.append((f"{where} content", text))
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> Any:
+        self._draw_call("question", tool_call.model_dump(by_alias=True, exclude_none=True))
+        return await super().request_permission(options, session_id, tool_call, **kwargs)
+
+
+async def test_the_plan_is_drawn_once(tmp_path: Path) -> None:
+    """`present_plan`'s text reaches the client once, as an agent message (the one thing every
+    editor draws: CodeCompanion shows no plan update and no question's input): no plan update,
+    no `rawInput.plan` on the call or the question, which carries no copy of it."""
+    plan = "1. write plan.txt\n2. run the tests"
+    present = {"name": "present_plan", "arguments": {"plan": plan}}
+    lines = [{"steps": [{"text": "Here it is."}, {"tool_call": present}]}]
+    lines.append({"steps": [{"text": "revising"}]})
+    editor = AgentShellEditor("Stay in plan mode and revise")
+    scenario, spawned = _session(editor, tmp_path, lines)
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        reply = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    assert reply.stop_reason == "end_turn"
+    drew_plan = [where for where, text in editor.drawn if "write plan.txt" in text]
+    assert drew_plan == [], editor.drawn
+    said = "".join(editor.said)
+    assert said.count("write plan.txt") == 1 and "2. run the tests" in said, said

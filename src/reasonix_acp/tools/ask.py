@@ -10,10 +10,11 @@ next prompt is the answer: a bare choice number is read as that choice (`choice_
 anything else as their own words. The answer, or that the user declined the form, is the
 tool's result for the model. A `session/cancel` while a form is open cancels the turn.
 
-`present_plan` is offered in plan mode only. The plan is shown first, as an agent message and,
-when it is a list, as the `plan` update: some clients draw no text content of a permission
-request, so the question carries no copy of it (those that do would show it a third time). Then
-the question, a `switch_mode` tool call: *Start in normal mode*
+`present_plan` is offered in plan mode only. The plan's text goes to the client once, as an
+agent message, the one thing every client draws (CodeCompanion draws neither a `plan` update
+nor a question's input; agent-shell draws a call's `rawInput.plan` as a "Proposed plan" block,
+and the plan list as well): no `plan` update, and neither the call nor the question carries
+the plan (`shown_input`). Then the question, a `switch_mode` tool call: *Start in normal mode*
 switches the session to normal mode (`ToolResult.mode`: the turn goes on in normal mode in the
 same prompt, and the client gets `current_mode_update`); *Stay in plan mode* tells the model to
 revise. Both are `allow_*` options: some clients cancel the turn on a `reject_once` answer, and
@@ -35,7 +36,6 @@ AWAITING = (
     "The user's next message is the answer."
 )
 _NUMBER = re.compile(r"\s*(\d{1,2})\s*[.)]?\s*")
-_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*)")
 
 
 def _text(text: str) -> list[dict[str, Any]]:
@@ -129,6 +129,10 @@ class PresentPlan:
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return "Ready to leave plan mode and start?"
 
+    def shown_input(self, args: dict[str, Any]) -> None:
+        """Nothing of the arguments: the plan is said as a message (`run`)."""
+        return None
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         plan = args.get("plan")
         if not isinstance(plan, str) or not plan.strip():
@@ -138,9 +142,6 @@ class PresentPlan:
         plan = plan.strip()
         if ctx.say is not None:
             ctx.say(f"**The plan**\n\n{plan}")
-        entries = plan_entries(plan)
-        if entries and ctx.show_plan is not None:
-            ctx.show_plan(entries)
         options = [
             {"optionId": "start", "name": "Start in normal mode", "kind": "allow_once"},
             {"optionId": "stay", "name": "Stay in plan mode and revise", "kind": "allow_always"},
@@ -150,19 +151,12 @@ class PresentPlan:
             "title": self.title(args, ctx),
             "kind": "switch_mode",
             "status": "pending",
-            "rawInput": {"plan": plan},
         }
         if await ctx.ask(shown, options) == "start":
             text = "The user accepted the plan: you are in normal mode now; carry it out."
             return ToolResult(text=text, content=_text(text), mode="normal")
         text = "The user wants to stay in plan mode: revise the plan and present it again."
         return ToolResult(text=text, content=_text(text))
-
-
-def plan_entries(plan: str) -> list[dict[str, Any]]:
-    """The plan's list items as `plan` entries (pending); none when it is not a list."""
-    items = [m.group(1).strip() for m in map(_LIST_ITEM.fullmatch, plan.splitlines()) if m]
-    return [{"content": item, "priority": "medium", "status": "pending"} for item in items]
 
 
 def choice_note(history: list[dict[str, Any]], typed: str) -> str | None:

@@ -61,10 +61,9 @@ class ToolContext:
     # Where the client can show a form: elicit(message, requestedSchema) → its answer
     # ({"action": accept|decline|cancel, "content": ...}; turn/wiring.py).
     elicit: Any = None
-    # Set per call by the turn runner: say(text) → an agent message of its own, shown now;
-    # show_plan(entries) → a `plan` update, shown now (tools/ask.py: before a question).
+    # Set per call by the turn runner: say(text) → an agent message of its own, shown now
+    # (tools/ask.py: a question, or the plan before it).
     say: Any = None
-    show_plan: Any = None
     # charge(amount, currency, what) → a priced call that is not the model's (a search),
     # counted in the session's cost (turn/wiring.py).
     charge: Any = None

@@ -107,7 +107,7 @@ class TurnRunner:
             self.context.publish = self.publish
         if self.context.warn is None:
             self.context.warn = self.warn
-        self.context.say, self.context.show_plan = self.say, self.show_plan
+        self.context.say = self.say
         if (charged := self.context.charge) is not None:  # a search's price: the turn's too
             self.context.charge = lambda *fee: self._charged(charged(*fee))
         self.asked = False  # a question put in the conversation: the turn ends after its round

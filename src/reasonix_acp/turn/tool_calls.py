@@ -121,7 +121,9 @@ class ToolCalls:
         }
         context.call_id = call_id
         if isinstance(args, dict):
-            start["rawInput"] = args
+            shown_input = getattr(tool, "shown_input", lambda given: given)(args)
+            if shown_input is not None:  # None: the tool says its input otherwise
+                start["rawInput"] = shown_input
             if tool is not None and hasattr(tool, "shown_at_start"):
                 start.update(tool.shown_at_start(args, context))
             if tool is not None and hasattr(tool, "locations"):
