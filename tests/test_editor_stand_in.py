@@ -275,3 +275,29 @@ async def test_the_plan_is_drawn_once(tmp_path: Path) -> None:
     assert drew_plan == [], editor.drawn
     said = "".join(editor.said)
     assert said.count("write plan.txt") == 1 and "2. run the tests" in said, said
+
+
+async def test_a_question_starts_its_own_paragraph(tmp_path: Path) -> None:
+    """An editor that appends every chunk of the agent's messages to one reply (CodeCompanion)
+    shows the question apart from the sentence before it: a blank line goes before it where
+    the text streamed before does not end with one, and none where nothing came before."""
+    ask = {"question": "Which colour?", "options": ["red", "blue"]}
+    question = {"tool_call": {"name": "ask_user", "arguments": ask}}
+    lines = [
+        {"steps": [{"text": "I need a decision."}, question]},
+        {"steps": [{"text": "Two lines first.\n\n"}, question]},
+        {"steps": [question]},
+    ]
+    editor = KindOnlyEditor("allow_once")
+    scenario, spawned = _session(editor, tmp_path, lines)
+    said = []
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        for _ in lines:
+            await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+            said.append("".join(editor.said))
+            editor.said.clear()
+    assert said[0].startswith("I need a decision.\n\n**Which colour?**\n\n1. red"), said[0]
+    assert said[1].startswith("Two lines first.\n\n**Which colour?**"), said[1]
+    assert said[2].startswith("**Which colour?**"), said[2]

@@ -118,10 +118,9 @@ class TurnRunner:
             self.record(kind, body)
 
     def say(self, text: str) -> None:
-        """An agent message of its own (a warning; a tool's question, or the plan before it)."""
-        self.transcript.end_message()
-        self.record("agent_message", {"text": text})
-        self.transcript.end_message()
+        """An agent message of its own (a warning; a tool's question, or the plan before it),
+        in a paragraph of its own."""
+        self.transcript.said(text)
 
     def show_plan(self, entries: list[dict[str, Any]]) -> None:
         self.plan = entries

@@ -9,6 +9,9 @@ Rules:
 - A message is one `messageId` from its first delta to its last: a new kind, any other event
   or `end_message` starts another. A flush in the middle of a message stores what came so far
   as one event and the rest as another, both with its id, so replay and live agree.
+- A message the agent says itself (`said`: a question, the plan, a warning) starts its own
+  paragraph: a blank line goes before it when the turn's text so far does not end with one
+  (editors that append every chunk to one reply, as CodeCompanion does, glued it on).
 - Every batch starts with a `history` event holding the messages the model's history gained
   since the last one: a load rebuilds the history from these, exactly as it was sent
   (session/history.py).
@@ -44,6 +47,7 @@ class Transcript:
         self._run_kind: str | None = None
         self._run_parts: list[str] = []
         self._message: tuple[str, str] | None = None  # the streamed message: (kind, messageId)
+        self._tail = ""  # the end of the agent's text shown so far in the turn
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
         # What a load keeps: an event without its kind's shape is skipped when it is read back.
@@ -60,6 +64,8 @@ class Transcript:
                 self._message = (kind, uuid4())
             self.emit(projector.chunk(kind, body["text"], self._message[1]))
             self._run_parts.append(body["text"])
+            if kind == "agent_message":
+                self._tail = (self._tail + body["text"])[-2:]
             return
         self.end_message()
         body = projector.named(kind, body)
@@ -79,6 +85,17 @@ class Transcript:
             text = "".join(self._run_parts)
             self._pending.append((self._run_kind, {"text": text, "messageId": self._message[1]}))
             self._run_kind, self._run_parts = None, []
+
+    def said(self, text: str) -> None:
+        """An agent message of the agent's own, a paragraph apart from the text before it."""
+        self.end_message()
+        if self._tail:
+            breaks = (
+                len(self._tail) - len(self._tail.rstrip("\n")) + len(text) - len(text.lstrip("\n"))
+            )
+            text = "\n" * max(2 - breaks, 0) + text
+        self.record("agent_message", {"text": text})
+        self.end_message()
 
     def end_message(self) -> None:
         """The message being streamed is over: the next delta starts another (a new id)."""
