@@ -61,11 +61,13 @@ class Preset:
     kind: str
     base_url: str
     model: str = ""
-    key_env: str = ""  # the variable its key is usually in; set: the provider needs a key
+    key_env: str = ""  # the variable its key is usually in; set: its service needs a key
 
-    @property
-    def needs_key(self) -> bool:
-        return bool(self.key_env)
+    def needs_key(self, base_url: str) -> bool:
+        """DeepSeek's API needs a key, and so does a keyed service at its own URL; `openai`
+        pointed at another endpoint (a local server) may need none."""
+        own = base_url.rstrip("/") == self.base_url.rstrip("/")
+        return bool(self.key_env) and (self.kind == "deepseek" or own)
 
 
 PRESETS = {
@@ -196,15 +198,16 @@ def _key(choice: Choice, preset: Preset, table: dict[str, Any], interactive: boo
     asks; else, and on an empty answer, what config.toml has, else the provider's usual
     variable when it is set. A provider that needs a key and gets none is a SetupError."""
     kept = {k: str(table[k]) for k in ("api_key", "api_key_env") if table.get(k)}
+    needed = preset.needs_key(choice.base_url)
     usual = preset.key_env if os.environ.get(preset.key_env or "-") else ""
     if kept:
         hint = " [Enter: keep the one config.toml has]"
     elif usual:
         hint = f" [Enter: {usual}, which is set]"
     else:
-        hint = "" if preset.needs_key else " (empty: none)"
+        hint = "" if needed else " (empty: none)"
     answer = ""
-    if interactive or (preset.needs_key and sys.stdin.isatty()):
+    if interactive or (needed and sys.stdin.isatty()):
         question = f"API key for {choice.provider}, or the name of the variable that holds it"
         hidden = " (input hidden)" if sys.stdin.isatty() else ""
         answer = _ask(f"{question}{hidden}{hint}", secret=True)
@@ -218,7 +221,7 @@ def _key(choice: Choice, preset: Preset, table: dict[str, Any], interactive: boo
         choice.kept = "yes"
     elif usual:
         choice.api_key_env = usual
-    elif preset.needs_key:
+    elif needed:
         raise SetupError(_no_key(choice.provider, preset))
 
 
