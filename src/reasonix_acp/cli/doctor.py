@@ -133,12 +133,14 @@ def _project(report: Report, config_dir: str | None) -> None:
 def run_doctor(data: Path) -> int:
     report = Report()
     _versions(report)
-    config = settings.load()
+    config = settings.load(quiet=True)  # what is wrong with it is reported here, once
     path = config.config_file
     if config.unreadable:
         report.line(f"config {path}: cannot be read: {config.unreadable}", ok=False)
     else:
         report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
+    for unknown in config.unknown:
+        report.line(f"config: {unknown.sentence()}", ok=False)
     asyncio.run(_providers(report, config))
     report.line(*sandbox_summary(config.sandbox))
     config_dir = str(path.parent) if path is not None else None

@@ -42,6 +42,7 @@ Plugins (plugins.py) live in `<config dir>/plugins/` and in `[plugins] paths = [
 `[sandbox] mode = "auto" | "enforce" | "off"` (REASONIX_ACP_SANDBOX wins; default auto),
 `network = true` and `write_roots = ["/abs", ...]` set the OS sandbox commands run in
 (tools/sandbox.py); an unknown mode or a relative write root is refused like a bad table.
+A key no reading here asks for is named in one warning, with the nearest known one (keys.py).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from reasonix_acp.config.context import ContextSettings, provider_window
 from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, successor
 from reasonix_acp.config.files import bad_table, config_dir, read_table, write_private
+from reasonix_acp.config.keys import Reads, unknown_keys
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.config.settings import (
@@ -77,12 +79,18 @@ log = logging.getLogger("reasonix_acp.config")
 
 
 def load(
-    cli_model: str | None = None, env: dict[str, str] | None = None, strict: bool = False
+    cli_model: str | None = None,
+    env: dict[str, str] | None = None,
+    strict: bool = False,
+    quiet: bool = False,
 ) -> Config:
-    """`strict`: an unreadable config.toml raises ValueError instead of being ignored."""
+    """`strict`: an unreadable config.toml raises ValueError instead of being ignored.
+    `quiet`: what is wrong with the file is kept in the Config, not logged (`acp doctor`
+    reports it itself)."""
     env = dict(os.environ if env is None else env)
     path = config_dir(env) / "config.toml"
-    data, unreadable = read_table(path, strict)
+    table, unreadable = read_table(path, strict)
+    data = Reads(table)  # what the loading asks of it is what the agent reads (config/keys.py)
     config = Config(config_file=path, unreadable=unreadable)
     _limits(config, data)
     _permissions(config, data)
@@ -116,9 +124,12 @@ def load(
     remember(*(p.api_key for p in config.providers.values()), *secret_values(config.mcp_servers))
     passed = data.get("pass_env")
     pass_env([str(n) for n in passed if isinstance(n, str)] if isinstance(passed, list) else [])
-    _default_model(
-        config, cli_model or env.get("ACP_MODEL") or data.get("default_model") or from_env
-    )
+    named = data.get("default_model")  # read whatever wins: the key is known either way
+    _default_model(config, cli_model or env.get("ACP_MODEL") or named or from_env)
+    config.unknown = unknown_keys(data)
+    if config.unknown and not quiet:
+        said = "; ".join(str(u) for u in config.unknown)
+        log.warning("%s has keys acp does not read (ignored): %s", path, said)
     return config
 
 

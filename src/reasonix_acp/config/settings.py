@@ -15,6 +15,7 @@ from reasonix_acp.config.deepseek import (
     successor,
     takes_images,
 )
+from reasonix_acp.config.keys import Unknown
 from reasonix_acp.config.sandbox import SandboxSettings
 from reasonix_acp.config.web import WebSettings
 
@@ -148,6 +149,7 @@ class Config:
     # Retired model ids met in config.toml → the current ones they run on (config/deepseek.py)
     renamed: dict[str, str] = field(default_factory=dict)
     retired_default: str | None = None  # the retired id the default model was named by
+    unknown: list[Unknown] = field(default_factory=list)  # keys of config.toml nothing reads
     _pricers: dict[str, Pricer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
