@@ -14,6 +14,8 @@ import pytest
 from reasonix_acp.tools.sandbox import probe
 from tests import transcript, wire
 from tests.snapshot_ext import NDJSONSnapshotExtension
+from tests.titles import labelled as is_labelled
+from tests.titles import titles
 
 GOLDEN = Path(__file__).parent / "golden"
 SCENARIOS = sorted(GOLDEN.glob("*.ndjson"))
@@ -47,6 +49,8 @@ def test_golden(scenario: Path, snapshot: Any, tmp_path: Path) -> None:
             request_methods[msg["id"]] = msg["method"]
         if frame["dir"] == "a2c":
             assert wire.check_agent_frame(msg, request_methods) == [], msg
+            labelled = [t for t in titles(msg) if is_labelled(t)]
+            assert not labelled, f"a title that puts a label before a colon: {labelled}"
     frames = promised_usage(frames)
     assert transcript.normalise(frames, context) == snapshot(
         extension_class=NDJSONSnapshotExtension

@@ -206,11 +206,11 @@ async def test_a_tool_of_each_transport(tmp_path: Path, network_servers: dict[st
         "completed",
         os.path.join(temp, f"reasonix-acp-{os.getuid()}", "mcp-servers"),
     )
-    assert [t.title for t in client.asked] == [
-        "local: echo",
-        "web: echo",
-        "events: echo",
-        "local: cwd",
+    assert [t.title for t in client.asked] == [  # the tool first, then its server
+        "echo (local)",
+        "echo (web)",
+        "echo (events)",
+        "cwd (local)",
     ]
 
 

@@ -24,6 +24,7 @@ import pytest
 import acp_conformance
 from acp_conformance.scenario import load_all
 from tests.snapshot_ext import NDJSONSnapshotExtension
+from tests.titles import labelled, titles
 from tests.transcript import INTERPRETER, acp_command
 
 UNPINNED = {
@@ -117,6 +118,19 @@ def test_every_scenario_has_a_wire_log(wire: Path) -> None:
     results = json.loads((wire / "results.json").read_text())
     assert not {s["status"] for s in results["scenarios"]} & {"fail", "warn"}
     assert {p.stem for p in wire.glob("*.ndjson")} >= set(SCENARIOS)
+
+
+def test_titles_put_their_content_first(wire: Path) -> None:
+    """No tool call or question of any scenario has a title that starts with a label and a
+    colon (tests/titles.py: CodeCompanion shows such a title up to the colon)."""
+    shown = [
+        title
+        for path in sorted(wire.glob("*.ndjson"))
+        for f in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        if f.get("dir") == "a2c" and isinstance(f.get("line"), str) and len(f["line"]) < LONG
+        for title in titles(json.loads(f["line"]))
+    ]
+    assert shown and not [t for t in shown if labelled(t)], sorted(set(shown))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

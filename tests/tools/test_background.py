@@ -113,7 +113,7 @@ def test_started_read_and_killed_without_holding_the_turn(tmp_path: Path) -> Non
     (started,) = go(c, sid)
     assert time.monotonic() - start < 5  # the turn did not wait for `sleep 30`
     assert started["status"] == "completed"
-    assert started["title"] == f"Run in the background: {SERVE}"
+    assert started["title"] == f"Run {SERVE} in the background"
     assert text_of(started).startswith(f"Started background command bg-1: {SERVE}\n")
     pid = pid_in(tmp_path / "ws")
     time.sleep(0.3)

@@ -100,7 +100,7 @@ def test_a_deepseek_search_is_sent_as_the_api_takes_it_and_counted_in_the_cost(
     assert "web_search" in tool_names(server.requests()[0])
     call = tool_end(c)
     assert (call["kind"], call["status"]) == ("fetch", "completed")
-    assert call["title"] == "Search the web: python 3.14 release site:example.com"
+    assert call["title"] == "Search the web for python 3.14 release site:example.com"
     assert text_of(call) == (
         "1 result for 'python 3.14 release site:example.com' (DeepSeek).\n\n"
         "1. Python 3.14 released (2026-10-07)\n   https://example.com/py314\n"

@@ -59,7 +59,7 @@ class McpTool:
         }
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"{self.link.name}: {self.tool_name}"
+        return f"{self.tool_name} ({self.link.name})"
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return ctx.workspace.resolve(".")

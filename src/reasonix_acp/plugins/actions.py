@@ -91,7 +91,7 @@ async def _ask(
     options.append({"optionId": f"{key}:cancel", "name": "Cancel", "kind": "reject_once"})
     tool_call = {
         "toolCallId": f"form-{plugin.id}-{action.name}-{key}",
-        "title": f"{action.label}: {spec.label}",
+        "title": f"{spec.label} ({action.label})",
         "kind": "other",
         "status": "pending",
         "rawInput": {"plugin": plugin.id, "action": action.name, "field": key},

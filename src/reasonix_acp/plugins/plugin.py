@@ -214,7 +214,7 @@ class PluginTool:
         self.command: tuple[str, ...] = ()
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"{self.plugin.id}: {self.tool_name}"
+        return f"{self.tool_name} ({self.plugin.id})"
 
     def target(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return ctx.workspace.resolve(".")

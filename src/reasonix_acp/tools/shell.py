@@ -155,7 +155,7 @@ class Bash:
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         command = self._command(args)
         shown = command if len(command) <= 60 else command[:57] + "..."
-        return f"Run in the background: {shown}" if _background(args) else f"Run {shown}"
+        return f"Run {shown} in the background" if _background(args) else f"Run {shown}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = self._command(args)

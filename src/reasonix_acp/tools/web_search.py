@@ -150,7 +150,7 @@ class WebSearch:
         self.engine = engine
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Search the web: {args.get('query', '')}"
+        return f"Search the web for {args.get('query', '')}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         query = checked_query(args.get("query"))

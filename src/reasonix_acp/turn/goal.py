@@ -67,7 +67,9 @@ class GoalUpdate:
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         reason = str(args.get("reason") or "").strip()
-        return f"Goal: {args.get('status')}" + (f" ({reason[:80]})" if reason else "")
+        status = args.get("status")
+        said = "Goal continues" if status == "continue" else f"Goal {status}"
+        return said + (f" ({reason[:80]})" if reason else "")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         status = args.get("status")

@@ -10,7 +10,7 @@ Rules:
 - At most `[subagents] at_once` children run at a time in a session; more wait for a slot.
   Consecutive `task` calls of one model reply run together (turn/tool_calls.py).
 - A child's permission questions go to the client as the parent session's, one at a time, the
-  child named in the title; a grant "for the session" made there is the parent session's (the
+  child named in the title after what it asks (`Run ls — Subagent 1`); a grant "for the session" made there is the parent session's (the
   grants list is the same object).
 - A child's model calls count in the session's usage and cost quote (the parent's price) and
   in the parent turn's tokens and cost, its budgets.
@@ -186,7 +186,8 @@ class Subagents:
 
         async def asked(shown: dict[str, Any], options: list[dict[str, Any]]) -> str | None:
             async with self.asking:
-                return await ask({**shown, "title": f"{name}: {shown.get('title', '')}"}, options)
+                title = f"{shown.get('title', '')} — {name}"  # what it asks first
+                return await ask({**shown, "title": title}, options)
 
         return asked
 
@@ -257,7 +258,9 @@ class TaskTool:
     """`task`: a self-contained task for a subagent; its final message is the result."""
 
     name = TASK_TOOL
-    kind = "think"
+    # Not `think` (agent-shell files those under a collapsed "Thought"), nor `execute` (running
+    # commands or code; clients draw it as a terminal): a subagent is another tool kind.
+    kind = "other"
     concurrent = True  # consecutive calls run together (turn/tool_calls.py)
     schema: dict[str, Any] = function_schema(
         TASK_TOOL,
@@ -278,7 +281,7 @@ class TaskTool:
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
         what = str(args.get("description") or "").strip() or _first_line(args.get("prompt"))
-        return f"Subagent: {what}" if what else "Subagent"
+        return f"{what} (subagent)" if what else "Subagent"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         prompt = args.get("prompt")
