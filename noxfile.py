@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["update_schema", "codegen_check", "lint", "typecheck", "tests"]
+nox.options.sessions = ["codegen_check", "lint", "typecheck", "package", "tests"]
 nox.options.error_on_missing_interpreters = True
 
 # The generator's output is committed, so the tools that shape it are pinned exactly:
@@ -17,20 +19,24 @@ GENERATED = "src/reasonix_acp/generated"
 
 @nox.session
 def update_schema(session: nox.Session) -> None:
-    """Fetch the pinned upstream schema with `npm pack` into .cache/schema/ and check its sha256."""
-    session.run("python", "-m", "codegen.fetch")
+    """The pinned schema files (committed in src/acp_conformance/) fetched with `npm pack` where
+    one is missing or differs, each checked against its sha256 in schema/upstream.toml; with
+    `-- --version X`, version X fetched and pinned (its version and hashes written into
+    schema/upstream.toml), then `nox -s codegen`. Nothing else needs the network."""
+    session.run("python", "-m", "codegen.fetch", *session.posargs)
 
 
 @nox.session
 def codegen(session: nox.Session) -> None:
-    """Regenerate src/reasonix_acp/generated/ from the cached schema and schema/vendor/."""
+    """Regenerate src/reasonix_acp/generated/ from the pinned schema files and schema/vendor/."""
     session.install(*CODEGEN_TOOLS)
     session.run("python", "-m", "codegen", *session.posargs)
 
 
 @nox.session
 def codegen_check(session: nox.Session) -> None:
-    """Fail when the committed generated code differs from a fresh generation."""
+    """Fail when a pinned schema file differs from its sha256 in schema/upstream.toml, or the
+    committed generated code from a fresh generation."""
     session.install(*CODEGEN_TOOLS)
     session.run("python", "-m", "codegen", "--check")
     session.run("git", "diff", "--exit-code", "--", GENERATED, external=True)
@@ -53,12 +59,66 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite against real subprocesses; needs `nox -s update_schema` first."""
+    """The test suite against real subprocesses."""
     session.install("-e", ".[test,codegen]")
     # pytest exits 5 when it collected no test; nox treats any non-zero exit as a failure.
     # In parallel, the longest modules first (tests/conftest.py). Three workers on two cores:
     # much of the suite waits on agents' timeouts rather than computing.
     session.run("pytest", *PARALLEL, *session.posargs, env=BYTECODE)
+
+
+# What `package` runs against each installed distribution's `acp` (`nox -s package -- ARGS`
+# replaces it, e.g. `-- --suite core`): a scenario for each part of the package it could lose, the
+# pinned schema (every check), the scripted model over HTTP and the tools, the unstable schema
+# (fork), the store (load), the vendor schemas (reasonix), the runner's own MCP server (client).
+PACKAGE_SCENARIOS = (
+    "core.initialize.v1",
+    "core.prompt.tool-end-turn",
+    "core.session.fork",
+    "core.load.replay",
+    "reasonix.status.idle",
+    "client.elicitation.accept",
+)
+# How the conformance runner points `acp` at its scripted model (docs/conformance.md).
+SCRIPTED_MODEL = {
+    "OPENAI_BASE_URL": "{model_url}",
+    "OPENAI_MODEL": "conformance-model",
+    "OPENAI_API_KEY": "unused",
+    "ACP_MODEL": "",
+    "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
+}
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """The sdist and the wheel as users get them: `python -m build` (the wheel built from the
+    sdist), then each installed with pip into a fresh venv of its own and run from there, in an
+    empty directory: `acp demo`, and `acp-conformance` against that `acp` (PACKAGE_SCENARIOS)."""
+    # The build backend beside the frontend, not in an isolated environment of each build; pip
+    # installs into each venv from here (`--python`), which spares every venv a pip of its own.
+    session.install("build>=1.2", "hatchling>=1.25", "pip>=22.3")
+    tmp = Path(session.create_tmp()).resolve()
+    dist = tmp / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    build = ("python", "-m", "build", "--no-isolation", "--outdir", str(dist), ".")
+    session.run(*build, silent=True)
+    wheel, sdist = next(dist.glob("*.whl")), next(dist.glob("*.tar.gz"))
+    selection = session.posargs or ["--only", *PACKAGE_SCENARIOS]
+    env = [a for k, v in SCRIPTED_MODEL.items() for a in ("--env", f"{k}={v}")]
+    for name, built in (("wheel", wheel), ("sdist", sdist)):
+        venv, cwd = tmp / name, tmp / f"{name}-run"
+        for folder in (venv, cwd):
+            shutil.rmtree(folder, ignore_errors=True)
+        cwd.mkdir()
+        session.run("python", "-m", "venv", "--without-pip", str(venv))
+        python = str(venv / "bin" / "python")
+        session.run("python", "-m", "pip", "--python", python, "install", "-q", str(built))
+        with session.chdir(cwd):  # nothing of the checkout in reach
+            session.run(str(venv / "bin" / "acp"), "demo", external=True, silent=True)
+            session.log(f"{built.name}: acp demo played its session")
+            agent = f"{venv / 'bin' / 'acp'} --data-dir {{tmp}}/data"
+            runner = str(venv / "bin" / "acp-conformance")
+            session.run(runner, "--agent", agent, *env, *selection, external=True)
 
 
 PARALLEL = ("-n", os.environ.get("PYTEST_WORKERS", "3"), "--dist", "load")

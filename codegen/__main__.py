@@ -1,7 +1,8 @@
 """`python -m codegen`: verify the pin, validate the inputs, write src/reasonix_acp/generated/.
 
-Reads only the git-ignored cache (`nox -s update_schema` fills it) and schema/vendor/.
-`--check` writes nothing and exits 1 when the committed files differ from a fresh generation.
+Reads only the pinned schema files (committed in src/acp_conformance/, each refused unless its
+sha256 is the one schema/upstream.toml pins) and schema/vendor/. `--check` writes nothing and
+exits 1 when a pinned file differs from its pin or the committed code from a fresh generation.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from jsonschema import Draft202012Validator
 
 from codegen import methods, models
 from codegen.pin import (
-    CACHE_DIR,
     GENERATED_DIR,
     PIN_FILE,
+    SCHEMA_DIR,
     PinError,
     load_pin,
     load_unstable,
@@ -77,9 +78,9 @@ def _no_inline_objects(where: str, node: object, top: bool = False) -> None:
             _no_inline_objects(where, item)
 
 
-def generate(pin_file: Path = PIN_FILE, cache: Path = CACHE_DIR) -> dict[str, str]:
+def generate(pin_file: Path = PIN_FILE, schemas: Path = SCHEMA_DIR) -> dict[str, str]:
     pin = load_pin(pin_file)
-    upstream = load_upstream(pin, cache)
+    upstream = load_upstream(pin, schemas)
     vendor = load_vendor()
     validate_inputs(upstream, vendor)
     digest = hashlib.sha256(
@@ -90,7 +91,7 @@ def generate(pin_file: Path = PIN_FILE, cache: Path = CACHE_DIR) -> dict[str, st
     ).hexdigest()
     taken, line = None, ""
     if pin.unstable is not None:
-        unstable = load_unstable(pin, cache)
+        unstable = load_unstable(pin, schemas)
         assert unstable is not None
         Draft202012Validator.check_schema(unstable)
         taken = unstable_defs(unstable, upstream, pin.unstable.methods, pin.unstable.defs)
@@ -113,10 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument("--out", type=Path, default=GENERATED_DIR)
     parser.add_argument("--pin", type=Path, default=PIN_FILE, help="another pin file")
-    parser.add_argument("--cache", type=Path, default=CACHE_DIR, help="where its files are")
+    parser.add_argument(
+        "--schemas", type=Path, default=SCHEMA_DIR, help="where the pinned files are"
+    )
     args = parser.parse_args(argv)
     try:
-        files = generate(args.pin, args.cache)
+        files = generate(args.pin, args.schemas)
     except (PinError, SchemaShapeError, models.GenerationError, methods.MethodTableError) as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1

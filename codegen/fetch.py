@@ -1,7 +1,18 @@
-"""`nox -s update_schema`: fetch the pinned package with `npm pack`, extract the schema, check sha256."""
+"""`nox -s update_schema`: the pinned schema files, fetched from the npm registry with `npm pack`.
+
+The files are committed (src/acp_conformance/upstream_schema.json and
+upstream_unstable_schema.json), so nothing needs this to build, test or run. Without arguments
+it fetches the pinned package only when a committed copy is missing or differs from its pin,
+checks each file's sha256 against schema/upstream.toml and writes the copies. `--version X`
+fetches version X of the package instead, writes its files and pins them: the version and each
+file's sha256 in schema/upstream.toml. `nox -s codegen` then regenerates the code from them.
+"""
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -9,64 +20,111 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from codegen.pin import CACHE_DIR, Pin, PinError, load_pin, sha256_of
+from codegen.pin import PIN_FILE, SCHEMA_DIR, Pin, PinError, check_pinned, load_pin
 
 
-def fetch(pin: Pin) -> list[Path]:
-    """Every pinned file of the package (the stable schema, the unstable one), in the cache."""
-    targets = {path: CACHE_DIR / pin.version / path for path in pin.files}
-    if all(t.is_file() and sha256_of(t) == pin.files[p] for p, t in targets.items()):
-        print(f"{', '.join(map(str, targets.values()))} already match the pin", file=sys.stderr)
-        return list(targets.values())
+def fetch(pin: Pin, version: str) -> dict[str, bytes]:
+    """{path in the package: its bytes} for every path the pin names, from
+    `npm pack <package>@<version>`."""
     npm = shutil.which("npm")
     if npm is None:
-        raise PinError("npm is not on PATH; it is needed to fetch the pinned schema")
+        raise PinError("npm is not on PATH; it is needed to fetch the upstream schema")
+    spec = f"{pin.npm_package}@{version}"
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
-            [npm, "pack", pin.spec, "--silent", "--pack-destination", tmp],
+            [npm, "pack", spec, "--silent", "--pack-destination", tmp],
             check=True,
             capture_output=True,
             text=True,
         )
         tarballs = [line.strip() for line in out.stdout.splitlines() if line.strip()]
         if not tarballs:
-            raise PinError(f"npm pack {pin.spec} produced no tarball")
+            raise PinError(f"npm pack {spec} produced no tarball")
+        found = {}
         with tarfile.open(Path(tmp) / tarballs[-1]) as tar:
-            for path, target in targets.items():
-                _extract(tar, pin, path, target, Path(tmp))
-    (CACHE_DIR / ".gitignore").write_text("*\n", encoding="utf-8")
-    return list(targets.values())
+            for path in pin.files:
+                try:
+                    member = tar.extractfile(f"package/{path}")
+                except KeyError:
+                    member = None
+                if member is None:
+                    raise PinError(f"{spec} has no {path}")
+                found[path] = member.read()
+    return found
 
 
-def _extract(tar: tarfile.TarFile, pin: Pin, path: str, target: Path, tmp: Path) -> None:
-    fileobj = tar.extractfile(f"package/{path}")
-    if fileobj is None:
-        raise PinError(f"{pin.spec} has no {path}")
-    staged = tmp / "schema.json"
-    staged.write_bytes(fileobj.read())
-    actual = sha256_of(staged)
-    if actual != pin.files[path]:
-        raise PinError(
-            f"{pin.spec} {path} has sha256 {actual}, the pin says {pin.files[path]}; refusing it"
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(staged), target)
-    print(f"fetched {pin.spec} {path} → {target}", file=sys.stderr)
-
-
-# The verified schemas, where acp-conformance reads them (git-ignored; packaged as artifacts).
-CONFORMANCE_DIR = Path(__file__).resolve().parents[1] / "src" / "acp_conformance"
-CONFORMANCE_COPIES = ("upstream_schema.json", "upstream_unstable_schema.json")
-
-
-def main() -> int:
+def restore(pin: Pin, folder: Path) -> None:
+    """The pinned version's files, fetched and written where each is missing or differs."""
     try:
-        cached = fetch(load_pin())
-    except (PinError, subprocess.CalledProcessError) as exc:
-        print(f"update_schema: {exc}", file=sys.stderr)
+        check_pinned(pin, folder)
+    except PinError:
+        pass
+    else:
+        print(f"update_schema: the files in {folder} match the pin of {pin.spec}", file=sys.stderr)
+        return
+    fetched = fetch(pin, pin.version)
+    for path, data in fetched.items():  # every file checked before any is written
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != pin.files[path]:
+            raise PinError(
+                f"{pin.spec} {path} has sha256 {actual}, the pin says {pin.files[path]}; "
+                "refusing it"
+            )
+    write(pin, folder, fetched)
+
+
+def bump(pin: Pin, pin_file: Path, folder: Path, version: str) -> None:
+    """Version `version` of the package: its files written, and pinned in `pin_file`."""
+    fetched = fetch(pin, version)
+    hashes = {path: hashlib.sha256(data).hexdigest() for path, data in fetched.items()}
+    text = repin(pin_file.read_text(encoding="utf-8"), pin, version, hashes)
+    write(pin, folder, fetched)
+    pin_file.write_text(text, encoding="utf-8")
+    check_pinned(load_pin(pin_file), folder)
+    print(
+        f"update_schema: pinned {pin.npm_package}@{version} in {pin_file}; "
+        "regenerate with `nox -s codegen`",
+        file=sys.stderr,
+    )
+
+
+def repin(text: str, pin: Pin, version: str, hashes: dict[str, str]) -> str:
+    """The pin file's text with `version` and the new sha256 of each file, all else kept."""
+    new, count = re.subn(
+        r'(?m)^(version\s*=\s*")[^"]*(")', lambda m: m[1] + version + m[2], text, count=1
+    )
+    if count != 1:
+        raise PinError("the pin file has no version line to change")
+    for path, old in pin.files.items():
+        new, count = re.subn(re.escape(old), hashes[path], new, flags=re.IGNORECASE)
+        if count != 1:
+            raise PinError(f"the pin file names the sha256 of {path} {count} times, not once")
+    return new
+
+
+def write(pin: Pin, folder: Path, fetched: dict[str, bytes]) -> None:
+    for path, data in fetched.items():
+        target = folder / pin.copies[path]
+        target.write_bytes(data)
+        print(f"update_schema: {pin.npm_package} {path} → {target}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen.fetch", description=__doc__)
+    parser.add_argument("--version", help="fetch this version of the package and pin it")
+    parser.add_argument("--pin", type=Path, default=PIN_FILE, help="another pin file")
+    parser.add_argument("--schemas", type=Path, default=SCHEMA_DIR, help="where the files go")
+    args = parser.parse_args(argv)
+    try:
+        pin = load_pin(args.pin)
+        if args.version is None or args.version == pin.version:
+            restore(pin, args.schemas)
+        else:
+            bump(pin, args.pin, args.schemas, args.version)
+    except (PinError, subprocess.CalledProcessError, OSError, tarfile.TarError) as exc:
+        detail = getattr(exc, "stderr", None) or ""
+        print(f"update_schema: {exc} {detail}".rstrip(), file=sys.stderr)
         return 1
-    for name, source in zip(CONFORMANCE_COPIES, cached, strict=False):
-        (CONFORMANCE_DIR / name).write_bytes(source.read_bytes())
     return 0
 
 

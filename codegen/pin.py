@@ -1,4 +1,6 @@
-"""The upstream pin (schema/upstream.toml) and the git-ignored cache it is fetched into."""
+"""The upstream pin (schema/upstream.toml) and the pinned schema files, committed in
+src/acp_conformance/ (where `acp-conformance` reads them, and so shipped in the wheel and the
+sdist): each is refused unless its sha256 is the pin's."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PIN_FILE = ROOT / "schema" / "upstream.toml"
 VENDOR_DIR = ROOT / "schema" / "vendor"
-CACHE_DIR = ROOT / ".cache" / "schema"
+# The committed copies of the pinned package's files, under the names `acp-conformance` reads.
+SCHEMA_DIR = ROOT / "src" / "acp_conformance"
+STABLE_COPY = "upstream_schema.json"
+UNSTABLE_COPY = "upstream_unstable_schema.json"
 GENERATED_DIR = ROOT / "src" / "reasonix_acp" / "generated"
 
 
 class PinError(RuntimeError):
-    """The cached upstream schema is missing or does not match the pin."""
+    """A pinned schema file is missing or does not match the pin."""
 
 
 @dataclass(frozen=True)
@@ -45,15 +50,19 @@ class Pin:
         return f"{self.npm_package}@{self.version}"
 
     @property
-    def cached_file(self) -> Path:
-        return CACHE_DIR / self.version / self.path
-
-    @property
     def files(self) -> dict[str, str]:
         """{path in the package: its pinned sha256}, the stable schema first."""
         found = {self.path: self.sha256}
         if self.unstable is not None:
             found[self.unstable.path] = self.unstable.sha256
+        return found
+
+    @property
+    def copies(self) -> dict[str, str]:
+        """{path in the package: the name of its committed copy}, the stable schema first."""
+        found = {self.path: STABLE_COPY}
+        if self.unstable is not None:
+            found[self.unstable.path] = UNSTABLE_COPY
         return found
 
 
@@ -81,32 +90,48 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_upstream(pin: Pin | None = None, cache: Path = CACHE_DIR) -> dict[str, Any]:
-    """The cached upstream schema, refusing a missing file or a hash mismatch."""
+def load_upstream(pin: Pin | None = None, folder: Path = SCHEMA_DIR) -> dict[str, Any]:
+    """The pinned upstream schema, refusing a missing file or a hash mismatch."""
     pin = pin or load_pin()
-    return _cached(pin, pin.path, pin.sha256, cache)
+    return _pinned(pin, pin.path, folder)
 
 
-def load_unstable(pin: Pin | None = None, cache: Path = CACHE_DIR) -> dict[str, Any] | None:
-    """The cached unstable schema of the pinned package (None when the pin takes nothing from
-    it), refusing a missing file or a hash mismatch."""
+def load_unstable(pin: Pin | None = None, folder: Path = SCHEMA_DIR) -> dict[str, Any] | None:
+    """The pinned package's unstable schema (None when the pin takes nothing from it), refusing
+    a missing file or a hash mismatch."""
     pin = pin or load_pin()
     if pin.unstable is None:
         return None
-    return _cached(pin, pin.unstable.path, pin.unstable.sha256, cache)
+    return _pinned(pin, pin.unstable.path, folder)
 
 
-def _cached(pin: Pin, path: str, sha256: str, cache: Path) -> dict[str, Any]:
-    cached = cache / pin.version / path
-    if not cached.is_file():
-        raise PinError(f"{cached} is missing; run `nox -s update_schema` first")
-    actual = sha256_of(cached)
-    if actual != sha256:
+def check_pinned(pin: Pin, folder: Path = SCHEMA_DIR) -> None:
+    """Every pinned file is in `folder` with the pin's sha256 (PinError: which is not)."""
+    for path in pin.files:
+        verified(pin, path, folder)
+
+
+def verified(pin: Pin, path: str, folder: Path = SCHEMA_DIR) -> Path:
+    """The committed copy of the package's `path`, refused unless its sha256 is the pin's."""
+    copy = folder / pin.copies[path]
+    if not copy.is_file():
         raise PinError(
-            f"{cached} has sha256 {actual}, the pin in schema/upstream.toml says {sha256}; "
-            "run `nox -s update_schema`"
+            f"{copy} ({pin.spec} {path}) is missing: it is committed; restore it from git, "
+            "or fetch it with `nox -s update_schema`"
         )
-    result: dict[str, Any] = json.loads(cached.read_text(encoding="utf-8"))
+    actual, pinned = sha256_of(copy), pin.files[path]
+    if actual != pinned:
+        raise PinError(
+            f"{copy} ({pin.spec} {path}) has sha256 {actual}, the pin in "
+            f"schema/upstream.toml says {pinned}: the pinned file is never edited by hand; "
+            "`nox -s update_schema` fetches it as pinned, `-- --version X` another version "
+            "(and pins it)"
+        )
+    return copy
+
+
+def _pinned(pin: Pin, path: str, folder: Path) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(verified(pin, path, folder).read_text(encoding="utf-8"))
     return result
 
 

@@ -1,29 +1,54 @@
-"""The built distribution works as users install it: the wheel alone in a fresh venv runs
+"""The built distribution works as users install it: built from what a clone holds (the
+tracked files, nothing the repository ignores), the wheel alone in a fresh venv runs
 `reasonix-acp` (what `uvx reasonix-acp` and `pipx run reasonix-acp` start) from another
-directory, through the registry's launch and auth checks and an offline prompt; the sdist
-carries what a packager needs to run the suite."""
+directory, through the registry's launch and auth checks and an offline prompt, and its
+`acp-conformance` judges with the pinned schemas it carries; the sdist carries what a packager
+needs to run the suite."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from codegen.pin import load_pin
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def clone_of(root: Path, into: Path) -> Path:
+    """What a clone of `root` would hold with its work committed: the files git tracks or
+    would track (none it ignores, such as a schema left by an earlier fetch), as they are now."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = root / name
+        if source.is_file():  # a tracked file deleted in the work tree is not copied
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    source = clone_of(ROOT, tmp_path_factory.mktemp("clone"))
     subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(source)],
         check=True,
         capture_output=True,
         timeout=600,
@@ -87,6 +112,34 @@ def test_the_sdist_carries_the_suite(dist: Path) -> None:
         names = {"/".join(n.split("/")[1:3]) for n in tar.getnames()}
     for needed in ("LICENSE", "noxfile.py", "codegen/__main__.py", "tests/test_golden.py"):
         assert needed in names or any(n.startswith(needed) for n in names), needed
+
+
+def test_the_wheel_and_the_sdist_carry_the_pinned_schemas_and_the_demo(dist: Path) -> None:
+    pin = load_pin()
+    assert pin.unstable is not None
+    pinned = {
+        "acp_conformance/upstream_schema.json": pin.sha256,
+        "acp_conformance/upstream_unstable_schema.json": pin.unstable.sha256,
+    }
+    with zipfile.ZipFile(next(dist.glob("*.whl"))) as wheel:
+        names = set(wheel.namelist())
+        for name, sha256 in pinned.items():
+            assert sha256_of_bytes(wheel.read(name)) == sha256, name
+        vendor = {n for n in names if n.startswith("acp_conformance/vendor_schema/")}
+        assert {Path(n).name for n in vendor} >= {
+            p.name for p in (ROOT / "schema" / "vendor").glob("*.json")
+        }
+    for needed in ("reasonix_acp/cli/demo_script.jsonl", "acp_conformance/mcp_server.py"):
+        assert needed in names, needed
+    with tarfile.open(next(dist.glob("*.tar.gz"))) as tar:
+        members = {"/".join(n.split("/")[1:]): n for n in tar.getnames()}
+        for name, sha256 in pinned.items():
+            extracted = tar.extractfile(members[f"src/{name}"])
+            assert extracted is not None and sha256_of_bytes(extracted.read()) == sha256, name
+
+
+def sha256_of_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def test_the_wheel_alone_runs_reasonix_acp_elsewhere(installed: Path, tmp_path: Path) -> None:

@@ -14,12 +14,13 @@ from jsonschema import Draft202012Validator
 
 @functools.cache
 def document() -> dict[str, Any]:
-    """The schema `nox -s update_schema` fetched and verified (its sha256 is pinned in
-    schema/upstream.toml), copied into this package and shipped with it."""
+    """The pinned upstream schema, committed in this package (its sha256 is pinned in
+    schema/upstream.toml and checked by `nox -s codegen_check`) and shipped with it."""
     copy = resources.files("acp_conformance").joinpath("upstream_schema.json")
     if not copy.is_file():
         raise FileNotFoundError(
-            "acp_conformance/upstream_schema.json is missing: in a checkout, run `nox -s update_schema`"
+            "acp_conformance/upstream_schema.json is missing from this installation; "
+            "it is part of the package: reinstall it"
         )
     doc: dict[str, Any] = json.loads(copy.read_text("utf-8"))
     return doc
@@ -28,7 +29,7 @@ def document() -> dict[str, Any]:
 @functools.cache
 def unstable() -> dict[str, Any]:
     """The `$defs` of the pinned package's unstable schema (`session/fork` and the rest not yet
-    in the spec), shipped beside the stable one; empty when it is not there."""
+    in the spec), committed and shipped beside the stable one; empty when it is not there."""
     copy = resources.files("acp_conformance").joinpath("upstream_unstable_schema.json")
     if not copy.is_file():
         return {}

@@ -14,8 +14,10 @@ from codegen import methods
 from codegen.names import unexpected_numbered
 from codegen.pin import (
     GENERATED_DIR,
+    SCHEMA_DIR,
     Pin,
     PinError,
+    check_pinned,
     load_pin,
     load_unstable,
     load_upstream,
@@ -36,21 +38,54 @@ def test_pin_matches_the_issue() -> None:
         "2.4.0",
         "schema/v1/schema.json",
     )
-    assert sha256_of(pin.cached_file) == pin.sha256
+    assert sha256_of(SCHEMA_DIR / "upstream_schema.json") == pin.sha256
+    assert pin.unstable is not None
+    assert sha256_of(SCHEMA_DIR / "upstream_unstable_schema.json") == pin.unstable.sha256
 
 
 def test_a_hash_mismatch_is_refused(tmp_path: Path) -> None:
     bad = Pin("@agentclientprotocol/sdk", "2.4.0", "schema/v1/schema.json", "0" * 64)
-    with pytest.raises(PinError, match="update_schema"):
+    with pytest.raises(PinError, match=r"sha256 0d0b1ca8.*says 0000"):
         load_upstream(bad)
+    with pytest.raises(PinError, match="is missing"):
+        load_upstream(load_pin(), tmp_path)
 
 
-def test_upstream_schema_is_not_committed() -> None:
+def test_the_pinned_schemas_are_committed_and_nothing_else_of_the_fetch() -> None:
+    """A clone has them (the runner reads them, the wheel and the sdist ship them): nothing
+    needs the network to build, test or run."""
     tracked = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
-    assert "schema.json" not in tracked.replace("schema/vendor/", "")
-    assert ".cache" not in tracked
+    ).stdout.splitlines()
+    pin = load_pin()
+    for name in pin.copies.values():
+        assert f"src/acp_conformance/{name}" in tracked, name
+    assert not [path for path in tracked if path.startswith(".cache/")]
+    ignored = subprocess.run(
+        ["git", "check-ignore", *(f"src/acp_conformance/{n}" for n in pin.copies.values())],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    assert ignored.returncode == 1, ignored.stdout  # none of them ignored
+    check_pinned(pin)
+
+
+@pytest.mark.slow
+def test_codegen_check_fails_on_a_pinned_file_that_differs(tmp_path: Path) -> None:
+    pin = load_pin()
+    for name in pin.copies.values():
+        shutil.copyfile(SCHEMA_DIR / name, tmp_path / name)
+    unstable = tmp_path / "upstream_unstable_schema.json"
+    unstable.write_bytes(unstable.read_bytes().replace(b"session/fork", b"session/f0rk", 1))
+    done = subprocess.run(
+        [sys.executable, "-m", "codegen", "--check", "--schemas", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "upstream_unstable_schema.json" in done.stderr
+    assert pin.unstable is not None and f"says {pin.unstable.sha256}" in done.stderr
 
 
 def test_every_generated_file_has_the_header() -> None:

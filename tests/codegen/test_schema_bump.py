@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from codegen.pin import CACHE_DIR, load_pin, load_upstream
+from codegen.pin import SCHEMA_DIR, UNSTABLE_COPY, load_pin, load_upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,29 +85,24 @@ print("ok")
 @pytest.mark.slow
 def test_a_bumped_schema_is_picked_up_by_one_command(tmp_path: Path) -> None:
     pin = load_pin()
-    # The bumped package: its stable schema changed, its unstable one as pinned.
-    cache = tmp_path / "cache"
-    schema = bumped(load_upstream(pin))
-    target = cache / pin.version / pin.path
-    target.parent.mkdir(parents=True)
-    text = json.dumps(schema, indent=2)
-    target.write_text(text, encoding="utf-8")
-    assert pin.unstable is not None
-    unstable = cache / pin.version / pin.unstable.path
-    shutil.copyfile(CACHE_DIR / pin.version / pin.unstable.path, unstable)
+    # The bumped package, where `nox -s update_schema` writes it (here: into a copy of the
+    # package): its stable schema changed, its unstable one as pinned.
+    tree = tmp_path / "tree"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "src" / "reasonix_acp", tree / "reasonix_acp", ignore=ignore)
+    shutil.copytree(ROOT / "src" / "acp_conformance", tree / "acp_conformance", ignore=ignore)
+    schemas = tree / "acp_conformance"
+    text = json.dumps(bumped(load_upstream(pin)), indent=2)
+    (schemas / "upstream_schema.json").write_text(text, encoding="utf-8")
+    assert (schemas / UNSTABLE_COPY).read_bytes() == (SCHEMA_DIR / UNSTABLE_COPY).read_bytes()
     # 1. The pin names the new file's sha256.
     pin_file = tmp_path / "upstream.toml"
     old = (ROOT / "schema" / "upstream.toml").read_text(encoding="utf-8")
     sha = hashlib.sha256(text.encode()).hexdigest()
     pin_file.write_text(old.replace(pin.sha256, sha), encoding="utf-8")
-    # 2. `nox -s codegen` (here: the generator it runs) into a copy of the package.
-    tree = tmp_path / "tree"
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(ROOT / "src" / "reasonix_acp", tree / "reasonix_acp", ignore=ignore)
-    shutil.copytree(ROOT / "src" / "acp_conformance", tree / "acp_conformance", ignore=ignore)
-    (tree / "acp_conformance" / "upstream_schema.json").write_text(text, encoding="utf-8")
+    # 2. `nox -s codegen` (here: the generator it runs) into the copy of the package.
     generated = tree / "reasonix_acp" / "generated"
-    command = [sys.executable, "-m", "codegen", "--pin", str(pin_file), "--cache", str(cache)]
+    command = [sys.executable, "-m", "codegen", "--pin", str(pin_file), "--schemas", str(schemas)]
     subprocess.run([*command, "--out", str(generated)], cwd=ROOT, check=True)
     # The committed generation is stale against the bump: codegen_check would fail.
     stale = subprocess.run([*command, "--check"], cwd=ROOT, capture_output=True, text=True)
