@@ -13,8 +13,8 @@
 7. `straddle`: background output padded so the provider key straddles a 32 KiB read;
 8. (moves.py `Context`: context blocks holding AGENTS.md's text and the user's).
 
-And one found since (tests/hostile/test_known.py): `peek`, a granted reader shown a file under a
-deny rule.
+And one found since (tests/hostile/test_known.py), fixed: `peek`, a granted reader shown a file
+under a deny rule.
 """
 
 from __future__ import annotations

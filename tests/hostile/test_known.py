@@ -8,12 +8,15 @@ named beside it in the suite).
   cached prefix was lost. Found with HOSTILE_SEED=4075429399 (the sandbox run); shrunk to:
   `/rewind 1`, a turn, a reload, a turn. An agent command now stores an empty `history` event
   before it (src/reasonix_acp/session/history.py `history_starts`).
-- A granted reader (`cat`, `grep -r`, `head`, `cp` then `cat` ...) reads a file under a
-  `deny_paths` rule in the workspace unasked, and shows it to the model: deny rules judge a
-  line's redirections, not the files its commands name or find. Found by the `peek` family
-  (tests/hostile/payloads.py), which joins the free runs' weights once this is fixed; shrunk
-  to one step, `grep -r canary .` (the user granting `grep` when asked), or by hand: `cat
-  notes.txt` (`cat` granted), then `cat vault/token.txt`.
+- Fixed, its test kept: a granted reader (`cat`, `grep -r`, `head`, `cp` then `cat` ...) read
+  a file under a `deny_paths` rule in the workspace unasked, and showed it to the model: deny
+  rules judged a line's redirections, not the files its commands name or find. Found by the
+  `peek` family (tests/hostile/payloads.py), which plays in the free runs since; shrunk to one
+  step, `grep -r canary .` (the user granting `grep` when asked), or by hand: `cat notes.txt`
+  (`cat` granted), then `cat vault/token.txt`. A line naming a path under a rule is now
+  refused, and one naming a folder that holds such a path, or running a program in one (the
+  workspace holding `vault/`), is asked with no answer for the session
+  (src/reasonix_acp/turn/line_denied.py).
 """
 
 from __future__ import annotations
@@ -55,9 +58,6 @@ READERS = ("cat", "grep", "head", "cp", "wc", "ls")
 PEEK = Case(Setting(policy="grant-names", grants=READERS), {"grant": 2, "peek": 3}, 2)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="deny_paths judge a line's redirections, not the files its commands read"
-)
 def test_a_granted_reader_never_shows_the_model_a_file_under_a_deny_rule(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:

@@ -21,7 +21,8 @@ What a sandboxed command gets (the bwrap arguments, in this order: a later mount
   directory nobody may enter or /dev/null; /run and /var/run are empty (a read-only mount does
   not stop a connect() to a service's Unix socket there). A pattern with other wildcards cannot be hidden
   by a mount: while there is one, the sandbox does not replace the permission question
-  (`whole` is False) and a command is judged as without a sandbox;
+  (`whole` is False) and a command is judged as without a sandbox, that pattern on the
+  places it names and where its programs run too (turn/line_denied.py);
 - new user, PID, IPC, UTS, cgroup and network namespaces (the network is kept only with
   `[sandbox] network = true`), no capability, no user namespace inside (where this bwrap can
   forbid it), its own session (no TIOCSTI into the editor's terminal), killed with its parent.

@@ -18,9 +18,11 @@ danger-full-access, inside the workspace too (`needs_permission`): the user's gi
 editor's runs what is there the next time it runs (`git_why` says why). It is judged on the
 path as given and on where it leads.
 
+A deny rule (config.toml's `deny_paths`, a glob on the real path) denies the paths it matches
+and what is under them (`deny_match`: `/p` denies `/p/x`, as the sandbox hides `/p` whole).
 What a search or listing reports is judged again, result by result, after `realpath`
 (`reports`): a result outside the roots (unless under the directory the user let the tool
-search, or the preset is danger-full-access) or matched by a deny rule is left out and counted.
+search, or the preset is danger-full-access) or under a deny rule is left out and counted.
 
 The temp directory is private to one session: `<tmp>/reasonix-acp-<uid>/<session id>`, both
 0700, the base refused when it is not a directory this user owns; what is kept there is 0600.
@@ -135,7 +137,7 @@ class Workspace:
             self.temp = session_temp("shared")
 
     def denied(self, real: str) -> bool:
-        return any(fnmatch.fnmatch(real, pattern) for pattern in self.deny)
+        return deny_match(real, self.deny)
 
     def reports(self, real: str, searched: str) -> str:
         """Why a result at `real` is left out ("outside", "denied"), or "" when it is shown.
@@ -179,6 +181,21 @@ class Workspace:
         if real.startswith(cwd + os.sep):
             return real[len(cwd) + 1 :]
         return real
+
+
+def deny_match(real: str, patterns: tuple[str, ...] | list[str]) -> bool:
+    """Whether a deny rule (a glob on the real path) matches `real` or a folder above it: a
+    rule naming a folder (`/p`, as a mount hides it whole) denies what is in it."""
+    if not patterns:
+        return False
+    path = real
+    while True:
+        if any(fnmatch.fnmatch(path, pattern) for pattern in patterns):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
 
 def _under(real: str, root: str) -> bool:

@@ -17,6 +17,10 @@ Shell commands are judged as whole lines, in the bash that runs them (tools/shel
   runs; and so are the places the repositories' configuration makes git run or read outside
   `.git` (tools/git_guard.py: a `core.hooksPath` directory, an included configuration file, a
   program a key names), the question naming the place and why;
+- with `deny_paths` set, a provable line's places are judged against them too, under every
+  preset (turn/line_denied.py): a word naming a denied path is refused; a folder holding one
+  that a word names or a program runs in, or a place that cannot be checked, is asked whatever
+  was remembered, with no "always" offered;
 - any other line is unprovable: asked whatever was remembered (no "always" is offered for it),
   refused when the grammar's view of it (command_proof/command_line.py) names a denied command, and,
   with deny rules set, asked under danger-full-access too: it cannot be checked against them.
@@ -151,8 +155,9 @@ class Gate:
         if not reads_as_bash(context.shell):
             line.proof, line.unprovable = None, f"commands run in {ran_by(context.shell)}, not bash"
         sandboxed = sandbox is not None and sandbox.whole()
+        confined = sandbox is not None and sandbox.active()
         verdict = judge_line(
-            line, self.preset(), self.grants, self.rules, context.workspace, sandboxed
+            line, self.preset(), self.grants, self.rules, context.workspace, sandboxed, confined
         )
         if verdict.decision == "deny":
             raise ToolFailed(f"denied by the permission rules in config.toml: {verdict.reason}")
@@ -161,12 +166,12 @@ class Gate:
         proof = line.proof
         names = granted_names(proof) if proof else line.names
         listed = ", ".join(f"`{n}`" for n in names)
+        granting = not (verdict.outside or verdict.git or verdict.places or verdict.guarded)
         options = _options(
-            f"Allow {listed} commands for this session"
-            if proof and names and not verdict.outside and not verdict.git and not verdict.places
-            else None,
+            f"Allow {listed} commands for this session" if proof and names and granting else None,
             f"Reject {listed} commands for this session" if names else None,
-            exact=proof is not None and not verdict.git,  # no answer covers a `.git`
+            # no answer covers a `.git`, nor a folder holding a path under a deny rule
+            exact=proof is not None and not verdict.git and not verdict.guarded,
         )
         options = _unjudged_option(options, list(verdict.why) if verdict.git else [])
         choice = await self._ask(_shown_line(shown, args, line, verdict), options)
@@ -290,6 +295,13 @@ def _shown_line(
         else:
             whys = "; ".join(verdict.why)
             notes.append(f"names a place git runs or reads: {', '.join(verdict.git)}; {whys}")
+    if verdict.held:
+        raw["holdsDeniedPaths"] = [{"folder": f, "denied": list(p)} for f, p in verdict.held]
+        held = "; ".join(f"{f} holds {', '.join(p)}" for f, p in verdict.held)
+        notes.append(f"reads a folder holding paths under deny_paths: {held}")
+    if verdict.unchecked:
+        raw["deniedPathsUnchecked"] = list(verdict.unchecked)
+        notes.append("cannot be checked against deny_paths: " + "; ".join(verdict.unchecked))
     if line.proof is None:
         raw["unprovable"] = verdict.reason or line.unprovable
         notes.append("not provably safe: " + raw["unprovable"])

@@ -5,20 +5,20 @@ complete reading (command_proof/proof.py) or, for an unprovable line, the gramma
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from reasonix_acp.command_proof.command_line import CommandLine
 from reasonix_acp.command_proof.kernel_paths import KNOWN, through_kernel
 from reasonix_acp.command_proof.proof import Proof
 from reasonix_acp.config.web import WebSettings
 from reasonix_acp.tools.git_guard import unjudged
-from reasonix_acp.tools.workspace import Workspace
+from reasonix_acp.tools.workspace import Workspace, deny_match
+from reasonix_acp.turn.line_denied import Guard, Held, guard_line, judged_rules
 from reasonix_acp.turn.line_git import git_places
-from reasonix_acp.turn.line_places import outside_places
+from reasonix_acp.turn.line_places import Placed, outside_places, placed
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 UNJUDGED_ID = "allow_always_unjudged"  # the option: go on while git's configuration stays so
@@ -35,7 +35,7 @@ class Rules:
     web: WebSettings = field(default_factory=WebSettings)  # hosts: [web] allow and deny
 
     def path_denied(self, real: str) -> bool:
-        return any(fnmatch.fnmatch(real, pattern) for pattern in self.paths)
+        return deny_match(real, self.paths)
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,13 @@ class Verdict:
     git: tuple[str, ...] = ()  # the places git runs or reads it names (turn/line_git.py)
     why: tuple[str, ...] = ()  # why they are protected
     places: tuple[str, ...] = ()  # its words naming places outside (turn/line_places.py)
+    held: Held = ()  # folders it reads holding paths under deny_paths (turn/line_denied.py)
+    unchecked: tuple[str, ...] = ()  # why its places cannot be checked against deny_paths
+
+    @property
+    def guarded(self) -> bool:
+        """Asked for the deny rules: no answer for the session covers it."""
+        return bool(self.held or self.unchecked)
 
 
 def judge_line(
@@ -59,23 +66,27 @@ def judge_line(
     rules: Rules,
     workspace: Workspace,
     sandboxed: bool = False,
+    confined: bool = False,
 ) -> Verdict:
     """The decision for a shell command line, before the user is asked. `sandboxed`: the line
-    will run in a whole sandbox (tools/sandbox.py), which stands in for the question."""
+    will run in a whole sandbox (tools/sandbox.py), which stands in for the question;
+    `confined`: in a working sandbox, whose mounts hide what the rules they can hide match."""
     denied = _denied(line, rules, workspace)
     if denied:
         return Verdict("deny", denied)
     proof = line.proof
+    guard, found = _guarded(line, rules, workspace, confined)
+    if guard.denied:
+        return Verdict("deny", guard.denied)
+    asked = Verdict("ask", held=guard.held, unchecked=guard.unchecked)
     checked = proof is not None or not (rules.commands or rules.paths)
     if preset == FULL and proof is not None and proof.adrift and rules.paths:
         return Verdict("ask", f"cannot be checked against deny_paths: {proof.adrift[0]} after `cd`")
     if preset == FULL:
+        if guard.asks:
+            return asked
         return Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))
-    remembered = {
-        scope.removeprefix("command "): allowed
-        for access, scope, allowed in grants
-        if access == "execute" and scope.startswith("command ")
-    }  # later answers win
+    remembered = _remembered(grants)
     seen = {*line.names, *(proof.names if proof else ())}
     if any(remembered.get(name) is False for name in seen):
         return Verdict("reject")
@@ -88,11 +99,11 @@ def judge_line(
             return Verdict("allow", "runs in the sandbox")
         reason = line.unprovable if checked else _unchecked(line, rules)
         return Verdict("ask", reason, git=places, why=why)
-    judged = _judged(workspace)
-    outside = tuple(writes_outside(proof, judged, workspace.inside, workspace.cwd))
-    reads = tuple(reads_outside(proof, judged, workspace.inside, workspace.cwd))
-    if places:
-        return Verdict("ask", outside=outside, reads=reads, git=places, why=why)
+    resolve = _judged(workspace)
+    outside = tuple(writes_outside(proof, resolve, workspace.inside, workspace.cwd))
+    reads = tuple(reads_outside(proof, resolve, workspace.inside, workspace.cwd))
+    if places or guard.asks:
+        return replace(asked, outside=outside, reads=reads, git=places, why=why)
     for access, scope, allowed in reversed(grants):
         if access == "execute" and scope == f"exact {line.text}":
             return Verdict("allow" if allowed else "reject")
@@ -100,10 +111,29 @@ def judge_line(
         return Verdict("allow", "runs in the sandbox")
     names = granted_names(proof)
     covered = all(remembered.get(name) is True for name in names)
-    places = tuple(outside_places(line, workspace)) if names else ()  # a grant covers inside
+    places = tuple(outside_places(line, workspace, found)) if names else ()  # inside: granted
     if not outside and not reads and not places and covered and (names or not proof.writes):
         return Verdict("allow")
     return Verdict("ask", outside=outside, reads=reads, places=places)
+
+
+def _guarded(
+    line: CommandLine, rules: Rules, workspace: Workspace, confined: bool
+) -> tuple[Guard, Placed | None]:
+    """The deny rules judged on a provable line's places (those a working sandbox's mounts
+    hide left out: `confined`), and the places, read once for the grants too."""
+    judged = judged_rules(rules.paths, confined)
+    found = placed(line, workspace) if line.proof is not None and judged else None
+    return guard_line(line, judged, workspace, found), found
+
+
+def _remembered(grants: Grants) -> dict[str, bool]:
+    """The command names the session allowed (True) or rejected (False): later answers win."""
+    return {
+        scope.removeprefix("command "): allowed
+        for access, scope, allowed in grants
+        if access == "execute" and scope.startswith("command ")
+    }
 
 
 def unjudged_grant(why: str) -> tuple[str, str, bool]:

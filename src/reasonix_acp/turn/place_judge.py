@@ -26,7 +26,8 @@ the additional directories, the session temp) when:
 - it is a pattern and any path it may match now is (read as fnmatch reads it, a leading dot
   matched too: more than bash matches), up to MAX_MATCHES.
 A link a program makes from what it reads (an archive's member, a tree it copies) is the
-program's own doing, the grant's. `reaches_out` says whether a link below a directory (links
+program's own doing, the grant's. `reach` gives the paths opening a piece may open, as above
+(for the deny rules: turn/line_denied.py). `reaches_out` says whether a link below a directory (links
 not entered, MAX_WALK entries) leads outside now: what `find` hands a command it runs.
 """
 
@@ -35,6 +36,8 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from reasonix_acp.command_proof.kernel_paths import through_kernel
 from reasonix_acp.tools.workspace import Workspace
@@ -52,6 +55,16 @@ _GLOB = re.compile(r"[*?\[]")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*$")
 
 Located = tuple[list[Form], list[str]]  # a word's forms, and the directories it is read from
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A piece of a word, whether it climbs (`..`, or a pattern part that may match it), and
+    the paths opening it may open (None: more than can be listed)."""
+
+    piece: str
+    climbs: bool
+    opens: list[str] | None
 
 
 class PlaceJudge:
@@ -142,16 +155,43 @@ class PlaceJudge:
             return True
         if os.path.isabs(path) and not pattern and os.path.normpath(path) in HARMLESS:
             return False
+        for where in self._wheres(path, dirs):
+            found = _expand(where, pattern)
+            if found is None or any(self._leaves(full) for full in found):
+                return True
+        return False
+
+    def _wheres(self, path: str, dirs: list[str]) -> list[str]:
+        """Where opening `path` may start (absolute, as written): from each directory the shell
+        may be in, as a link's target where one may lie, its tails where one may lead."""
         wheres = [os.path.join(base, path) for base in self._bases(path, dirs)]
         if not os.path.isabs(path):  # as a link's target
             wheres += [os.path.join(p, path) for p in self.lying if self._there(p, path)]
         for tail in _tails(path):
             wheres += [os.path.join(h, tail) for h in self.homes if self._there(h, tail)]
-        for where in wheres:
-            found = _expand(where, pattern)
-            if found is None or any(self._leaves(full) for full in found):
-                return True
-        return False
+        return wheres
+
+    def reach(self, shapes: list[Form], dirs: list[str]) -> Iterator[Reach]:
+        """Each piece of a word's forms (`~` expanded) and every path opening it may open,
+        as `outside` reads them: absolute, not resolved (`real` resolves them), a pattern's
+        matches too; None past MAX_MATCHES. Harmless devices are left out."""
+        for text, pattern in shapes:
+            for piece in pieces(text, pattern):
+                path = os.path.expanduser(piece) if piece.startswith("~") else piece
+                if "\0" in path:
+                    yield Reach(piece, True, None)
+                    continue
+                if os.path.isabs(path) and not pattern and os.path.normpath(path) in HARMLESS:
+                    continue
+                opens: list[str] | None = []
+                for where in self._wheres(path, dirs):
+                    found = _expand(where, pattern)
+                    opens = None if found is None or opens is None else [*opens, *found]
+                yield Reach(piece, _climbs(path, pattern), opens)
+
+    def real(self, path: str) -> str:
+        """`path` resolved as the kernel follows it now ("\0" + path: it cannot be)."""
+        return self._real(path)
 
     def _leaves(self, full: str) -> bool:
         """Opening `full` (absolute) leads outside the roots, or through the kernel's trees."""
