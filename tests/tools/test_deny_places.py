@@ -8,7 +8,9 @@ the model a file under a `deny_paths` rule.
 - a word naming a folder that holds a denied path, and the folder a program runs in when it
   holds one (`grep -r canary`, `ls`), are asked whatever was granted, the question naming the
   denied path and the folder, with no answer for the session;
-- a line naming no such place, from a folder holding none, runs under its grant as before."""
+- a line naming no such place, from a folder holding none, runs under its grant as before;
+- inside a working sandbox, where a rule a mount hides is not judged on the line's places, a
+  line naming or reading what it hides is never offered a run outside the sandbox."""
 
 from __future__ import annotations
 
@@ -19,8 +21,10 @@ from typing import Any
 
 import pytest
 
+from reasonix_acp.tools.sandbox import Engine
 from tests.client import Client
 from tests.tools.driver import agent, bash, call, prompt
+from tests.tools.test_sandbox import SANDBOX_ON, bwrap, outside  # noqa: F401 (fixtures)
 
 CANARY = "canary-vault-3e1d9c7b5a"
 GRANT = "cat notes.txt; head -n 1 notes.txt; wc -l notes.txt; grep line notes.txt; "
@@ -201,5 +205,32 @@ def test_a_rule_naming_a_folder_denies_what_is_in_it(tmp_path: Path) -> None:
     assert CANARY not in texts[1] and "denied by deny_paths were skipped" in texts[1], texts[1]
     assert "token.txt" not in texts[2].split("[")[0], texts[2]
     assert "matches deny_paths" in texts[3]
+    _never_shown(c, tmp_path)
+    assert c.close() == 0
+
+
+def test_a_line_reading_a_path_the_sandbox_hides_is_never_offered_a_run_outside(
+    tmp_path: Path,
+    bwrap: Engine,  # noqa: F811
+    outside: Path,  # noqa: F811
+) -> None:
+    """Inside a working sandbox a rule a mount hides is not judged on the line's words (what
+    it matches is not there); a line that failed there is then never run outside it, where
+    that path is, when it names or reads one."""
+    ws = (tmp_path / "ws").resolve()
+    config = f'[permissions]\ndeny_paths = ["{ws}/private/**"]\n'
+    lines = [
+        f"cat private/key.txt; touch {outside}/made",
+        f"grep -r {CANARY[:6]} .; touch {outside}/made",
+    ]
+    c = agent(tmp_path, [bash(line) for line in lines], config, env=SANDBOX_ON)
+    sid = c.start()
+    (ws / "private").mkdir()
+    (ws / "private" / "key.txt").write_text(CANARY + "\n", encoding="utf-8")
+    for line in lines:
+        asked, [done] = prompt(c, sid, lambda q: "allow_once")
+        assert not any("sandboxBlocked" in q["toolCall"]["rawInput"] for q in asked), line
+        assert done["status"] == "failed" and CANARY not in text_of(done), line
+    assert not (outside / "made").exists()
     _never_shown(c, tmp_path)
     assert c.close() == 0

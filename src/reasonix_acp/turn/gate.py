@@ -31,7 +31,8 @@ a line that no deny rule or remembered rejection stops runs without a question, 
 confining it instead: an unprovable line too, unless deny rules are set. Where the sandbox is wanted but no engine works, the session's
 first command line says so once (a `[warning]` chunk), before anything is asked. A command
 the sandbox stopped is offered once for a run outside it (`rerun_outside`), unless the user
-said not to offer that again in this session.
+said not to offer that again in this session, or a deny rule a mount hid would refuse or ask
+it there.
 
 A refused or failed question is a rejection; a cancelled one cancels the turn.
 """
@@ -49,6 +50,8 @@ from reasonix_acp.tools.base import ToolContext, ToolFailed
 from reasonix_acp.tools.git_guard import unjudged
 from reasonix_acp.tools.shell import ran_by, reads_as_bash
 from reasonix_acp.tools.workspace import GIT_WHY, in_scope, needs_permission, scope_of
+from reasonix_acp.turn.line_denied import guard_line
+from reasonix_acp.turn.line_places import placed
 from reasonix_acp.turn.line_verdict import (
     UNJUDGED_ID,
     Grants,
@@ -167,11 +170,15 @@ class Gate:
         names = granted_names(proof) if proof else line.names
         listed = ", ".join(f"`{n}`" for n in names)
         granting = not (verdict.outside or verdict.git or verdict.places or verdict.guarded)
+        # One answer of each kind (some clients label options by kind alone), and its "always"
+        # covers this line next time: the names where their grant does (it covers more of the
+        # same commands), else the exact line.
+        covers = bool(proof and names and granting and not verdict.reads)
         options = _options(
-            f"Allow {listed} commands for this session" if proof and names and granting else None,
+            f"Allow {listed} commands for this session" if covers else None,
             f"Reject {listed} commands for this session" if names else None,
             # no answer covers a `.git`, nor a folder holding a path under a deny rule
-            exact=proof is not None and not verdict.git and not verdict.guarded,
+            exact=proof is not None and not verdict.git and not verdict.guarded and not covers,
         )
         options = _unjudged_option(options, list(verdict.why) if verdict.git else [])
         choice = await self._ask(_shown_line(shown, args, line, verdict), options)
@@ -184,10 +191,21 @@ class Gate:
             self.grants += [("execute", f"command {n}", choice == "allow_always") for n in names]
         return choice in ("allow_once", "allow_always", "allow_always_exact")
 
-    async def rerun_outside(self, shown: dict[str, Any], why: str) -> bool:
+    async def rerun_outside(
+        self,
+        shown: dict[str, Any],
+        why: str,
+        args: dict[str, Any] | None = None,
+        context: ToolContext | None = None,
+    ) -> bool:
         """Whether a command the sandbox stopped may run again outside it: asked once per
-        call, unless the user said not to offer it again in this session; never in plan mode."""
+        call, unless the user said not to offer it again in this session; never in plan mode,
+        nor for a line whose places a deny rule the sandbox hid refuses or asks (`guarded`:
+        outside, what it matches is there)."""
         if ("execute", RERUN_SCOPE, False) in self.grants or self.mode() == "plan":
+            return False
+        command = (args or {}).get("command")
+        if context is not None and isinstance(command, str) and self._guarded(command, context):
             return False
         options = [
             {"optionId": "allow_once", "name": "Run it outside the sandbox", "kind": "allow_once"},
@@ -201,13 +219,22 @@ class Gate:
         raw = shown.get("rawInput")
         question = {
             **shown,
-            "title": f"{shown.get('title', 'Run')} failed in the sandbox: run it outside? ({why})",
+            "title": f"{shown.get('title', 'Run')} outside the sandbox? (it failed there: {why})",
             "rawInput": {**(raw if isinstance(raw, dict) else {}), "sandboxBlocked": why},
         }
         choice = await self._ask(question, options)
         if choice == "reject_always":
             self.grants.append(("execute", RERUN_SCOPE, False))
         return choice == "allow_once"
+
+    def _guarded(self, command: str, context: ToolContext) -> bool:
+        """The line's places meet a deny rule when every rule is judged (no sandbox hides)."""
+        line = parse(command)
+        if line.proof is None or not reads_as_bash(context.shell):
+            return False  # asked as it is, naming the rules it cannot be checked against
+        workspace = context.workspace
+        guard = guard_line(line, self.rules.paths, workspace, placed(line, workspace))
+        return bool(guard.denied) or guard.asks
 
     async def question(self, shown: dict[str, Any], options: list[dict[str, Any]]) -> str:
         """A question a tool puts to the user (tools/ask.py): the optionId chosen; a cancel
@@ -311,6 +338,8 @@ def _shown_line(
         shown_as = [line.text] if line.proof is None or not commands else commands
         title = "Run " + " · ".join(shown_as)
         title = title if len(title) <= 160 else title[:157] + "..."
+        if args.get("run_in_background") is True:  # the call's own title says it too
+            title += " in the background"
         if notes:
             title += " (" + "; ".join(notes) + ")"
     return {**shown, "title": title, "rawInput": raw}

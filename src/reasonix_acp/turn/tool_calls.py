@@ -174,7 +174,7 @@ class ToolCalls:
                 "tool_call_update",
                 {"toolCallId": call_id, "status": "in_progress", "content": _scrubbed(content)},
             )
-            context.rerun = lambda why: self.gate.rerun_outside(start, why)
+            context.rerun = lambda why: self.gate.rerun_outside(start, why, args, context)
             context.ask = self.gate.question
             await checkpointing.before(context.checkpoint, tool, args, context)
             result: ToolResult = await tool.run(args, context)
