@@ -169,3 +169,28 @@ def test_doctor_names_unknown_keys_and_does_not_say_everything_works(tmp_path: P
 def test_every_documented_key_is_known(tmp_path: Path) -> None:
     said = started(tmp_path, EVERY_KEY)
     assert "not a key" not in said and "does not read" not in said, said
+
+
+BROKEN = 'default_model = "deepseek/deepseek-flash"\n[providers.deepseek\napi_key = "sk-x"\n'
+WHERE = "(at line 2, column 20)"  # what the parser says of BROKEN
+
+
+def test_a_file_that_does_not_parse_is_said_once_as_what_it_is_at_start(tmp_path: Path) -> None:
+    c = Client(tmp_path, scenario=scenario(tmp_path, BROKEN))
+    c.result("initialize", {"protocolVersion": 1})
+    refused = c.call("session/new", {"cwd": c.scenario.vars["CWD"], "mcpServers": []})["error"]
+    assert refused["code"] == -32000 and WHERE in refused["message"], refused
+    assert c.close() == 0
+    said = c.agent.stderr.decode()
+    assert said.count(WHERE) == 1, said
+    (line,) = [line for line in said.splitlines() if WHERE in line]
+    assert "ignor" not in line and "no session starts until it is fixed" in line, line
+
+
+def test_doctor_says_a_file_that_does_not_parse_once(tmp_path: Path) -> None:
+    scenario(tmp_path, BROKEN)
+    done = doctor(tmp_path)
+    assert done.returncode == 1
+    said = done.stdout + done.stderr
+    assert said.count(WHERE) == 1, said
+    assert "ignor" not in said, said

@@ -76,10 +76,25 @@ async def _providers(report: Report, config: settings.Config) -> None:
         report.line(f"{where}, {key}: answers; serves {len(models)} models: {listed}")
     for old, new in config.renamed.items():
         report.line(f"{config.retired_notice(old, new)}", ok=False)
-    missing = config.incomplete()
+    missing = None if config.unreadable else config.incomplete()  # said with the config
     if missing:
         report.line(missing, ok=False)
-    report.line(f"default model: {config.default_model or '(none yet)'}")
+    if not config.unreadable:
+        report.line(f"default model: {config.default_model or '(none yet)'}")
+
+
+def _config(report: Report, config: settings.Config) -> None:
+    """config.toml: whether it reads; what of it is left out, each thing once."""
+    path = config.config_file
+    if config.unreadable:
+        cause = config.unreadable.removeprefix(f"{path}: ")
+        report.line(f"config {path} cannot be read, so no session starts: {cause}", ok=False)
+    else:
+        report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
+    for note in config.ignored:
+        report.line(f"config: {note}", ok=False)
+    for unknown in config.unknown:
+        report.line(f"config: {unknown.sentence()}", ok=False)
 
 
 def _store(report: Report, data: Path) -> None:
@@ -134,15 +149,10 @@ def run_doctor(data: Path) -> int:
     report = Report()
     _versions(report)
     config = settings.load(quiet=True)  # what is wrong with it is reported here, once
-    path = config.config_file
-    if config.unreadable:
-        report.line(f"config {path}: cannot be read: {config.unreadable}", ok=False)
-    else:
-        report.line(f"config {path}: {'reads' if path and path.exists() else 'none yet'}")
-    for unknown in config.unknown:
-        report.line(f"config: {unknown.sentence()}", ok=False)
+    _config(report, config)
     asyncio.run(_providers(report, config))
     report.line(*sandbox_summary(config.sandbox))
+    path = config.config_file
     config_dir = str(path.parent) if path is not None else None
     _project(report, config_dir)
     _store(report, data)

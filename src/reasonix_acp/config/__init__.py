@@ -2,8 +2,8 @@
 and the command line: precedence and every table), `files` (the file itself)."""
 
 from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL
-from reasonix_acp.config.files import config_dir, write_private
-from reasonix_acp.config.loading import clear_credentials, load
+from reasonix_acp.config.files import clear_credentials, config_dir, write_private
+from reasonix_acp.config.loading import load
 from reasonix_acp.config.settings import (
     EFFORT_LEVELS,
     NO_PROVIDER,

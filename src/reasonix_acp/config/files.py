@@ -1,17 +1,19 @@
-"""config.toml on disk: where it is, reading it, and writing a private file in its place."""
+"""config.toml on disk: where it is, reading it, writing a private file in its place, and
+`logout` taking the keys out of it."""
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.dirs import user_dir
 from reasonix_acp.safe_read import read_regular
 
-log = logging.getLogger("reasonix_acp.config")
+if TYPE_CHECKING:
+    from reasonix_acp.config.settings import Config
+
 MAX_BYTES = 4 * 1024 * 1024  # a config.toml larger than this is not read
 
 
@@ -43,17 +45,11 @@ def read_table(path: Path, strict: bool = False) -> tuple[dict[str, Any], str | 
 
 
 def unreadable(path: Path, exc: Exception, strict: bool) -> str:
+    """Why `path` cannot be read: the path, then the cause (a parse error's line and column)."""
     why = f"{path}: {exc.strerror if isinstance(exc, OSError) else exc}"
     if strict:  # a runtime reload keeps the configuration it has instead
         raise ValueError(why) from None
-    log.warning("ignoring %s", why)
     return why
-
-
-def bad_table(strict: bool, path: Path | None, what: str, exc: ValueError) -> None:
-    if strict:  # a runtime reload keeps the configuration it has instead
-        raise ValueError(f"{path}: {exc}") from None
-    log.warning("ignoring %s of %s: %s", what, path, exc)
 
 
 def write_private(path: Path, text: str) -> None:
@@ -75,3 +71,27 @@ def write_private(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def clear_credentials(config: Config) -> list[str]:
+    """`logout`: remove every `api_key` from config.toml; returns the providers cleared."""
+    path = config.config_file
+    cleared: list[str] = []
+    if path is None or not path.is_file():
+        return cleared
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    section = ""
+    kept = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]")
+        if stripped.split("=", 1)[0].strip() == "api_key":
+            cleared.append(section.removeprefix("providers."))
+            continue
+        kept.append(line)
+    write_private(path, "".join(kept))
+    for name in cleared:
+        if name in config.providers:
+            config.providers[name].api_key = ""
+    return cleared

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.context import ContextSettings, provider_window
 from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, successor
-from reasonix_acp.config.files import bad_table, config_dir, read_table, write_private
+from reasonix_acp.config.files import config_dir, read_table
 from reasonix_acp.config.keys import Reads, unknown_keys
 from reasonix_acp.config.mcp_entries import from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
@@ -99,22 +99,22 @@ def load(
         try:
             config.web = WebSettings.parse(data["web"])
         except ValueError as exc:
-            bad_table(strict, path, "[web]", exc)
+            _ignore(config, strict, "[web]", exc)
     try:
         config.context = ContextSettings.parse(data.get("context"))
     except ValueError as exc:
-        bad_table(strict, path, "[context]", exc)
+        _ignore(config, strict, "[context]", exc)
     if "mcp_servers" in data:
         try:
             config.mcp_servers = from_config(data["mcp_servers"], path.parent)
         except ValueError as exc:
-            log.warning("ignoring [mcp_servers] of %s: %s", path, exc)
+            config.ignored.append(f"ignoring [mcp_servers] of {path}: {exc}")
     _plugins(config, data, config_dir(env) / "plugins", strict)
     if "pricing" in data:
         try:
             config.pricing_table = _pricing_table(data["pricing"])
         except ValueError as exc:
-            bad_table(strict, path, "[pricing]", exc)
+            _ignore(config, strict, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():
         if isinstance(table, dict):
             config.providers[name] = _provider(config, name, table, strict)
@@ -127,10 +127,28 @@ def load(
     named = data.get("default_model")  # read whatever wins: the key is known either way
     _default_model(config, cli_model or env.get("ACP_MODEL") or named or from_env)
     config.unknown = unknown_keys(data)
-    if config.unknown and not quiet:
-        said = "; ".join(str(u) for u in config.unknown)
-        log.warning("%s has keys acp does not read (ignored): %s", path, said)
+    if not quiet:
+        _warn(config)
     return config
+
+
+def _warn(config: Config) -> None:
+    """What is wrong with config.toml, on stderr at start: each thing once."""
+    if config.unreadable:
+        why = config.unreadable
+        log.warning("config.toml cannot be read, so no session starts until it is fixed: %s", why)
+    for note in config.ignored:
+        log.warning("%s", note)
+    if config.unknown:
+        said = "; ".join(str(u) for u in config.unknown)
+        log.warning("%s has keys acp does not read (ignored): %s", config.config_file, said)
+
+
+def _ignore(config: Config, strict: bool, what: str, exc: ValueError) -> None:
+    """A table that does not hold is left out at start (and said); a reload refuses it."""
+    if strict:  # a runtime reload keeps the configuration it has instead
+        raise ValueError(f"{config.config_file}: {exc}") from None
+    config.ignored.append(f"ignoring {what} of {config.config_file}: {exc}")
 
 
 def _pricing_table(table: Any) -> PricingTable:
@@ -217,11 +235,13 @@ def _sandbox(config: Config, data: dict[str, Any], override: str | None, strict:
     try:
         config.sandbox = SandboxSettings.parse(table if isinstance(table, dict) else None)
     except ValueError as exc:
-        bad_table(strict, config.config_file, "[sandbox]", exc)
+        _ignore(config, strict, "[sandbox]", exc)
     if override:
         mode = override.strip().lower()
         if mode not in SANDBOX_MODES:
-            log.warning("ignoring REASONIX_ACP_SANDBOX=%r: not one of %s", override, SANDBOX_MODES)
+            config.ignored.append(
+                f"ignoring REASONIX_ACP_SANDBOX={override!r}: not one of {SANDBOX_MODES}"
+            )
         else:
             config.sandbox = replace(config.sandbox, mode=mode)
 
@@ -239,7 +259,7 @@ def _plugins(config: Config, data: dict[str, Any], default: Path, strict: bool) 
     elif strict:
         raise ValueError(f"{path}: [plugins] paths must be a list of absolute paths")
     else:
-        log.warning("ignoring [plugins] paths of %s: not a list of absolute paths", path)
+        config.ignored.append(f"ignoring [plugins] paths of {path}: not absolute paths")
 
 
 def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) -> ProviderConfig:
@@ -259,17 +279,17 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
                 source="provider",
             )
         except ValueError as exc:
-            bad_table(strict, config.config_file, f"[providers.{name}] prices", exc)
+            _ignore(config, strict, f"[providers.{name}] prices", exc)
     window = None
     try:
         window = provider_window(table, name)
     except ValueError as exc:
-        bad_table(strict, config.config_file, f"[providers.{name}] context_window", exc)
+        _ignore(config, strict, f"[providers.{name}] context_window", exc)
     vision: bool | list[str] = False
     try:
         vision = _vision(table.get("vision", False))
     except ValueError as exc:
-        bad_table(strict, config.config_file, f"[providers.{name}] vision", exc)
+        _ignore(config, strict, f"[providers.{name}] vision", exc)
     prices: dict[str, float] = {}
     if price is not None:
         r = price.rates
@@ -354,27 +374,3 @@ def _current_models(config: Config, provider: ProviderConfig) -> None:
         if (new or model) not in models:
             models.append(new or model)
     provider.models = models
-
-
-def clear_credentials(config: Config) -> list[str]:
-    """`logout`: remove every `api_key` from config.toml; returns the providers cleared."""
-    path = config.config_file
-    cleared: list[str] = []
-    if path is None or not path.is_file():
-        return cleared
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    section = ""
-    kept = []
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]")
-        if stripped.split("=", 1)[0].strip() == "api_key":
-            cleared.append(section.removeprefix("providers."))
-            continue
-        kept.append(line)
-    write_private(path, "".join(kept))
-    for name in cleared:
-        if name in config.providers:
-            config.providers[name].api_key = ""
-    return cleared

@@ -150,6 +150,7 @@ class Config:
     renamed: dict[str, str] = field(default_factory=dict)
     retired_default: str | None = None  # the retired id the default model was named by
     unknown: list[Unknown] = field(default_factory=list)  # keys of config.toml nothing reads
+    ignored: list[str] = field(default_factory=list)  # what of it was left out at start, and why
     _pricers: dict[str, Pricer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
