@@ -26,7 +26,7 @@ from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import load as load_instructions
 from reasonix_acp.project.skills import load as load_skills
-from reasonix_acp.providers.base import ProviderError
+from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
 from reasonix_acp.providers.discovery import list_models
 from reasonix_acp.redact import scrub
 from reasonix_acp.session.commands import names as command_names
@@ -67,17 +67,24 @@ async def _providers(report: Report, config: settings.Config) -> None:
         if p.kind == "offline":
             report.line(f"{where}: the offline model")
             continue
+        if p.dialect == "deepseek" and not p.api_key:  # nothing to ask it: it would refuse
+            report.line(f"{where}: {p.key_missing()}", ok=False)
+            continue
         try:
             models = await list_models(p)
+        except ProviderAuthFailed as exc:
+            report.line(f"{where}, {key}: {exc}", ok=False)
+            continue
         except ProviderError as exc:
             report.line(f"{where}, {key}: does not answer: {exc}", ok=False)
             continue
         listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
-        report.line(f"{where}, {key}: answers; serves {len(models)} models: {listed}")
+        served = f"{len(models)} model{'' if len(models) == 1 else 's'}"
+        report.line(f"{where}, {key}: answers; serves {served}: {listed}")
     for old, new in config.renamed.items():
         report.line(f"{config.retired_notice(old, new)}", ok=False)
-    missing = None if config.unreadable else config.incomplete()  # said with the config
-    if missing:
+    missing = None if config.unreadable else config.incomplete()  # the config's line said it
+    if missing and missing != config.missing_key(config.default_model or ""):  # said above
         report.line(missing, ok=False)
     if not config.unreadable:
         report.line(f"default model: {config.default_model or '(none yet)'}")

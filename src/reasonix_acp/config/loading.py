@@ -117,9 +117,10 @@ def load(
             _ignore(config, strict, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():
         if isinstance(table, dict):
-            config.providers[name] = _provider(config, name, table, strict)
-            if isinstance(table.get("api_key_env"), str) and env.get(table["api_key_env"]):
-                config.providers[name].api_key = env[table["api_key_env"]]
+            provider = config.providers[name] = _provider(config, name, table, strict)
+            if isinstance(table.get("api_key_env"), str):
+                provider.api_key_env = table["api_key_env"]
+                provider.api_key = env.get(provider.api_key_env) or provider.api_key
     from_env = _from_environment(config, env)
     remember(*(p.api_key for p in config.providers.values()), *secret_values(config.mcp_servers))
     passed = data.get("pass_env")

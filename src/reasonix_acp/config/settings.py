@@ -50,6 +50,7 @@ class ProviderConfig:
     base_url: str = ""
     api_key: str = ""
     models: list[str] = field(default_factory=list)
+    api_key_env: str = ""  # the variable its table names for the key (set or not)
     # Its own prices per million tokens, when configured: {"input", "output", "cache_hit"}.
     prices: dict[str, float] = field(default_factory=dict)
     # The currency of its own prices (Config.currency_for also asks [pricing]).
@@ -70,6 +71,26 @@ class ProviderConfig:
         """ "deepseek" for DeepSeek's API (its kind, or an endpoint on api.deepseek.com): its
         thinking, efforts and rules apply (config/deepseek.py); else the provider's kind."""
         return "deepseek" if is_deepseek(self.kind, self.base_url) else self.kind
+
+    def key_missing(self) -> str:
+        """What to say of a provider on DeepSeek's API that has no key, and how to give one."""
+        where = f"[providers.{self.name}] of config.toml"
+        variable = self.api_key_env or ("DEEPSEEK_API_KEY" if self.name == "deepseek" else "")
+        if self.api_key_env:
+            unset = f"{where} reads it from {variable}, which is not set for the agent"
+        else:
+            unset = f"neither {variable} nor {where} gives one" if variable else f"{where} has none"
+        fix = (
+            "run `acp setup --provider deepseek` in a terminal (it asks for the key)"
+            if self.name == "deepseek"
+            else f"set api_key or api_key_env in {where}"
+        )
+        if variable:
+            fix += f", or set {variable} where the editor starts the agent"
+        return (
+            f"no key is set for the provider {self.name}, and DeepSeek's API refuses requests "
+            f"without one ({unset}): {fix}"
+        )
 
     def takes_images(self, model: str) -> bool:
         """Whether `model` (its bare id) takes images in prompts."""
@@ -199,7 +220,15 @@ class Config:
             )
         if self.default_model is None:
             return NO_PROVIDER
-        return None
+        return self.missing_key(self.default_model)
+
+    def missing_key(self, model_id: str) -> str | None:
+        """Why a session on `model_id` cannot reach its model: a provider on DeepSeek's API
+        (which refuses every request without a key) that has none. None: nothing missing."""
+        provider = self.provider_for(model_id)
+        if provider is None or provider.dialect != "deepseek" or provider.api_key:
+            return None
+        return provider.key_missing()
 
     def incomplete(self) -> str | None:
         """What is missing before a session could start (None: nothing, or only the model
