@@ -301,3 +301,35 @@ async def test_a_question_starts_its_own_paragraph(tmp_path: Path) -> None:
     assert said[0].startswith("I need a decision.\n\n**Which colour?**\n\n1. red"), said[0]
     assert said[1].startswith("Two lines first.\n\n**Which colour?**"), said[1]
     assert said[2].startswith("**Which colour?**"), said[2]
+
+
+async def test_a_background_command_s_question_says_it_keeps_running(tmp_path: Path) -> None:
+    """agent-shell shows a question's title in place of its call's: the question for a command
+    run in the background says so, one simple command or several."""
+    lines = [
+        {"steps": [{"tool_call": {"name": "bash", "arguments": args}}]}
+        for args in (
+            {"command": "echo tick; sleep 30", "run_in_background": True},
+            {"command": "sleep 31", "run_in_background": True},
+        )
+    ]
+    editor = KindOnlyEditor("allow_once")
+    titles: list[str] = []
+    ask = editor.request_permission
+
+    async def asked(options: Any, session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+        titles.append(tool_call.title)
+        return await ask(options, session_id, tool_call, **kwargs)
+
+    editor.request_permission = asked  # type: ignore[method-assign]
+    scenario, spawned = _session(editor, tmp_path, lines)
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        for _ in lines:
+            await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    assert len(titles) == 2, titles
+    assert all(t.endswith(" in the background") for t in titles), titles
+    assert titles[0].startswith("Run echo tick · sleep 30") and titles[1] == (
+        "Run sleep 31 in the background"
+    )
