@@ -333,3 +333,30 @@ async def test_a_background_command_s_question_says_it_keeps_running(tmp_path: P
     assert titles[0].startswith("Run echo tick · sleep 30") and titles[1] == (
         "Run sleep 31 in the background"
     )
+
+
+async def test_a_command_question_offers_one_answer_of_each_kind(tmp_path: Path) -> None:
+    """CodeCompanion labels options by kind alone: a command's question offers one option of
+    each kind, so no two lines look the same, and its "always" is the broader of the two
+    remembered answers (the names, which cover the line too); where the names cannot be
+    granted, the exact line is."""
+    outside = tmp_path / "outside.txt"  # not in the session's workspace
+    lines = [
+        {"steps": [{"tool_call": {"name": "bash", "arguments": {"command": command}}}]}
+        for command in ("echo tick; sleep 0", "echo tick; sleep 0", f"echo x > {outside}")
+    ]
+    lines.append({"steps": [{"text": "done"}]})
+    editor = KindOnlyEditor("allow_always")
+    scenario, spawned = _session(editor, tmp_path, lines)
+    async with spawned as (conn, _p):
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        sid = (await conn.new_session(cwd=scenario.vars["CWD"], mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    for options in editor.asked:
+        kinds = [kind for _, kind in options]
+        assert len(kinds) == len(set(kinds)), options
+    names, exact = editor.asked[0], editor.asked[-1]
+    assert ("Allow `echo`, `sleep` commands for this session", "allow_always") in names
+    assert len(editor.asked) == 2, "the names granted cover the same line the next time"
+    assert ("Always allow this command in this session", "allow_always") in exact
+    assert outside.read_text() == "x\n"

@@ -19,13 +19,19 @@ def reject(params: dict[str, Any]) -> str:
     return "reject_once"
 
 
+def named(question: dict[str, Any], kind: str) -> str:
+    """The name of the question's one option of `kind` (one of each kind is offered)."""
+    (name,) = [o["name"] for o in question["options"] if o["kind"] == kind]
+    return str(name)
+
+
 def test_a_grant_for_echo_does_not_cover_a_second_command(tmp_path: Path) -> None:
     c = agent(tmp_path, [bash("echo hi"), bash("echo innocent; touch X")])
     sid = c.start()
     cwd = Path(c.scenario.vars["CWD"])
     asked, results = prompt(c, sid, always)
     assert len(asked) == 1 and results == ["completed"]
-    assert [o["name"] for o in asked[0]["options"]][2] == "Allow `echo` commands for this session"
+    assert named(asked[0], "allow_always") == "Allow `echo` commands for this session"
     asked, results = prompt(c, sid, reject)
     assert len(asked) == 1, "the line also runs `touch`: it must be asked"
     shown = asked[0]["toolCall"]
@@ -41,7 +47,7 @@ def test_a_grant_covers_a_line_of_granted_commands_only(tmp_path: Path) -> None:
     sid = c.start()
     cwd = Path(c.scenario.vars["CWD"])
     asked, _ = prompt(c, sid, always)  # remembers `echo` and `ls`
-    assert asked[0]["options"][2]["name"] == "Allow `echo`, `ls` commands for this session"
+    assert named(asked[0], "allow_always") == "Allow `echo`, `ls` commands for this session"
     asked, results = prompt(c, sid, reject)
     assert asked == [] and results == ["completed"]
     asked, results = prompt(c, sid, reject)
