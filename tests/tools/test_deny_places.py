@@ -38,6 +38,7 @@ DENIED = [
     "cp vault/token.txt got.txt && cat got.txt",
     "cat t",  # t: a link to vault/token.txt, made before
     "ln -s vault/token.txt t2 && cat t2",
+    "ln -s ../vault/token.txt sub/t3 && cat sub/t3",
     "f=vault/token.txt; cat $f",
     "cat {notes,vault/token}.txt",
     "for f in vault/*; do head $f; done",
@@ -45,7 +46,14 @@ DENIED = [
     "cd vault && cat token.txt",
 ]
 # Each reads a folder holding a file under the rule (by a word, or where it runs): asked.
-HELD = ["grep -r canary .", "grep -r canary", "ls vault", "cat notes.txt", "ls"]
+HELD = [
+    "grep -r canary .",
+    "grep -r canary",
+    "ls vault",
+    "cat notes.txt",
+    "ls",
+    "ls vault; ls ./sub",
+]
 
 
 def reject(params: dict[str, Any]) -> str:
@@ -123,6 +131,7 @@ def test_a_reader_never_shows_the_model_a_file_under_a_deny_rule(
         _held_question(asked[0], line)
         assert done["status"] == "failed"
     assert not (ws / "got.txt").exists() and not (ws / "t2").exists()
+    assert not (ws / "sub" / "t3").exists()
     _never_shown(c, tmp_path)
     assert c.close() == 0
 

@@ -106,7 +106,7 @@ class _Reading:
     def __init__(self, hold: Holding, workspace: Workspace, found: Placed, linking: bool) -> None:
         self.hold, self.workspace, self.judge = hold, workspace, found.judge
         self.linking = linking  # a program may make a link before another opens a path
-        self.denied: list[str] = []
+        self.denied: dict[str, str] = {}  # a word, and the first denied path it names
         self.unchecked: list[str] = []
         self.held: dict[str, list[str] | None] = {}
 
@@ -118,23 +118,27 @@ class _Reading:
             self.unchecked.append(f"{raw} after `cd` to a place known only when it runs")
             return
         for reach in self.judge.reach(shapes, dirs):
-            if reach.opens is None:
+            if reach.opens is None or reach.linked is None:
                 self.unchecked.append(f"{raw} may open more paths than can be listed")
                 continue
             for full in reach.opens:
                 self._path(raw, full)
+            for full in reach.linked:  # what is not there cannot be read through a link
+                self._path(raw, full, there=True)
             if reach.climbs and self.linking:
                 self.unchecked.append(f"{raw}: a `..` after a link the line may make")
 
-    def _path(self, raw: str, full: str) -> None:
+    def _path(self, raw: str, full: str, there: bool = False) -> None:
         real = self.judge.real(full)
         if real.startswith("\0"):
             self.unchecked.append(f"{raw}: {full} cannot be resolved")
         elif through_kernel(full, "/") and real != os.path.normpath(full):
             self.unchecked.append(f"{raw}: {full} goes through the kernel's links")
+        elif there and not os.path.lexists(real):
+            return
         elif self.hold.denied(real):
             shown = self.workspace.display(real)
-            self.denied.append(raw if shown == raw else f"{raw} ({shown})")
+            self.denied.setdefault(raw, raw if shown == raw else f"{raw} ({shown})")
         elif os.path.isdir(real):
             self._folder(real)
 
@@ -155,7 +159,7 @@ class _Reading:
 
     def guard(self) -> Guard:
         if self.denied:
-            return Guard(denied=", ".join(dict.fromkeys(self.denied)) + " matches deny_paths")
+            return Guard(denied=", ".join(self.denied.values()) + " matches deny_paths")
         display = self.workspace.display
         held: list[tuple[str, tuple[str, ...]]] = []
         for folder, paths in self.held.items():

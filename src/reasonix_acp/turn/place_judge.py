@@ -59,12 +59,14 @@ Located = tuple[list[Form], list[str]]  # a word's forms, and the directories it
 
 @dataclass(frozen=True)
 class Reach:
-    """A piece of a word, whether it climbs (`..`, or a pattern part that may match it), and
-    the paths opening it may open (None: more than can be listed)."""
+    """A piece of a word, whether it climbs (`..`, or a pattern part that may match it), the
+    paths opening it may open from where the shell may be (`opens`), and as a link's target
+    or through a link the line makes (`linked`); None: more than can be listed."""
 
     piece: str
     climbs: bool
     opens: list[str] | None
+    linked: list[str] | None = None
 
 
 class PlaceJudge:
@@ -131,9 +133,10 @@ class PlaceJudge:
 
     def _there(self, place: str, path: str) -> bool:
         """The first name of `path` (relative) is in the directory `place` now, or may be (a
-        pattern); otherwise `place/path` is where it is written, inside when `place` is."""
+        pattern; `.` and `..` always are); otherwise `place/path` is where it is written,
+        inside when `place` is."""
         first = path.split("/", 1)[0]
-        if first in (".", "") or _GLOB.search(first):
+        if first in (".", "..", "") or _GLOB.search(first):
             return True
         if place not in self.listed:
             try:
@@ -164,7 +167,10 @@ class PlaceJudge:
     def _wheres(self, path: str, dirs: list[str]) -> list[str]:
         """Where opening `path` may start (absolute, as written): from each directory the shell
         may be in, as a link's target where one may lie, its tails where one may lead."""
-        wheres = [os.path.join(base, path) for base in self._bases(path, dirs)]
+        return [os.path.join(b, path) for b in self._bases(path, dirs)] + self._linked(path)
+
+    def _linked(self, path: str) -> list[str]:
+        wheres = []
         if not os.path.isabs(path):  # as a link's target
             wheres += [os.path.join(p, path) for p in self.lying if self._there(p, path)]
         for tail in _tails(path):
@@ -183,11 +189,9 @@ class PlaceJudge:
                     continue
                 if os.path.isabs(path) and not pattern and os.path.normpath(path) in HARMLESS:
                     continue
-                opens: list[str] | None = []
-                for where in self._wheres(path, dirs):
-                    found = _expand(where, pattern)
-                    opens = None if found is None or opens is None else [*opens, *found]
-                yield Reach(piece, _climbs(path, pattern), opens)
+                bases = [os.path.join(b, path) for b in self._bases(path, dirs)]
+                opens, linked = _expanded(bases, pattern), _expanded(self._linked(path), pattern)
+                yield Reach(piece, _climbs(path, pattern), opens, linked)
 
     def real(self, path: str) -> str:
         """`path` resolved as the kernel follows it now ("\0" + path: it cannot be)."""
@@ -243,6 +247,17 @@ def pieces(text: str, pattern: bool = False) -> list[str]:
             piece = piece[slash:] if slash >= 0 else ""
         if piece:
             out.append(piece)
+    return out
+
+
+def _expanded(wheres: list[str], pattern: bool) -> list[str] | None:
+    """Every path each of `wheres` may open (`_expand`); None past MAX_MATCHES for one."""
+    out: list[str] = []
+    for where in wheres:
+        found = _expand(where, pattern)
+        if found is None:
+            return None
+        out += found
     return out
 
 
