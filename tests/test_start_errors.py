@@ -56,3 +56,17 @@ def test_a_key_from_the_named_variable_opens_the_session(tmp_path: Path) -> None
         c.result("initialize", {"protocolVersion": 1})
         assert "sessionId" in c.result("session/new", {"cwd": s.vars["CWD"], "mcpServers": []})
         assert c.close() == 0
+
+
+def test_a_refused_connection_names_the_next_step(tmp_path: Path) -> None:
+    text = (
+        '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["m1"]\n'
+    )
+    c, answer = opened(tmp_path, text, "--model", "local/m1")
+    sid = answer["result"]["sessionId"]
+    prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+    error = c.call("session/prompt", prompt)["error"]
+    assert error["code"] == -32603, error  # the provider's failure
+    said = error["message"]
+    assert "ConnectError" in said and "base_url" in said and "acp doctor" in said, said
+    assert c.close() == 0

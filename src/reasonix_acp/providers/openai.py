@@ -55,7 +55,7 @@ from reasonix_acp.providers.discovery import (
     probe_window,
 )
 from reasonix_acp.providers.reasoning import Reasoning, outgoing
-from reasonix_acp.providers.refusals import refusal
+from reasonix_acp.providers.refusals import refusal, unreachable
 from reasonix_acp.redact import scrub_known
 
 log = logging.getLogger("reasonix_acp.providers.openai")
@@ -260,16 +260,14 @@ class OpenAIProvider:
                         yield event
                     return
             except httpx.HTTPError as exc:
-                if (
-                    not produced
-                    and attempt < MAX_ATTEMPTS
-                    and isinstance(exc, httpx.TransportError)
-                ):
+                unanswered = not produced and isinstance(exc, httpx.TransportError)
+                if unanswered and attempt < MAX_ATTEMPTS:
                     await asyncio.sleep(BACKOFF_SECONDS[min(attempt - 1, len(BACKOFF_SECONDS) - 1)])
                     continue
-                raise ProviderError(
-                    f"{self.config.name} at {shown_url(url)}: {type(exc).__name__}: {exc}"
-                ) from None
+                c, cause = self.config, f"{type(exc).__name__}: {exc}"
+                if unanswered:
+                    raise unreachable(c.name, c.kind, shown_url(url), cause) from None
+                raise ProviderError(f"{c.name} at {shown_url(url)}: {cause}") from None
 
     async def _events(self, response: Any) -> AsyncIterator[ModelEvent]:
         calls = ToolCalls()

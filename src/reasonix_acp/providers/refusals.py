@@ -9,6 +9,8 @@
   the advice is the way out that rewrites it: `/compact` (which, when the history itself is
   refused, summarises it as plain text: turn/compaction.py), or a new session.
 - Anything else: `ProviderError` with the status and the server's message.
+- No answer at all (`unreachable`): `ProviderError` naming what to check (the server, the
+  provider's base_url) and `acp doctor`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ KEY_HINT = {
     "deepseek": "config.toml or DEEPSEEK_API_KEY",
     "openai": "config.toml or OPENAI_API_KEY",
 }
+
+
+def unreachable(name: str, kind: str, where: str, cause: str) -> ProviderError:
+    """A request that got no answer at all (a refused connection, a name that does not
+    resolve, a timeout), said with what to check: `where` is the URL, credentials stripped."""
+    env = " (or OPENAI_BASE_URL)" if kind == "openai" else ""
+    return ProviderError(
+        f"{name} at {where}: {cause}. Check that the server is running and reachable from "
+        f"here, and the base_url of [providers.{name}] in config.toml{env}; `acp doctor` "
+        "checks every endpoint"
+    )
 
 
 def overflowed(status: int, text: str) -> bool:
