@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.client import Client
 from tests.deepseek_server import KEY, DeepSeek
+from tests.sse_server import Server
 from tests.test_config_keys import doctor, scenario
 
 
@@ -70,3 +71,41 @@ def test_a_refused_connection_names_the_next_step(tmp_path: Path) -> None:
     said = error["message"]
     assert "ConnectError" in said and "base_url" in said and "acp doctor" in said, said
     assert c.close() == 0
+
+
+def test_a_model_id_with_a_typo_is_refused_at_session_new_naming_the_configured_ones(
+    tmp_path: Path,
+) -> None:
+    """As docs/providers.md promises: -32602 listing the configured models, not a session
+    that fails at its first prompt."""
+    local = '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+    c, answer = opened(tmp_path / "a", local + 'models = ["m1", "m2"]\n', "--model", "local/m3")
+    error = answer.get("error")
+    assert error is not None and error["code"] == -32602, answer
+    assert "local/m3" in error["message"] and "local/m1, local/m2" in error["message"], error
+    assert c.close() == 0
+    with DeepSeek() as server:
+        text = f'[providers.deepseek]\nbase_url = "{server.url}"\napi_key = "{KEY}"\n'
+        c, answer = opened(tmp_path / "b", text, "--model", "deepseek/deepseek-flsh")
+        error = answer.get("error")
+        assert error is not None and error["code"] == -32602, answer
+        said = error["message"]
+        assert "deepseek/deepseek-flsh" in said and "deepseek/deepseek-flash" in said, said
+        assert c.close() == 0
+        # A model the endpoint serves, though the built-in list does not name it, opens.
+        server.models = [*server.models, "deepseek-v5-preview"]
+        c, answer = opened(tmp_path / "c", text, "--model", "deepseek/deepseek-v5-preview")
+        assert "result" in answer, answer
+        assert c.close() == 0
+        assert server.calls == 0 and server.unauthorized == 0
+
+
+def test_doctor_names_a_default_model_its_endpoint_does_not_serve(tmp_path: Path) -> None:
+    with Server() as server:
+        server.models = ["m1", "m2"]
+        text = f'default_model = "local/m3"\n[providers.local]\nkind = "openai"\nbase_url = "{server.url}"\n'
+        scenario(tmp_path, text)
+        done = doctor(tmp_path)
+    out = done.stdout
+    assert done.returncode == 1, out
+    assert "! default model local/m3: its endpoint does not serve it: local/m1, local/m2" in out

@@ -27,7 +27,7 @@ from reasonix_acp.project.commands import load as load_commands
 from reasonix_acp.project.instructions import load as load_instructions
 from reasonix_acp.project.skills import load as load_skills
 from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
-from reasonix_acp.providers.discovery import list_models
+from reasonix_acp.providers.discovery import list_models, take
 from reasonix_acp.redact import scrub
 from reasonix_acp.session.commands import names as command_names
 from reasonix_acp.tools.sandbox import summary as sandbox_summary
@@ -61,33 +61,50 @@ def _versions(report: Report) -> None:
 
 
 async def _providers(report: Report, config: settings.Config) -> None:
-    for p in config.providers.values():
-        where = f"provider {p.name} ({p.kind}) at {shown_url(p.base_url) or '(built in)'}"
-        key = "key set" if p.api_key else "no key"
-        if p.kind == "offline":
-            report.line(f"{where}: the offline model")
-            continue
-        if p.dialect == "deepseek" and not p.api_key:  # nothing to ask it: it would refuse
-            report.line(f"{where}: {p.key_missing()}", ok=False)
-            continue
-        try:
-            models = await list_models(p)
-        except ProviderAuthFailed as exc:
-            report.line(f"{where}, {key}: {exc}", ok=False)
-            continue
-        except ProviderError as exc:
-            report.line(f"{where}, {key}: does not answer: {exc}", ok=False)
-            continue
-        listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
-        served = f"{len(models)} model{'' if len(models) == 1 else 's'}"
-        report.line(f"{where}, {key}: answers; serves {served}: {listed}")
+    served = {p.name: await _provider(report, p) for p in config.providers.values()}
     for old, new in config.renamed.items():
         report.line(f"{config.retired_notice(old, new)}", ok=False)
     missing = None if config.unreadable else config.incomplete()  # the config's line said it
-    if missing and missing != config.missing_key(config.default_model or ""):  # said above
+    default = config.default_model
+    if missing and missing != config.missing_key(default or ""):  # said with its provider
         report.line(missing, ok=False)
-    if not config.unreadable:
-        report.line(f"default model: {config.default_model or '(none yet)'}")
+    if config.unreadable:
+        return
+    name, _, model = (default or "").partition("/")
+    listed = served.get(name) or []
+    if default and not missing and listed and model not in listed:
+        others = ", ".join(f"{name}/{m}" for m in listed[:12])
+        report.line(f"default model {default}: its endpoint does not serve it: {others}", ok=False)
+    elif default and not missing and default not in config.model_ids():
+        report.line(f"default model: {config.unknown_model(default)}", ok=False)
+    else:
+        report.line(f"default model: {default or '(none yet)'}")
+
+
+async def _provider(report: Report, p: settings.ProviderConfig) -> list[str] | None:
+    """One provider: whether it answers with its key, and what it serves (taken as its list;
+    returned, or None when it did not say)."""
+    where = f"provider {p.name} ({p.kind}) at {shown_url(p.base_url) or '(built in)'}"
+    key = "key set" if p.api_key else "no key"
+    if p.kind == "offline":
+        report.line(f"{where}: the offline model")
+        return None
+    if p.dialect == "deepseek" and not p.api_key:  # nothing to ask it: it would refuse
+        report.line(f"{where}: {p.key_missing()}", ok=False)
+        return None
+    try:
+        models = await list_models(p)
+    except ProviderAuthFailed as exc:
+        report.line(f"{where}, {key}: {exc}", ok=False)
+        return None
+    except ProviderError as exc:
+        report.line(f"{where}, {key}: does not answer: {exc}", ok=False)
+        return None
+    take(p, models)
+    listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
+    served = f"{len(models)} model{'' if len(models) == 1 else 's'}"
+    report.line(f"{where}, {key}: answers; serves {served}: {listed}")
+    return models
 
 
 def _config(report: Report, config: settings.Config) -> None:

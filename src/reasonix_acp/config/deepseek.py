@@ -47,6 +47,11 @@ def is_deepseek(kind: str, base_url: str) -> bool:
     return host == "api.deepseek.com"
 
 
+def documented(model: str) -> bool:
+    """Whether DeepSeek's documentation names `model` as served (its endpoint may serve more)."""
+    return model in WINDOWS
+
+
 def takes_images(model: str) -> bool:
     return model in VISION
 

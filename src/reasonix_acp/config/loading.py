@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.context import ContextSettings, provider_window
-from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, successor
+from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, documented, successor
 from reasonix_acp.config.files import config_dir, read_table
 from reasonix_acp.config.keys import Reads, unknown_keys
 from reasonix_acp.config.mcp_entries import from_config, secret_values
@@ -353,12 +353,22 @@ def _default_model(config: Config, chosen: Any) -> None:
         config.renamed[default] = current
         config.retired_default, default = default, current
     if default:
-        provider = config.provider_for(default)
-        if provider is not None and default.partition("/")[2] not in provider.models:
-            provider.models.append(default.partition("/")[2])
+        provider, model = config.provider_for(default), default.partition("/")[2]
+        if provider is not None and model not in provider.models and _taken(provider, model):
+            provider.models.append(model)
     elif config.model_ids():
         default = config.model_ids()[0]
     config.default_model = default
+
+
+def _taken(provider: ProviderConfig, model: str) -> bool:
+    """Whether a start-up model its provider does not list is taken as named: one DeepSeek
+    documents, or any on an OpenAI-compatible endpoint that names no models (its list is known
+    once asked). Else `session/new` asks the endpoint, and refuses a model it does not serve
+    (providers/discovery.py: `confirm`)."""
+    if provider.dialect == "deepseek":
+        return documented(model)
+    return provider.kind == "openai" and not provider.models
 
 
 def _current_models(config: Config, provider: ProviderConfig) -> None:

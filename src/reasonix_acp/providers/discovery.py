@@ -209,6 +209,21 @@ async def warm_up(provider: Provider, config: Config, model: str) -> tuple[str |
     return problem, added
 
 
+async def confirm(config: Config, model_id: str) -> str | None:
+    """A start-up model its provider does not list: the endpoint is asked for its models (once
+    per process; what it serves is taken). → what to say when `model_id` is not among the
+    configured models then, or None."""
+    provider = config.provider_for(model_id)
+    why = ""
+    if provider is not None and provider.kind != "offline" and not provider.listed:
+        provider.listed = True
+        try:
+            take(provider, await list_models(provider))
+        except ProviderError as exc:
+            why = f" (its endpoint could not be asked: {exc})"
+    return None if model_id in config.model_ids() else config.unknown_model(model_id) + why
+
+
 async def complete(config: Config) -> str | None:
     """With no model named: ask the endpoints for their models and take the only one as the
     default. → why no session can start yet, or None. With a named model the session opens at

@@ -22,7 +22,7 @@ from reasonix_acp.config.mcp_entries import secret_values
 from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidParams
 from reasonix_acp.protocol.router import Call
-from reasonix_acp.providers.discovery import complete
+from reasonix_acp.providers.discovery import complete, confirm
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import checkpoint_from
 from reasonix_acp.redact import remember
@@ -92,10 +92,11 @@ class Opening:
         if refusal is not None or config.default_model is None:
             raise AuthRequired(f"{method}: {listed or refusal or NO_PROVIDER}")
         model = config.default_model
-        if config.provider_for(model) is None:
-            raise InvalidParams(
-                f"{method}: {config.unknown_model(model)} (from --model, ACP_MODEL or default_model)"
-            )
+        unknown = config.unknown_model(model) if config.provider_for(model) is None else None
+        if unknown is None and model not in config.model_ids():  # a typo, or a model unlisted
+            unknown = await confirm(config, model)
+        if unknown is not None:
+            raise InvalidParams(f"{method}: {unknown} (from --model, ACP_MODEL or default_model)")
         servers = _servers(params.mcp_servers)
         record = SessionRecord(
             id=uuid4(),
