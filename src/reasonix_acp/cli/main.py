@@ -11,27 +11,9 @@ import os
 import sys
 
 from reasonix_acp import __version__
+from reasonix_acp.cli.usage import USAGE, help_for
 from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
 from reasonix_acp.redact import RedactingFilter
-
-USAGE = """usage: acp [options]           serve the Agent Client Protocol on stdin/stdout
-       acp setup [--provider P --model M [--base-url URL] [--api-key-env VAR] [--no-check]]
-                               configure a model provider (asks in this terminal without flags)
-       acp demo                a whole session with the offline model, printed
-       acp doctor              versions, config, providers, store, MCP servers: for bug reports
-       acp sessions list [--all] | show ID | export ID [--format ndjson|markdown] | delete ID
-       acp help | --help | --version
-
-options:
-  --model ID          start-up model, as provider/model (offline selects the built-in model)
-  --script FILE       with the offline model: replay this scripted conversation
-  --data-dir DIR      where the session store lives (environment: REASONIX_ACP_DATA_DIR)
-  --log-level LEVEL   stderr logging: debug, info, warning (default), error
-                      (environment: REASONIX_ACP_LOG_LEVEL)
-  --line-limit BYTES  longest accepted input line (default: 33554432)
-  -h, --help          this text
-"""
-
 
 TTY_NOTE = (
     "acp: this is an Agent Client Protocol agent: it speaks JSON-RPC on stdin and stdout, for an "
@@ -109,6 +91,10 @@ def sessions_command(args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    usage = help_for(args)  # `acp [COMMAND] --help`: its usage, and nothing else done
+    if usage is not None:
+        sys.stdout.write(usage)
+        return 0
     if args[:1] == ["sessions"]:
         configure_logging(None)
         return sessions_command(args[1:])
@@ -120,9 +106,6 @@ def main(argv: list[str] | None = None) -> int:
         return run_setup(args[1:])
     try:
         opts = parse(args)
-        if "help" in opts or opts.get("command") == "help":
-            sys.stdout.write(USAGE)
-            return 0
         if "version" in opts:
             sys.stdout.write(f"acp (reasonix-acp) {__version__}\n")
             return 0

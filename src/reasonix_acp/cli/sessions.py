@@ -13,15 +13,13 @@ import json
 import sys
 from typing import Any, TextIO
 
+from reasonix_acp.cli.usage import SESSIONS
 from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import untitled
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
 
-USAGE = (
-    "usage: acp sessions [--data-dir DIR] list [--all] | show ID | export ID "
-    "[--format ndjson|markdown] | delete ID\n(ID: a session id or a unique prefix of one)"
-)
+USAGE = SESSIONS.rstrip("\n")
 
 
 def _text_of(content: dict[str, Any]) -> str:
