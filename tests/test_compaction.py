@@ -123,7 +123,7 @@ def test_a_client_without_the_capability_gets_a_short_message(tmp_path: Path) ->
     texts = [u["content"]["text"] for u in stream if u["sessionUpdate"] == "agent_message_chunk"]
     said = [t for t in texts if t.startswith("\n\n[compacted ")]
     assert len(said) == 1 and re.fullmatch(
-        r"\n\n\[compacted \d+ earlier messages to save context\]\n\n", said[0]
+        r"\n\n\[compacted \d+ earlier messages? to save context\]\n\n", said[0]
     )
 
 

@@ -68,9 +68,14 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
         elif event.kind == "compaction":
             current = None
             compacted = event.body.get("compacted", 0)
-            out.write(f"\n\n## Compacted ({compacted} earlier messages)\n\n")
+            out.write(f"\n\n## Compacted ({plural(compacted, 'earlier message')})\n\n")
             out.write(str(event.body.get("summary", "")) + "\n")
     out.write("\n")
+
+
+def plural(count: int, thing: str) -> str:
+    """`1 earlier message`, `2 earlier messages`."""
+    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
 
 
 def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
@@ -129,8 +134,9 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
                 "no prompted sessions (--all shows them all)\n" if hidden else "no sessions\n"
             )
         for r in rows:
+            turns = f"{r.turn_count:>3} turn{'' if r.turn_count == 1 else 's'}"
             out.write(
-                f"{r.id}  {r.updated_at}  {r.turn_count:>3} turns  {r.cwd}  {r.title or untitled(r.created_at)}\n"
+                f"{r.id}  {r.updated_at}  {turns:<9}  {r.cwd}  {r.title or untitled(r.created_at)}\n"
             )
         return 0
     if not rest:

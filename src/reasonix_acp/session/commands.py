@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 
 COMMANDS: list[tuple[str, str]] = [
     ("help", "List the commands this agent understands"),
-    ("status", "Show the session's model, mode, permissions and transcript size"),
+    (
+        "status",
+        "Show the session's model and effort, mode, permissions, stored turns, folder, "
+        "sandbox, goal, project instructions and background commands",
+    ),
     ("mcp", "Show the MCP servers this session was given"),
     ("compact", "Summarise the older part of the conversation to free context"),
     ("rewind", "Go back N prompts (1 if not given): put back the files they changed"),

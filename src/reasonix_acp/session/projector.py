@@ -92,7 +92,9 @@ def fallback(instead_of: str, text: str, message_id: str) -> Fallback:
 
 
 def compacted_text(body: dict[str, Any]) -> str:
-    return f"\n\n[compacted {body.get('compacted', 0)} earlier messages to save context]\n\n"
+    count = body.get("compacted", 0)
+    messages = "message" if count == 1 else "messages"
+    return f"\n\n[compacted {count} earlier {messages} to save context]\n\n"
 
 
 # Events shown as chunks of a message: each gets a `messageId` when it is recorded (an
