@@ -237,7 +237,9 @@ def unstable_defs(
 ) -> Schema:
     """The defs taken from the unstable schema, each marked `x-reasonix-unstable`: those of
     `methods` (params, result) and the `names` given, with the defs they name that the stable
-    schema has not (a def it has is the stable one)."""
+    schema has not (a def it has is the stable one, unless it is one of `names`: a stable def
+    the unstable schema extends, such as ListSessionsRequest's `archived`, is named to take the
+    unstable one)."""
     defs, stable = unstable["$defs"], upstream["$defs"]
     roots = [n for n, d in defs.items() if d.get("x-method") in methods] + list(names)
     missing = sorted(set(methods) - {defs[n].get("x-method") for n in roots if n in defs})
@@ -248,7 +250,7 @@ def unstable_defs(
     stack = list(roots)
     while stack:
         name = stack.pop()
-        if name in chosen or name in stable:
+        if name in chosen or (name in stable and name not in names):
             continue
         chosen[name] = {**defs[name], UNSTABLE_MARK: True}
         stack.extend(sorted(_refs(defs[name])))

@@ -129,12 +129,15 @@ def test_method_table_is_the_x_method_annotations() -> None:
         for d in unstable["$defs"].values()
         if d.get("x-method") in pin.unstable.methods
     }
-    assert taken == {"session/fork": "agent"}
+    unstable_methods = ["session/fork", "session/set_title", "session/archive"]
+    unstable_methods += ["session/unarchive", "session/status"]
+    assert taken == dict.fromkeys(unstable_methods, "agent")
     assert {m: s.side for m, s in generated.METHODS.items()} == {**annotated, **taken}
     stable = [
         m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
     ]
-    assert len(stable) == 15  # the 13 stable methods, the legacy session/set_model, session/fork
+    # the 13 stable methods, the legacy session/set_model, and the five unstable ones
+    assert len(stable) == 19
     assert generated.METHODS[generated.SESSION_CANCEL].kind == "notification"
     assert generated.METHODS[generated.SESSION_PROMPT].result == "ReasonixPromptResponse"
     assert generated.PROTOCOL_VERSION == 1

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from reasonix_acp.generated import models
+from reasonix_acp.generated import models, unstable_models
 from reasonix_acp.generated.methods import (
     METHODS,
     SESSION_LIST,
@@ -33,9 +33,11 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], Any], type[BaseModel], list[st
     (SESSION_NEW, light.new_session, models.NewSessionRequest, ["cwd", "mcpServers"]),
     (SESSION_LOAD, light.load_session, models.LoadSessionRequest, ["cwd", "mcpServers", "sessionId"]),
     (SESSION_RESUME, light.resume_session, models.ResumeSessionRequest, ["cwd", "mcpServers", "sessionId"]),
-    (SESSION_LIST, light.list_sessions, models.ListSessionsRequest, ["cwd", "cursor"]),
+    (SESSION_LIST, light.list_sessions, unstable_models.ListSessionsRequest, ["cwd", "cursor"]),
 ]  # fmt: skip
-FIELDS = ("cwd", "session_id", "additional_directories", "mcp_servers", "cursor", "field_meta")
+FIELDS = (
+    "cwd", "session_id", "additional_directories", "mcp_servers", "cursor", "field_meta", "archived"
+)  # fmt: skip
 
 
 def _params(rng: random.Random, usual: list[str]) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 4ac811164a2741965f2c46c750383b105c8ecff39ba1f7cde7838d6780dc5837) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -30,6 +30,7 @@ FS_READ_TEXT_FILE = "fs/read_text_file"
 FS_WRITE_TEXT_FILE = "fs/write_text_file"
 INITIALIZE = "initialize"
 LOGOUT = "logout"
+SESSION_ARCHIVE = "session/archive"
 SESSION_CANCEL = "session/cancel"
 SESSION_CLOSE = "session/close"
 SESSION_DELETE = "session/delete"
@@ -43,6 +44,9 @@ SESSION_RESUME = "session/resume"
 SESSION_SET_CONFIG_OPTION = "session/set_config_option"
 SESSION_SET_MODE = "session/set_mode"
 SESSION_SET_MODEL = "session/set_model"
+SESSION_SET_TITLE = "session/set_title"
+SESSION_STATUS = "session/status"
+SESSION_UNARCHIVE = "session/unarchive"
 SESSION_UPDATE = "session/update"
 TERMINAL_CREATE = "terminal/create"
 TERMINAL_KILL = "terminal/kill"
@@ -203,6 +207,13 @@ METHODS: dict[str, MethodSpec] = {
         INITIALIZE, "agent", "request", "InitializeRequest", "InitializeResponse"
     ),
     LOGOUT: MethodSpec(LOGOUT, "agent", "request", "LogoutRequest", "LogoutResponse"),
+    SESSION_ARCHIVE: MethodSpec(
+        SESSION_ARCHIVE,
+        "agent",
+        "request",
+        "ArchiveSessionRequest",
+        "ArchiveSessionResponse",
+    ),
     SESSION_CANCEL: MethodSpec(
         SESSION_CANCEL, "agent", "notification", "CancelNotification", None
     ),
@@ -277,6 +288,27 @@ METHODS: dict[str, MethodSpec] = {
         "request",
         "ReasonixSetSessionModelRequest",
         "ReasonixSetSessionModelResponse",
+    ),
+    SESSION_SET_TITLE: MethodSpec(
+        SESSION_SET_TITLE,
+        "agent",
+        "request",
+        "SetSessionTitleRequest",
+        "SetSessionTitleResponse",
+    ),
+    SESSION_STATUS: MethodSpec(
+        SESSION_STATUS,
+        "agent",
+        "request",
+        "SessionStatusRequest",
+        "SessionStatusResponse",
+    ),
+    SESSION_UNARCHIVE: MethodSpec(
+        SESSION_UNARCHIVE,
+        "agent",
+        "request",
+        "UnarchiveSessionRequest",
+        "UnarchiveSessionResponse",
     ),
     SESSION_UPDATE: MethodSpec(
         SESSION_UPDATE, "client", "notification", "SessionNotification", None

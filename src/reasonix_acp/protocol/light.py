@@ -43,10 +43,13 @@ class OpenParams:
 
 
 class ListParams:
-    __slots__ = ("cursor", "cwd", "field_meta")
+    """`archived` is never given here (a request that names it goes to the model)."""
+
+    __slots__ = ("archived", "cursor", "cwd", "field_meta")
 
     def __init__(self, cwd: str | None, cursor: str | None, meta: dict[str, Any] | None) -> None:
         self.cwd, self.cursor, self.field_meta = cwd, cursor, meta
+        self.archived: str | None = None
 
 
 class PromptParams:

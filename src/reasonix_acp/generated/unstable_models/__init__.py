@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 4ac811164a2741965f2c46c750383b105c8ecff39ba1f7cde7838d6780dc5837) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -11,6 +11,8 @@ from importlib import import_module
 from typing import Any
 
 WHERE: dict[str, Any] = {
+    "ArchiveSessionRequest": "archive_session_request",
+    "ArchiveSessionResponse": "archive_session_response",
     "ErrorStopReason": "error_stop_reason",
     "ForkSessionRequest": "system_prompt",
     "ForkSessionResponse": "fork_session_response",
@@ -23,12 +25,21 @@ WHERE: dict[str, Any] = {
     "IdleStateUpdateNone": "idle_state_update_cancelled",
     "IdleStateUpdateOther": "idle_state_update_cancelled",
     "IdleStateUpdateRefusal": "idle_state_update_cancelled",
+    "ListSessionsRequest": "list_sessions_request",
     "RequiresActionStateUpdate": "requires_action_state_update",
     "RunningStateUpdate": "running_state_update",
+    "SessionArchiveCapabilities": "session_archive_capabilities",
     "SessionCancelCapabilities": "session_cancel_capabilities",
     "SessionForkCapabilities": "session_fork_capabilities",
+    "SessionInfo": "session_info",
     "SessionMessage": "session_message",
     "SessionMessageChunk": "session_message_chunk",
+    "SessionStatusCapabilities": "session_status_capabilities",
+    "SessionStatusRequest": "session_status_request",
+    "SessionStatusResponse": "session_status_response",
+    "SessionTitleCapabilities": "session_title_capabilities",
+    "SetSessionTitleRequest": "set_session_title_request",
+    "SetSessionTitleResponse": "set_session_title_response",
     "StateUpdateIdleCancelled": "session_cancel_capabilities",
     "StateUpdateIdleEndTurn": "session_cancel_capabilities",
     "StateUpdateIdleError": "session_cancel_capabilities",
@@ -45,6 +56,8 @@ WHERE: dict[str, Any] = {
     "SubagentSessionCapabilities": "session_cancel_capabilities",
     "SubagentUpdate": "session_cancel_capabilities",
     "SystemPrompt": "system_prompt",
+    "UnarchiveSessionRequest": "unarchive_session_request",
+    "UnarchiveSessionResponse": "unarchive_session_response",
     "UnknownStateUpdate": "unknown_state_update",
     "Usage": "usage",
 }
