@@ -91,14 +91,19 @@ def check_agent_frame(frame: dict[str, Any], request_methods: dict[Any, str]) ->
 
 def _error_problems(error: Any) -> list[str]:
     """An error object against the schema's Error: `code` and `message`, and `data` only on our
-    -32603, as `{"details": <string>}`."""
+    -32603, as `{"details": <string>}`, and on an unknown session's -32002, as
+    `{"sessionId": <string>}`."""
     problems = errors(error, "Error")
     if not isinstance(error, dict):
         return problems
     internal = error.get("code") == -32603
+    data = error.get("data")
+    if error.get("code") == -32002:
+        if not (isinstance(data, dict) and set(data) == {"sessionId"}):
+            problems.append(f"-32002 without data.sessionId alone: {data!r:.200}")
+        return problems
     if set(error) - {"code", "message", *(["data"] if internal else [])}:
         problems.append("carries more than code and message (data is for -32603 only)")
-    data = error.get("data")
     if internal and not (
         isinstance(data, dict) and set(data) == {"details"} and isinstance(data["details"], str)
     ):

@@ -1,7 +1,8 @@
 # The life of one session in this process.
 #
 # Rule 1: every decision whether a session method may run now is a trigger in this table:
-#   prompt, load/resume of a live session, control changes, reload, steer, close, delete.
+#   prompt, load/resume of a live session, control changes, reload, steer, a client's title,
+#   close (which archiving a live session is), delete.
 #   Handlers fire a trigger first and do the work after; a refused trigger becomes -32600
 #   naming the state, and the state is left as it was.
 # Rule 2: every trigger that starts work has its release in a `finally`: begin_prompt →
@@ -29,7 +30,9 @@
 #   admitted while the session is opening, idle or prompting (the turn machine then decides
 #   whether a turn reads it); refused while rebuilding (`rejected_rotating`) and once the
 #   session is going away (`rejected_closed`).
-#   `closing` stops a live turn and releases the lease; `closed` keeps the stored history.
+#   `retitle` admits a title the client sets (session/set_title) until a delete takes over.
+#   `closing` stops a live turn and releases the lease; `closed` keeps the stored history;
+#   session/archive of a live session is a close, then the archive.
 #   `deleting` stops everything and removes every stored trace; `deleted` is final.
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ TRANSITIONS: list[Row] = [
     *stay("end_rebuild", ENDING),
     *stay("queue_reload", (State.PROMPTING, State.REBUILDING)),
     *stay("steer", (State.OPENING, State.IDLE, State.PROMPTING)),
+    *stay("retitle", (*LIVE, State.CLOSING)),
     ("close", LIVE, State.CLOSING),
     *stay("close", (State.CLOSING,)),
     ("closed", State.CLOSING, State.CLOSED),

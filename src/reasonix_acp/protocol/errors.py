@@ -4,7 +4,8 @@
 in the current state); they are answered and the connection goes on. `InternalError` is ours: a
 failure while serving a valid request. Its message is bounded so a huge cause never becomes a
 huge frame. Error objects carry `code` and `message` only, except -32603: it also carries
-`data: {"details": <the same text>}`, since some hosts show only `data.details`. An internal
+`data: {"details": <the same text>}`, since some hosts show only `data.details`; and an
+unknown session's -32002 (`SessionNotFound`), which carries `data: {"sessionId": ...}`. An internal
 error's text is bounded and has its credentials redacted: the server installs
 `reasonix_acp.redact.redact` with `install_scrubber` (that module sits above this layer).
 
@@ -85,6 +86,18 @@ class AuthRequired(PeerError):
 class ResourceNotFound(PeerError):
     CODE = -32002
     MESSAGE = "resource not found"
+
+
+class SessionNotFound(ResourceNotFound):
+    """-32002 for a session the agent does not know, with `data: {"sessionId": ...}` (what the
+    unstable session methods answer: set_title, archive, unarchive, status)."""
+
+    def __init__(self, method: str, session_id: str) -> None:
+        super().__init__(f"{method}: unknown session {session_id}")
+        self.session_id = session_id
+
+    def to_error(self) -> dict[str, Any]:
+        return {**super().to_error(), "data": {"sessionId": self.session_id}}
 
 
 class RequestCancelled(PeerError):

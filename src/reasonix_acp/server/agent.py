@@ -25,6 +25,7 @@ from reasonix_acp.server import capabilities, collector, warm
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
+    from reasonix_acp.session.catalog import Catalog
     from reasonix_acp.session.changes import Changes
     from reasonix_acp.session.opening import Opening
     from reasonix_acp.session.service import Sessions
@@ -82,8 +83,10 @@ class Services:
         changes: Changes,
         make_prompts: Callable[[], Prompts],
         steering: Steering,
+        catalog: Catalog,
     ):
         self.sessions = sessions
+        self.catalog = catalog
         self.rewinds = opening.rewinds
         self.opening = opening
         self.changes = changes
@@ -119,6 +122,10 @@ class Agent:
         r.add(m.SESSION_LIST, lambda c, p: self.services.sessions.list(c, p))
         r.add(m.SESSION_CLOSE, lambda c, p: self.services.sessions.close(c, p))
         r.add(m.SESSION_DELETE, lambda c, p: self.services.sessions.delete(c, p))
+        r.add(m.SESSION_SET_TITLE, lambda c, p: self.services.catalog.set_title(c, p))
+        r.add(m.SESSION_ARCHIVE, lambda c, p: self.services.catalog.archive(c, p))
+        r.add(m.SESSION_UNARCHIVE, lambda c, p: self.services.catalog.unarchive(c, p))
+        r.add(m.SESSION_STATUS, lambda c, p: self.services.catalog.status(c, p))
         r.add(m.SESSION_SET_MODE, lambda c, p: self.services.changes.set_mode(c, p))
         r.add(
             m.SESSION_SET_CONFIG_OPTION,
@@ -173,6 +180,9 @@ class Agent:
 
     def _build_services(self) -> Services:
         # lazy: start-up (the session machinery loads with the first session method)
+        from reasonix_acp.session.catalog import Catalog
+
+        # lazy: start-up
         from reasonix_acp.session.changes import Changes
 
         # lazy: start-up
@@ -221,6 +231,7 @@ class Agent:
             changes,
             lambda: _prompts(sessions, changes, lambda: self.client),
             Steering(sessions),
+            Catalog(sessions),
         )
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:

@@ -31,7 +31,11 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
             "close": {},
             "delete": {},
             "additionalDirectories": {},
-            "fork": {},  # unstable in the schema (SessionForkCapabilities)
+            # unstable in the schema (Session{Fork,Title,Archive,Status}Capabilities)
+            "fork": {},
+            "title": {},
+            "archive": {},
+            "status": {},
         },
         "auth": {"logout": {}},
         "_meta": vendor_meta(),

@@ -58,6 +58,7 @@ def page(rows: list[SessionRecord], cwd: str | None, secret: Callable[[], bytes]
     for r in shown:
         info: dict[str, Any] = {"sessionId": r.id, "cwd": r.cwd, "updatedAt": r.updated_at}
         info["title"] = r.title or untitled(r.created_at)
+        info["archived"] = r.archived
         if r.additional_directories:
             info["additionalDirectories"] = r.additional_directories
         sessions.append(info)

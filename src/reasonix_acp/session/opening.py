@@ -187,6 +187,9 @@ class Opening:
             raise InvalidParams(f"{method}: unknown session {session_id}")
         check_cwd(method, params.cwd, record)
         self.sessions.store_call(method, lambda: self.sessions.store.acquire_lease(session_id))
+        if record.archived:  # a session in use is not archived
+            record.archived = False
+            self.sessions.store.update_session(session_id, archived=False, touch=False)
         try:
             recovered = self.sessions.store_call(method, lambda: self.rewinds.recover(session_id))
             if recovered.finished:

@@ -28,7 +28,7 @@ from reasonix_acp.redact import redact
 from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import PAGE_SIZE, page, uncursor
 from reasonix_acp.session.live import Session
-from reasonix_acp.session.params import check_absolute, check_session_id, title_from
+from reasonix_acp.session.params import check_absolute, check_session_id
 from reasonix_acp.session.projector import (
     GATED,
     Delta,
@@ -39,7 +39,6 @@ from reasonix_acp.session.projector import (
 )
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
-from reasonix_acp.session.store_rows import now
 from reasonix_acp.tools.sandbox import engine as sandbox_engine
 from reasonix_acp.tools.workspace import remove_session_temp
 
@@ -48,6 +47,7 @@ log = logging.getLogger("reasonix_acp.session.service")
 SEND_BATCH = 64 << 10  # bytes of frames per write-queue operation in send_all
 Events = list[tuple[str, dict[str, Any]]]
 Request = Callable[[str, dict[str, Any]], Awaitable[Any]]
+ARCHIVE_FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 
 
 class Sessions:
@@ -236,13 +236,20 @@ class Sessions:
 
     def list(self, call: Call, params: Any) -> dict[str, Any]:
         cwd = check_absolute("session/list", "cwd", params.cwd) if params.cwd else None
+        archived = params.archived or "exclude"
+        if archived not in ARCHIVE_FILTERS:
+            raise InvalidParams(
+                f"session/list: archived must be exclude, include or only, not {archived!r}"
+            )
         after = uncursor(self.store.secret(), cwd, params.cursor) if params.cursor else None
         # Prompted sessions and those live here; the store filters before its LIMIT, so one row
         # past the page means there is a next page.
         live_ids = list(self.live)
         rows = self.store_call(
             "session/list",
-            lambda: self.store.list_sessions(cwd, after, PAGE_SIZE + 1, live=live_ids),
+            lambda: self.store.list_sessions(
+                cwd, after, PAGE_SIZE + 1, live=live_ids, archived=archived
+            ),
         )
         return page(rows, cwd, self.store.secret)
 
@@ -373,17 +380,6 @@ class Sessions:
                 log.error("session %s: persist goal: %s", session.id, exc)
                 return
             raise InternalError(f"{method}: persist goal: {redact(str(exc))}") from None
-
-    def touch_title(self, session: Session, text: str) -> str | None:
-        if session.record.title:
-            return None
-        title = title_from(text)
-        if not title:
-            return None
-        session.record.title = title
-        session.record.updated_at = now()
-        self.store.update_session(session.id, title=title, updated_at=session.record.updated_at)
-        return title
 
 
 def _on(session: Session, update: dict[str, Any]) -> str:

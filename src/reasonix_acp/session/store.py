@@ -213,15 +213,20 @@ class Store:
         limit: int,
         prompted_only: bool = True,
         live: Collection[str] = (),
+        archived: str = "include",
     ) -> list[SessionRecord]:
         """Newest first, then by id; `after` is the (updated_at, id) of the previous page's last.
 
         `prompted_only` keeps the sessions with a turn and those whose id is in `live` (open in
-        the caller's process). The filter is in the query, before the LIMIT, so `limit` rows come
-        back whenever that many match: a caller asking for one more than a page knows from the
-        count alone whether there is another page."""
+        the caller's process); `archived` is session/list's filter (exclude, include, only).
+        The filters are in the query, before the LIMIT, so `limit` rows come back whenever that
+        many match: a caller asking for one more than a page knows from the count alone whether
+        there is another page."""
         where: list[str] = []
         args: list[Any] = []
+        if archived != "include":
+            where.append("archived = ?")
+            args.append(int(archived == "only"))
         if prompted_only:
             # One parameter for any number of live ids (no per-id placeholders to run out of).
             where.append("(turn_count > 0 OR id IN (SELECT value FROM json_each(?)))")
@@ -248,7 +253,7 @@ class Store:
         host, does not block. The check and the delete are one transaction, so no other
         process can take the lease in between."""
         with self._write() as db:
-            holder = self._holder_elsewhere(db, session_id)
+            holder = self.holder_elsewhere(db, session_id)
             if holder is not None:
                 raise LeaseHeld(holder)
             db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
@@ -358,7 +363,7 @@ class Store:
     def holder_text(self) -> str:
         return f"process {self.pid} on {self.host}"
 
-    def _holder_elsewhere(self, db: sqlite3.Connection, session_id: str) -> str | None:
+    def holder_elsewhere(self, db: sqlite3.Connection, session_id: str) -> str | None:
         """Who holds the session's lease, unless nobody does, this process does, or a process
         that is gone from this host did. A holder on another host is never presumed gone."""
         row = db.execute(
@@ -373,7 +378,7 @@ class Store:
 
     def acquire_lease(self, session_id: str) -> None:
         with self._write() as db:
-            holder = self._holder_elsewhere(db, session_id)
+            holder = self.holder_elsewhere(db, session_id)
             if holder is not None:
                 raise LeaseHeld(holder)
             self._lease(db, session_id)

@@ -75,6 +75,11 @@ MIGRATIONS: list[str] = [
         body TEXT NOT NULL
     );
     """,
+    # session/archive: an archived session keeps its history and is left out of the default
+    # session/list.
+    """
+    ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 DB_NAME = "reasonix-acp.sqlite3"
@@ -172,6 +177,7 @@ class SessionRecord:
     updated_at: str = ""
     event_count: int = 0
     turn_count: int = 0
+    archived: bool = False
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at
@@ -206,4 +212,5 @@ def record(row: sqlite3.Row) -> SessionRecord:
         except ValueError:
             log.warning("session %s: corrupt %s column ignored", values["id"], name)
             values[name] = []
+    values["archived"] = bool(values["archived"])
     return SessionRecord(**values)

@@ -28,6 +28,7 @@ from reasonix_acp.protocol.errors import AuthRequired, InternalError, InvalidReq
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.redact import redact
+from reasonix_acp.session.catalog import generated_title
 from reasonix_acp.session.changes import Changes
 from reasonix_acp.session.history import typed_text
 from reasonix_acp.session.live import Session
@@ -296,7 +297,7 @@ class Prompts:
             currency = session.config.currency_for(session.record.model)
             priced = {"amount": round(cost, 9), "currency": currency}
         self.sessions.send_usage(session, priced)
-        title = self.sessions.touch_title(session, text)
+        title = generated_title(self.sessions, session, text)
         if title is not None:
             info = {
                 "sessionUpdate": "session_info_update",
