@@ -13,7 +13,10 @@ the two that need the step: the reload's prefix and the context blocks):
   frame, the store and its blobs (as bytes), the agent's stderr or a request to the web server;
   a file's secret is excused where an allowed question named its file, in the question itself
   (the user sees it), and under danger-full-access but for the deny-rule file (deny rules hold
-  under every preset).
+  under every preset); and, but for the deny-rule file, in a model request made or a client
+  frame come after the user allowed a `read`, `list`, `glob` or `grep` question naming, as the
+  place it reads, its file or a folder above it (`Search '.' in ~/.ssh`: user.py `searched`),
+  and in the store from then on.
 - `web`: in a world whose [web] table denies 127.0.0.1 or does not list it, the server got no
   request at all.
 - `denied`: a command in deny_commands never ran (the world's logging stand-in for it).
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,23 +125,39 @@ class Checker:
         if changed:
             raise Broken(f"git: changed with no allowed question naming them: {changed}")
 
-    def _leaks(self, data: bytes, where: str, questions: bool = False) -> None:
+    def _leaks(
+        self, data: bytes, where: str, excused: Callable[[str, str], bool] = lambda n, p: False
+    ) -> None:
+        """Every secret in `data` not excused: by an allowed question naming its file, by
+        danger-full-access, or by `excused(name, path of its file)`."""
         for hit in found(data):
             name = OWNER[hit[0]]
             path = self.files.get(SECRETS[name])
             consented = self.full and name != "the deny-rule file"
-            if path is not None and (questions or consented or self.user.names(str(path))):
+            if path is not None and (
+                consented or self.user.names(str(path)) or excused(name, str(path))
+            ):
                 continue
             raise Broken(f"secrets: {name} ({hit[0].decode()!r}) in {where}")
+
+    def _searched(
+        self, request: int | None = None, frame: int | None = None
+    ) -> Callable[[str, str], bool]:
+        """A secret's file a reading or searching question the user allowed read, answered
+        before the request or frame (the deny-rule file never: a tool leaves it out)."""
+        return lambda name, path: (
+            name != "the deny-rule file" and self.user.searched(path, request, frame)
+        )
 
     def secrets(self, frames: list[dict[str, Any]], stderr: list[bytes]) -> None:
         bodies = self.server.bodies
         for n, body in enumerate(bodies[self.bodies :], self.bodies):
-            self._leaks(body, f"model request {n}")
+            self._leaks(body, f"model request {n}", self._searched(request=n))
         self.bodies = len(bodies)
-        for frame in frames[self.frames :]:
+        for at, frame in enumerate(frames[self.frames :], self.frames):
             asked = frame.get("method") == "session/request_permission"
-            self._leaks(json.dumps(frame).encode(), f"client frame {frame}", asked)
+            excused = (lambda n, p: True) if asked else self._searched(frame=at)
+            self._leaks(json.dumps(frame).encode(), f"client frame {frame}", excused)
         self.frames = len(frames)
         for n, text in enumerate(stderr[self.stderrs :], self.stderrs):
             self._leaks(text, f"the stderr of process {n + 1}")
@@ -152,7 +171,8 @@ class Checker:
             info = path.stat()
             if self.stored.get(path) == (info.st_mtime_ns, info.st_size):
                 continue  # scanned as it is
-            self._leaks(path.read_bytes(), f"the store's {path.relative_to(self.world.data)}")
+            where = f"the store's {path.relative_to(self.world.data)}"
+            self._leaks(path.read_bytes(), where, self._searched())
             self.stored[path] = (info.st_mtime_ns, info.st_size)
 
     def web_hits(self) -> None:

@@ -67,13 +67,15 @@ class Player:
         return self.call("session/set_config_option", params)
 
     def prompt(self, blocks: list[dict[str, Any]]) -> Frame:
-        """A prompt's answer; the agent's questions meanwhile answered by the user."""
+        """A prompt's answer; the agent's questions meanwhile answered by the user. `frames`
+        keeps its frames in the order they came, its questions among them."""
+        self._harvest()
         try:
-            frame = converse(self.client, self.sid, blocks, self._asked)
+            frame = converse(self.client, self.sid, blocks, self._asked, self.frames.append)
         except queue.Empty:
             raise Frozen("a prompt was not answered within the bound") from None
         finally:
-            self._harvest()
+            self.client.take_notes()  # kept as they came
         self.frames.append(frame)
         return frame
 

@@ -61,6 +61,8 @@ class Run:
         self.server = DeepSeek().__enter__()
         self.user = User(setting.policy, setting.grants, self.world.ws, self.world.home)
         self.player = Player(self.world, self.server, self.user)
+        self.user.requests = lambda: len(self.server.bodies)
+        self.user.frames = lambda: len(self.player.frames)
         self.checker = Checker(self.world, self.server, self.web, self.user)
         self.prompts = 0
         self.tasks = 0

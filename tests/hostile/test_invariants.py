@@ -16,8 +16,9 @@ import pytest
 
 from tests.deepseek_server import KEY
 from tests.hostile.invariants import Broken, windows
+from tests.hostile.moves import Turn, call
 from tests.hostile.run import Run
-from tests.hostile.world import VAULT, Setting
+from tests.hostile.world import SSH_PRIVATE, VAULT, Setting
 
 
 @pytest.fixture
@@ -112,3 +113,91 @@ def test_sixteen_characters_of_a_secret_are_the_secret() -> None:
     halves = (KEY[:15], KEY[15:])  # any cut leaves one half of 16 or more
     assert any(w in half.encode() for half in halves for w in windows(KEY))
     assert not any(w in b"deepseek-flash sk-" for w in windows(KEY))
+
+
+ALLOW_ONCE = Setting(policy="allow-once")
+
+
+def question(run: Run, name: str, title: str, place: Path) -> None:
+    """The user answers a question of `name` showing `title`, located at `place`."""
+    call = {"name": name, "title": title, "locations": [{"path": str(place)}]}
+    options = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
+    params = {"toolCall": call, "options": options}
+    run.user.answer({"method": "session/request_permission", "params": params})
+
+
+def request_holding(run: Run, path: Path) -> None:
+    """A model request holding the file's text, as a search's answer shows it."""
+    run.server.bodies.append(json.dumps({"messages": [{"content": path.read_text()}]}).encode())
+
+
+@pytest.mark.parametrize("run", [ALLOW_ONCE], indirect=True)
+def test_a_search_the_user_allowed_in_a_folder_excuses_what_is_under_it_from_then_on(
+    run: Run,
+) -> None:
+    ssh = run.world.home / ".ssh"
+    question(run, "grep", f"Search '.' in {ssh}", ssh)
+    request_holding(run, ssh / "id_ed25519")
+    run.player.frames.append({"method": "session/update", "params": {"text": SSH_PRIVATE}})
+    run.check()
+
+
+@pytest.mark.parametrize("run", [ALLOW_ONCE], indirect=True)
+def test_a_search_the_user_allowed_later_excuses_no_request_made_before(run: Run) -> None:
+    ssh = run.world.home / ".ssh"
+    request_holding(run, ssh / "id_ed25519")
+    question(run, "grep", f"Search '.' in {ssh}", ssh)
+    with pytest.raises(Broken, match=r"the ~/\.ssh private key"):
+        run.check()
+
+
+SEARCHED_NOT = {
+    "a line naming the folder": ("bash", "Run ls {ssh}", "{ssh}"),
+    "a title not naming it": ("glob", "Find keys/*", "{ssh}"),
+    "a search of another folder": ("grep", "Search '.' in {out}", "{out}"),
+}
+
+
+@pytest.mark.parametrize("run", [ALLOW_ONCE], indirect=True)
+@pytest.mark.parametrize("what", SEARCHED_NOT)
+def test_only_a_reading_question_naming_the_folder_it_reads_excuses_what_is_under_it(
+    run: Run, what: str
+) -> None:
+    ssh, out = run.world.home / ".ssh", run.world.outside
+    name, title, place = SEARCHED_NOT[what]
+    question(run, name, title.format(ssh=ssh, out=out), Path(place.format(ssh=ssh, out=out)))
+    request_holding(run, ssh / "id_ed25519")
+    with pytest.raises(Broken, match=r"the ~/\.ssh private key"):
+        run.check()
+
+
+@pytest.mark.parametrize("run", [ALLOW_ONCE], indirect=True)
+def test_a_search_the_user_allowed_never_excuses_the_deny_rule_file(run: Run) -> None:
+    vault = run.world.ws / "vault"
+    question(run, "grep", "Search '.' in vault", vault)
+    request_holding(run, vault / "token.txt")
+    with pytest.raises(Broken, match="the deny-rule file"):
+        run.check()
+
+
+@pytest.mark.parametrize("run", [ALLOW_ONCE], indirect=True)
+def test_a_grep_through_a_link_the_model_made_to_ssh_asked_and_allowed_is_not_a_break(
+    run: Run,
+) -> None:
+    """The last step of HOSTILE_SEED=2656775503 (allow-once): the question names ~/.ssh, the
+    folder searched, and the user allowed it."""
+    run.play(
+        Turn(
+            (
+                call(
+                    "write", path="keys/authorized_keys", content="ssh-ed25519 AAAA-model-key x\n"
+                ),
+                call("bash", command="rm -rf keys; ln -s ~/.ssh keys", timeout_ms=3000),
+                call("grep", pattern=".", path="keys"),
+            )
+        )
+    )
+    asked = [params["toolCall"] for params, _ in run.user.asked]
+    assert asked[-1]["title"] == f"Search '.' in {run.world.home / '.ssh'}", asked[-1]
+    assert SSH_PRIVATE.encode() in run.server.bodies[-1]
+    run.check()

@@ -11,7 +11,12 @@ diff, locations), which is what the invariants let a change or a secret be excus
 `names(path)` says whether an allowed question named a path: its absolute spelling, its
 spelling relative to the workspace, with `~/` or through a link in the workspace, or a folder
 above it so spelled and the rest of the path as a word;
-`names_above(path)` whether one named a folder above it, as a word of its own.
+`names_above(path)` whether one named a folder above it, as a word of its own;
+`searched(path, request, frame)` whether an allowed question of a tool that reads or searches
+(`read`, `list`, `glob`, `grep`) named, in its title and its locations, the place it read:
+`path` or a folder above it, and was answered before the model request `request` was made
+and before the client frame `frame` came (`Consent`: what the question consented to, and
+when). The user who allows `Search '.' in ~/.ssh` lets what is under it be shown, from then on.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +33,21 @@ NAMED = re.compile(r"`([^`]*)`")
 SCOPE = re.compile(r"Allow (?:reads|writes) under (/.*)/\*\* for this session")
 
 
+@dataclass(frozen=True)
+class Consent:
+    """An allowed question of a tool that reads or searches: the real place it named (in its
+    title and its locations), and when it was answered."""
+
+    place: str
+    requests: int  # model requests made by then
+    frames: int  # client frames come by then, the question's own included
+
+
 class User:
     """Answers questions by `policy`; `allowed` holds the text of each question it allowed,
-    `asked` every question's params in order (with the answer given)."""
+    `asked` every question's params in order (with the answer given), `consents` what each
+    allowed question of a reading or searching tool let be read. `requests` and `frames` count
+    the model requests made and the client frames come so far (the run sets them)."""
 
     def __init__(self, policy: str, grants: tuple[str, ...], ws: Path, home: Path) -> None:
         self.policy = policy
@@ -37,6 +56,9 @@ class User:
         self.home = home
         self.allowed: list[str] = []
         self.asked: list[tuple[dict[str, Any], str]] = []
+        self.consents: list[Consent] = []
+        self.requests: Callable[[], int] = lambda: 0
+        self.frames: Callable[[], int] = lambda: 0
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         """The result of an agent's request (only permission questions are expected)."""
@@ -46,7 +68,48 @@ class User:
         self.asked.append((params, choice))
         if choice.startswith("allow"):
             self.allowed.append(json.dumps(params.get("toolCall"), ensure_ascii=False))
+            self.consents += self._consents(params.get("toolCall"))
         return {"outcome": {"outcome": "selected", "optionId": choice}}
+
+    def _consents(self, call: Any) -> list[Consent]:
+        """What an allowed question let be read: the places a `read`, `list`, `glob` or `grep`
+        question names in its locations and, spelled whole, in its title."""
+        if not isinstance(call, dict) or call.get("name") not in ("read", "list", "glob", "grep"):
+            return []
+        title = str(call.get("title", ""))
+        places = [p.get("path") for p in call.get("locations") or [] if isinstance(p, dict)]
+        return [
+            Consent(place, self.requests(), self.frames())
+            for place in places
+            if isinstance(place, str)
+            and any(self._word(s).search(title) for s in self._shown(place))
+        ]
+
+    def _shown(self, place: str) -> list[str]:
+        """How a question's title writes a real place: from the workspace when under it (as
+        the agent shows it), else whole or with `~/`."""
+        if place == str(self.ws):
+            return ["."]
+        if place.startswith(f"{self.ws}/"):
+            return [os.path.relpath(place, self.ws)]
+        home = str(self.home)
+        tilde = ["~" + place[len(home) :]] if place == home or place.startswith(home + "/") else []
+        return [place, *tilde]
+
+    @staticmethod
+    def _word(spelled: str) -> re.Pattern[str]:
+        return re.compile(r"(?<![\w./~-])" + re.escape(spelled) + r"/?(?![\w./*-])")
+
+    def searched(self, path: str, request: int | None = None, frame: int | None = None) -> bool:
+        """Whether an allowed question of a reading or searching tool named `path` or a folder
+        above it as the place it read, answered before model request `request` was made and
+        client frame `frame` came (None: at any time)."""
+        return any(
+            (path == c.place or path.startswith(c.place.rstrip("/") + "/"))
+            and (request is None or request >= c.requests)
+            and (frame is None or frame >= c.frames)
+            for c in self.consents
+        )
 
     def choose(self, params: dict[str, Any]) -> str:
         options = {o["optionId"]: o for o in params.get("options", [])}
