@@ -17,19 +17,32 @@ named beside it in the suite).
   refused, and one naming a folder that holds such a path, or running a program in one (the
   workspace holding `vault/`), is asked with no answer for the session
   (src/reasonix_acp/turn/line_denied.py).
+- Fixed, its test kept: a file or search tool (`read`, `write`, `edit`, `list`, `glob`, `grep`)
+  judged the real path its path led to when the gate judged it, then worked out the path again
+  as it ran: a link swapped in between (by a background command while the user read the
+  question `Search '.' in .../outside/dir`) made it search ~/.ssh, read a private key or write
+  ~/.bashrc, none of which anyone was asked about. Found looking into HOSTILE_SEED=2656775503
+  (allow-once and the sandbox run), whose own failure was the checker's: its last step, a
+  `grep` of `keys` after `rm -rf keys; ln -s ~/.ssh keys`, asks `Search '.' in ~/.ssh`, which
+  the user allowed, and what is under a folder a reading question the user allowed names is
+  excused from then on (tests/hostile/user.py `searched`; tests/hostile/test_invariants.py).
+  The call now touches the path judged alone, or fails (src/reasonix_acp/tools/base.py
+  `judged_target`); a `glob`'s question names the real folder a link leads to.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.hostile.moves import Reload, Turn, call
 from tests.hostile.run import Run
 from tests.hostile.test_classes import Case, play_case
-from tests.hostile.world import Setting
+from tests.hostile.world import SSH_PRIVATE, Setting
 from tests.test_deepseek import stable
 
 
@@ -63,3 +76,62 @@ def test_a_granted_reader_never_shows_the_model_a_file_under_a_deny_rule(
 ) -> None:
     print(f"\nhostile model, a granted reader: seed {PEEK.seed}")
     play_case(PEEK, tmp_path_factory)
+
+
+# A call whose path is a link in the workspace: where the link leads when the user is asked,
+# and where it leads when the answer comes (a background command the model started swapped it
+# while the user read the question).
+SWAPPED = {
+    "grep": (call("grep", pattern=".", path="keys"), "@OUT@/dir", "@HOME@/.ssh"),
+    "list": (call("list", path="keys"), "@OUT@/dir", "@HOME@/.ssh"),
+    "glob": (call("glob", pattern="keys/*"), "@OUT@/dir", "@HOME@/.ssh"),
+    "read": (call("read", path="keys"), "@OUT@/canary", "@HOME@/.ssh/id_ed25519"),
+    "write": (
+        call("write", path="keys", content="the model's\n"),
+        "@OUT@/target",
+        "@HOME@/.bashrc",
+    ),
+    "edit": (
+        call("edit", path="keys", edits=[{"old_text": "\n", "new_text": " (edited)\n"}]),
+        "@OUT@/target",
+        "@HOME@/.bashrc",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SWAPPED)
+def test_a_call_touches_the_place_the_user_was_asked_about_not_where_a_link_leads_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    played = Run(Setting(policy="allow-once"), tmp_path)
+    try:
+        made, asked_at, later = SWAPPED[name]
+        world = played.world
+        keys = world.ws / "keys"
+        keys.symlink_to(world.spell(asked_at))
+        bashrc = (world.home / ".bashrc").read_bytes()
+        answer = played.user.answer
+        swapped: list[str] = []
+
+        def swapping(request: dict[str, Any]) -> dict[str, Any]:
+            call_shown = request["params"]["toolCall"]
+            if call_shown.get("name") == name and not swapped:
+                assert world.spell(asked_at) in json.dumps(call_shown), call_shown
+                keys.unlink()
+                keys.symlink_to(world.spell(later))
+                swapped.append(call_shown["title"])
+            return answer(request)
+
+        monkeypatch.setattr(played.user, "answer", swapping)
+        played.play(Turn((made,)))
+        assert swapped, "the user was not asked"
+        said = [
+            m["content"]
+            for m in json.loads(played.server.bodies[-1])["messages"]
+            if m["role"] == "tool"
+        ]
+        assert not any(SSH_PRIVATE in b.decode() for b in played.server.bodies), said
+        assert not any("authorized_keys" in s for s in said), said
+        assert (world.home / ".bashrc").read_bytes() == bashrc, said
+    finally:
+        played.close()

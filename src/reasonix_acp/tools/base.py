@@ -69,6 +69,9 @@ class ToolContext:
     charge: Any = None
     jobs: Any = None  # tools/background.Jobs: the session's background commands
     checkpoint: Any = None  # checkpoints/recorder.Recorder: what the turn's calls change
+    # Set per call by the permission gate (turn/gate.py): the real path it judged, the one
+    # the call may touch (`judged_target`); None until the gate has judged the call.
+    judged: str | None = None
 
     def __post_init__(self) -> None:
         if self.workspace.cwd == "/" and self.cwd != "/":
@@ -112,3 +115,20 @@ def string_arg(args: dict[str, Any], key: str = "path", default: str | None = No
 
 def text_content(text: str) -> list[dict[str, Any]]:
     return [{"type": "content", "content": {"type": "text", "text": text}}]
+
+
+def judged_target(tool: Any, args: dict[str, Any], ctx: ToolContext) -> str:
+    """The real path a file or search tool touches as it runs: its `target` now, which must be
+    the one the permission gate judged (`ctx.judged`, what the user was asked about). A link
+    changed since (swapped by a background command while the question was open) fails the
+    call, nothing read or written: the call never reaches a place nobody judged."""
+    now: str = tool.target(args, ctx)
+    judged = ctx.judged
+    if judged is not None and now != judged:
+        shown = ctx.workspace.display
+        given = args.get("path", args.get("pattern"))
+        raise ToolFailed(
+            f"{tool.name}: {given!r} led to {shown(judged)} when the call was judged and leads "
+            f"to {shown(now)} now (a link changed): nothing was done; make the call again"
+        )
+    return now

@@ -2,7 +2,8 @@
 in tools/search.py.
 
 Each declares the access it needs for the path it touches (`access`), which the turn runner
-checks against the session's preset before running it; the tools themselves only do the work.
+checks against the session's preset before running it; the tools themselves only do the work,
+on the real path judged (tools/base.py `judged_target`: a link swapped since fails the call).
 Writes and edits return `diff` content (`oldText: null` for a new file), and say it before they
 run (`proposed`: the permission question shows it). Reads and writes go
 through the client's file system when it offers one (tools/bridge.py).
@@ -21,6 +22,7 @@ from reasonix_acp.tools.base import (
     ToolFailed,
     ToolResult,
     function_schema,
+    judged_target,
     string_arg,
     text_content,
 )
@@ -94,7 +96,7 @@ class ReadFile:
         return [loc]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        real = self.target(args, ctx)
+        real = judged_target(self, args, ctx)
         lines = (await _load(ctx, real)).splitlines(keepends=True)
         raw_offset, raw_limit = args.get("offset"), args.get("limit")
         offset: int = raw_offset if isinstance(raw_offset, int) else 1
@@ -196,7 +198,7 @@ class WriteFile:
 
     async def proposed(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """The change it would make, as `diff` content (`oldText: null`: a new file)."""
-        real = self.target(args, ctx)
+        real = judged_target(self, args, ctx)
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolFailed("`content` must be a string")
@@ -243,7 +245,7 @@ class EditFile:
 
     async def proposed(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """The change it would make, as `diff` content; ToolFailed when an edit cannot apply."""
-        real = self.target(args, ctx)
+        real = judged_target(self, args, ctx)
         edits = args.get("edits")
         if not isinstance(edits, list) or not edits:
             raise ToolFailed("`edits` must be a non-empty list")

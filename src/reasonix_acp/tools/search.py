@@ -2,9 +2,12 @@
 
 Each is judged twice. Before it runs, the gate judges the directory it searches (`target`: for
 glob, the pattern's fixed part after `..` in it is resolved, so `s*/../../x/*` is judged as
-`../x`). While it runs, every result is judged after `realpath` (Workspace.reports): one outside
-the roots or matched by a deny rule is left out, and the answer says how many were. Symbolic
-links to directories are not followed.
+`../x`), and that real directory is the one searched: a path that leads elsewhere by the time
+the call runs (a link swapped while the user was asked) fails it (tools/base.py
+`judged_target`). While it runs, every result is judged after `realpath` against the judged
+directory (Workspace.reports): one outside the roots (and outside that directory) or matched by
+a deny rule is left out, and the answer says how many were. Symbolic links to directories are
+not followed.
 
 The walk runs in a worker thread, so the event loop keeps answering (`session/cancel`,
 `session/list`) during a search over a big tree; a cancel stops it at the next file. Results,
@@ -31,6 +34,7 @@ from reasonix_acp.tools.base import (
     ToolFailed,
     ToolResult,
     function_schema,
+    judged_target,
     string_arg,
     text_content,
 )
@@ -114,7 +118,7 @@ class ListDir:
         return [{"path": self.target(args, ctx)}]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        real = self.target(args, ctx)
+        real = judged_target(self, args, ctx)
         return await off_loop(lambda stop: self._list(real, ctx.workspace))
 
     def _list(self, real: str, workspace: Workspace) -> ToolResult:
@@ -212,7 +216,15 @@ class Glob:
         return os.path.realpath(split_pattern(string_arg(args, "pattern"), ctx.cwd)[0])
 
     def title(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return f"Find {args.get('pattern', '')}"
+        """The pattern, and the real directory searched where a link on the way leads
+        elsewhere than the pattern reads (`keys/*`, `keys` a link to ~/.ssh)."""
+        pattern = args.get("pattern", "")
+        if not isinstance(pattern, str) or not pattern:
+            return f"Find {pattern}"
+        real = self.target(args, ctx)
+        if real == split_pattern(pattern, os.path.realpath(ctx.cwd))[0]:
+            return f"Find {pattern}"
+        return f"Find {pattern} in {ctx.workspace.display(real)}"
 
     def locations(self, args: dict[str, Any], ctx: ToolContext) -> list[dict[str, Any]]:
         return [{"path": self.target(args, ctx)}]
@@ -224,7 +236,7 @@ class Glob:
             matcher = translate(rest)
         except ValueError as exc:
             raise ToolFailed(f"glob: {pattern!r} is not a valid pattern: {exc}") from None
-        real = self.target(args, ctx)
+        real = judged_target(self, args, ctx)
         return await off_loop(lambda stop: self._glob(fixed, matcher, real, ctx.workspace, stop))
 
     def _glob(
@@ -288,7 +300,7 @@ class Grep:
             raise ToolFailed(
                 f"grep: {given!r} is not a valid regular expression: {reason}"
             ) from None
-        root = self.target(args, ctx)
+        root = judged_target(self, args, ctx)
         return await off_loop(lambda stop: self._grep(pattern, root, ctx.workspace, stop))
 
     def _files(self, root: str, stop: threading.Event, tally: Tally) -> Iterator[str]:

@@ -34,6 +34,12 @@ the sandbox stopped is offered once for a run outside it (`rerun_outside`), unle
 said not to offer that again in this session, or a deny rule a mount hid would refuse or ask
 it there.
 
+A file or search tool's call is judged on the real path it leads to (`target`), which the
+question names (its locations, shown when the call started: a call whose path leads elsewhere
+by the time it is judged fails unasked), and the call touches that path alone: it is kept as
+the call's `judged`, and a run that finds the path leading elsewhere (a link swapped while the
+question was open) fails, nothing read or written (tools/base.py `judged_target`).
+
 A refused or failed question is a rejection; a cancelled one cancels the turn.
 """
 
@@ -93,6 +99,8 @@ class Gate:
         real = tool.target(args, context)
         access = tool.access
         by_path = not hasattr(tool, "grant_scope")
+        if by_path:  # what the call may touch as it runs (tools/base.py judged_target)
+            context.judged = real
         scope = scope_of(real) if by_path else tool.grant_scope(args, context)
         if access == "network":  # `real` is a host: [web] deny, then [web] allow
             if self.rules.web.denied(real):
@@ -118,6 +126,8 @@ class Gate:
                 if allowed and git:  # no answer covers a `.git`: each write there asks
                     continue
                 return allowed
+        if by_path:
+            _names_target(tool, shown, real, workspace)
         what = _what(access, scope)
         if hasattr(tool, "proposed"):
             shown = await self._with_change(tool, args, shown, context)
@@ -266,6 +276,18 @@ def _plan_holds(tool: Any, context: ToolContext) -> None:
     if access == "execute" and (sandbox is None or not sandbox.whole()):
         why = "no read-only sandbox confines commands here"
         raise ToolFailed(f"{PLAN_MODE}: {why}, so commands do not run. {PLAN_NEXT}")
+
+
+def _names_target(tool: Any, shown: dict[str, Any], real: str, workspace: Any) -> None:
+    """The question names the place judged: the call's locations, shown when it started, are
+    where its path leads now; else a link changed in between and the call fails unasked."""
+    places = [p.get("path") for p in shown.get("locations") or [] if isinstance(p, dict)]
+    if places and real not in places:
+        raise ToolFailed(
+            f"{tool.name}: the call was shown at {workspace.display(str(places[0]))} and leads "
+            f"to {workspace.display(real)} now (a link changed): nothing was asked or done; "
+            "make the call again"
+        )
 
 
 def _unjudged_option(options: list[dict[str, Any]], whys: list[str]) -> list[dict[str, Any]]:

@@ -120,6 +120,7 @@ class ToolCalls:
             "x-tool": call.name,
         }
         context.call_id = call_id
+        context.judged = None  # the gate sets it for this call
         if isinstance(args, dict):
             shown_input = getattr(tool, "shown_input", lambda given: given)(args)
             if shown_input is not None:  # None: the tool says its input otherwise
