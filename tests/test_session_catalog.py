@@ -5,12 +5,15 @@ the official Python SDK (agent-client-protocol 0.12.1) has none of these methods
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from tests.client import Client
 from tests.test_fork import prompt
+from tests.test_session_wedges import Wire, delay, is_update, text
 from tests.test_sessions import updates_of
+from tests.transcript import Scenario
 
 
 def listed(c: Client, **params: Any) -> dict[str, dict[str, Any]]:
@@ -166,3 +169,20 @@ def test_archiving_a_session_another_process_has_open_is_refused(tmp_path: Path)
     assert first.close() == 0
     assert second.result("session/archive", {"sessionId": sid}) == {}
     assert second.close() == 0
+
+
+def test_archiving_a_session_mid_turn_ends_the_turn_then_archives_it(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    steps = [text("slow "), delay(5000), text("reply")]
+    script.write_text(json.dumps({"steps": steps}) + "\n", encoding="utf-8")
+    agent = Wire(tmp_path, ["--model", "offline", "--script", str(script)], Scenario(tmp_path))
+    sid = agent.start()
+    running = agent.prompt(sid, "start")
+    agent.wait_for(is_update(sid, "agent_message_chunk", "slow"), "the turn's first words")
+    assert agent.call("session/archive", {"sessionId": sid})["result"] == {}
+    assert agent.answer(running)["result"] == {"stopReason": "cancelled"}
+    status = agent.call("session/status", {"sessionId": sid})["result"]
+    assert status == {"status": "saved"}
+    only = agent.call("session/list", {"archived": "only"})["result"]["sessions"]
+    assert [s["sessionId"] for s in only] == [sid]
+    assert agent.finish() == 0
