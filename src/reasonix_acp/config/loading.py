@@ -363,11 +363,13 @@ def _default_model(config: Config, chosen: Any) -> None:
 
 def _taken(provider: ProviderConfig, model: str) -> bool:
     """Whether a start-up model its provider does not list is taken as named: one DeepSeek
-    documents, or any on an OpenAI-compatible endpoint that names no models (its list is known
-    once asked). Else `session/new` asks the endpoint, and refuses a model it does not serve
+    documents, the offline model, or any on an OpenAI-compatible endpoint that names no models
+    (its list is known once asked). Else `session/new` asks the endpoint, and refuses a model it does not serve
     (providers/discovery.py: `confirm`)."""
     if provider.dialect == "deepseek":
         return documented(model)
+    if provider.kind == "offline":  # a table of its own (its prices) names no models
+        return model == OFFLINE_MODEL.partition("/")[2]
     return provider.kind == "openai" and not provider.models
 
 
