@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.client import Client
+from tests.sse_server import Server
 from tests.transcript import Scenario, acp_command
 
 
@@ -21,10 +22,12 @@ def test_setup_writes_0600_over_a_leftover_world_readable_temp_file(tmp_path: Pa
     leftover.write_text("stale\n")
     leftover.chmod(0o644)
     env = {**os.environ, "REASONIX_ACP_CONFIG_DIR": str(tmp_path)}
-    answers = b"openai\nhttp://127.0.0.1:11434/v1\nsk-mode-test-000111\nllama3\n"
-    done = subprocess.run(
-        [*acp_command(), "setup"], input=answers, capture_output=True, env=env, timeout=30
-    )
+    with Server() as server:  # setup checks the endpoint it writes
+        server.models = ["llama3"]
+        answers = f"openai\n{server.url}\nsk-mode-test-000111\nllama3\n".encode()
+        done = subprocess.run(
+            [*acp_command(), "setup"], input=answers, capture_output=True, env=env, timeout=30
+        )
     assert done.returncode == 0, done.stderr
     assert mode(tmp_path / "config.toml") == 0o600
     assert "sk-mode-test-000111" in (tmp_path / "config.toml").read_text()
