@@ -137,3 +137,13 @@ def test_a_retired_deepseek_model_is_refused_naming_the_current_ones(tmp_path: P
             assert "retired" in said and model in said, said
             assert "deepseek-flash" in said and "deepseek-v4-pro" in said, said
             assert not (tmp_path / "config" / "config.toml").exists()
+
+
+def test_a_usual_variable_that_would_win_over_the_key_given_is_noted(tmp_path: Path) -> None:
+    """The agent takes DEEPSEEK_API_KEY over config.toml's key: setup says so when it is set
+    and the key given is another one."""
+    with DeepSeek() as server:
+        given = ("--provider", "deepseek", "--base-url", server.url, "--api-key-env", "MINE")
+        done = setup(tmp_path, *given, MINE=KEY, DEEPSEEK_API_KEY="sk-another-0000")
+    assert done.returncode == 0, done.stderr
+    assert "DEEPSEEK_API_KEY is set here" in done.stderr, done.stderr

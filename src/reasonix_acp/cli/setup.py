@@ -80,6 +80,8 @@ PRESETS = {
     "llamacpp": Preset("openai", "http://127.0.0.1:8080/v1"),
     "openrouter": Preset("openai", "https://openrouter.ai/api/v1", "", "OPENROUTER_API_KEY"),
 }
+# The providers whose usual variable, when set, wins over config.toml (config/loading.py).
+ENVIRONMENT_WINS = ("deepseek", "openai")
 # An answer to the key question that names the variable holding the key, not the key itself.
 VARIABLE = re.compile(r"\$?([A-Z_][A-Z0-9_]*)")
 FLAGS = ("--provider", "--model", "--base-url", "--api-key-env")
@@ -372,6 +374,16 @@ def run_setup(args: list[str] | None = None) -> int:
     )
     if key := _where_the_key_is(target, choice):
         sys.stderr.write(f"acp setup: {key}.\n")
+    usual = PRESETS[choice.provider].key_env
+    if (
+        choice.provider in ENVIRONMENT_WINS
+        and os.environ.get(usual)
+        and choice.api_key_env != usual
+    ):
+        sys.stderr.write(
+            f"acp setup: note: {usual} is set here; an agent started with it set uses it, not "
+            "the key above\n"
+        )
     sys.stderr.write(
         "Next: start a new session in your editor; an agent that is already running reads "
         "the file again when the editor authenticates.\n"
