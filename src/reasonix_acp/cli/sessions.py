@@ -100,6 +100,19 @@ def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
         out.write(line + "\n")
 
 
+def listing(store: Store, every: bool, out: TextIO) -> int:
+    """`list [--all]`: one line a session."""
+    rows = store.list_sessions(None, None, 10_000, prompted_only=not every)
+    if not rows:
+        hidden = not every and store.list_sessions(None, None, 1, prompted_only=False)
+        out.write("no prompted sessions (--all shows them all)\n" if hidden else "no sessions\n")
+    for r in rows:
+        turns = f"{r.turn_count:>3} turn{'' if r.turn_count == 1 else 's'}"
+        title = r.title or untitled(r.created_at)
+        out.write(f"{r.id}  {r.updated_at}  {turns:<9}  {r.cwd}  {title}\n")
+    return 0
+
+
 def _resolve(store: Store, given: str) -> str | None:
     """The session `given` names: its id, or the one id it is a prefix of (else said why)."""
     if store.get_session(given) is not None:
@@ -126,19 +139,7 @@ def run(store: Store, args: list[str], out: TextIO = sys.stdout) -> int:
         out.write(USAGE + "\n")
         return 0
     if command == "list":
-        every = "--all" in rest
-        rows = store.list_sessions(None, None, 10_000, prompted_only=not every)
-        if not rows:
-            hidden = not every and store.list_sessions(None, None, 1, prompted_only=False)
-            out.write(
-                "no prompted sessions (--all shows them all)\n" if hidden else "no sessions\n"
-            )
-        for r in rows:
-            turns = f"{r.turn_count:>3} turn{'' if r.turn_count == 1 else 's'}"
-            out.write(
-                f"{r.id}  {r.updated_at}  {turns:<9}  {r.cwd}  {r.title or untitled(r.created_at)}\n"
-            )
-        return 0
+        return listing(store, "--all" in rest, out)
     if not rest:
         sys.stderr.write(USAGE + "\n")
         return 2
