@@ -71,6 +71,22 @@ Faults:
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
   accept-unadvertised  serves image, audio and embedded resource content it does not advertise
   refuse-advertised    advertises image, audio and embedded context, then refuses them
+  title-bare     session/set_title answers {}, without the title it stored
+  title-unstored session/set_title answers, and session/list shows the old title
+  title-any      session/set_title takes a title that is only blanks
+  title-32602    session/set_title of an unknown session is -32602
+  archive-shape  session/archive answers a string
+  archive-listed session/archive leaves the session in the default session/list
+  archive-lost   session/list never lists an archived session, whatever its filter
+  archive-unflagged  session/list's sessions have no `archived`
+  archive-filter-lax  an archived filter it does not know is taken as exclude
+  archive-32602  session/archive of an unknown session is -32602
+  unarchive-shape  session/unarchive answers null
+  unarchive-noop session/unarchive leaves the session archived
+  status-shape   session/status answers {"state": ...}
+  status-saved   session/status says saved of a session it has open
+  status-open    session/status says open of a session it closed
+  status-32602   session/status of an unknown session is -32602
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -116,6 +132,9 @@ turning: set[str] = set()  # sessions whose turn is running
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
+titles: dict[str, str] = {}  # session → the client's title
+archived: set[str] = set()
+FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 initialized = False
 client_caps: dict[str, Any] = {}
 pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}  # our requests, by id
@@ -317,6 +336,9 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "delete": {},
                 "fork": {},
                 "additionalDirectories": {},
+                "title": {},
+                "archive": {},
+                "status": {},
             },
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
@@ -366,13 +388,22 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         wanted = params.get("cwd")
         if isinstance(wanted, str) and "list-unfiltered" not in BREAK:
             shown = [s for s in shown if places.get(s) == wanted]
-        listed = [{"sessionId": s, "cwd": places.get(s, "/")} for s in shown]
+        kept = params.get("archived") or "exclude"
+        if kept not in FILTERS and "archive-filter-lax" not in BREAK:
+            return error(rid, -32602, f"archived: unknown filter {kept}")
+        if kept in ("exclude", "only"):
+            shown = [s for s in shown if (s in archived) == (kept == "only")]
+        if "archive-lost" in BREAK:
+            shown = [s for s in shown if s not in archived]
+        listed = [listed_as(s) for s in shown]
         listed = [] if "list-empty" in BREAK else listed
         return result(rid, {"sessions": "none" if "schema" in BREAK else listed})
     if method == "session/delete" and not sessions.get(sid) and "delete-strict" not in BREAK:
         return result(rid, {})  # nothing to delete: done
     if method == "session/resume" and "resume-unserved" in BREAK:
         return error(rid, -32601, "Method not found")
+    if method in CATALOG:
+        return CATALOG[method](rid, str(sid), params)
     if not accept and not sessions.get(sid):
         return error(rid, -32602, f"unknown session {sid}")
     if method == "session/close" and str(sid) in turning and "close-busy" in BREAK:
@@ -473,6 +504,67 @@ def fork(rid: Any, source: str, params: dict[str, Any]) -> None:
     modes, option = mode_state(new)
     answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
     result(rid, {**answer, "configOptions": [option]})
+
+
+def listed_as(sid: str) -> dict[str, Any]:
+    info: dict[str, Any] = {"sessionId": sid, "cwd": places.get(sid, "/")}
+    if sid in titles:
+        info["title"] = titles[sid]
+    if "archive-unflagged" not in BREAK:
+        info["archived"] = sid in archived
+    return info
+
+
+def unknown(rid: Any, sid: str, fault: str) -> bool:
+    """An unknown session's refusal (-32002), True; False for a known one."""
+    if sid in sessions:
+        return False
+    error(rid, -32602 if fault in BREAK else -32002, f"unknown session {sid}")
+    return True
+
+
+def set_title(rid: Any, sid: str, params: dict[str, Any]) -> None:
+    title = " ".join(str(params.get("title", "")).split())
+    if not title and "title-any" not in BREAK:
+        return error(rid, -32602, "title is empty")
+    if unknown(rid, sid, "title-32602"):
+        return None
+    if "title-unstored" not in BREAK:
+        titles[sid] = title
+    return result(rid, {} if "title-bare" in BREAK else {"title": title})
+
+
+def archive(rid: Any, sid: str, params: dict[str, Any]) -> None:
+    if unknown(rid, sid, "archive-32602"):
+        return None
+    sessions[sid] = False  # closed, as session/close would
+    if "archive-listed" not in BREAK:
+        archived.add(sid)
+    return result(rid, "archived" if "archive-shape" in BREAK else {})
+
+
+def unarchive(rid: Any, sid: str, params: dict[str, Any]) -> None:
+    if unknown(rid, sid, "archive-32602"):
+        return None
+    if "unarchive-noop" not in BREAK:
+        archived.discard(sid)
+    return result(rid, None if "unarchive-shape" in BREAK else {})
+
+
+def status(rid: Any, sid: str, params: dict[str, Any]) -> None:
+    if unknown(rid, sid, "status-32602"):
+        return None
+    state = "open" if sessions[sid] else "saved"
+    state = "saved" if "status-saved" in BREAK else "open" if "status-open" in BREAK else state
+    return result(rid, {"state": state} if "status-shape" in BREAK else {"status": state})
+
+
+CATALOG = {
+    "session/set_title": set_title,
+    "session/archive": archive,
+    "session/unarchive": unarchive,
+    "session/status": status,
+}
 
 
 def serve(line: str) -> None:
