@@ -356,11 +356,15 @@ def _shown_line(
         notes.append("not provably safe: " + raw["unprovable"])
     title = shown.get("title", "Run")
     if len(commands) > 1 or notes:
-        # an unprovable line is shown as written: the grammar's view of it may hide what runs
-        shown_as = [line.text] if line.proof is None or not commands else commands
-        title = "Run " + " · ".join(shown_as)
+        # An unprovable line is shown as written: the grammar's view of it may hide what runs.
+        # So is one run in the background: agent-shell shows a question's title in place of
+        # its call's only where it holds the command word for word, and this one must say
+        # that the command keeps running.
+        background = args.get("run_in_background") is True
+        whole = line.proof is None or not commands or background
+        title = "Run " + " · ".join([line.text] if whole else commands)
         title = title if len(title) <= 160 else title[:157] + "..."
-        if args.get("run_in_background") is True:  # the call's own title says it too
+        if background:
             title += " in the background"
         if notes:
             title += " (" + "; ".join(notes) + ")"
