@@ -130,14 +130,14 @@ def test_method_table_is_the_x_method_annotations() -> None:
         if d.get("x-method") in pin.unstable.methods
     }
     unstable_methods = ["session/fork", "session/set_title", "session/archive"]
-    unstable_methods += ["session/unarchive", "session/status"]
-    assert taken == dict.fromkeys(unstable_methods, "agent")
+    unstable_methods += ["session/unarchive", "session/status", "auth/status"]
+    assert taken == {**dict.fromkeys(unstable_methods, "agent"), "auth/status_update": "client"}
     assert {m: s.side for m, s in generated.METHODS.items()} == {**annotated, **taken}
     stable = [
         m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
     ]
-    # the 13 stable methods, the legacy session/set_model, and the five unstable ones
-    assert len(stable) == 19
+    # the 13 stable methods, the legacy session/set_model, and the six unstable ones
+    assert len(stable) == 20
     assert generated.METHODS[generated.SESSION_CANCEL].kind == "notification"
     assert generated.METHODS[generated.SESSION_PROMPT].result == "ReasonixPromptResponse"
     assert generated.PROTOCOL_VERSION == 1

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from reasonix_acp.generated import models, unstable_models
+from reasonix_acp.generated import unstable_models
 from reasonix_acp.generated.methods import (
     METHODS,
     SESSION_LIST,
@@ -30,9 +30,9 @@ VALUES: list[Any] = [
     [{"name": "x", "command": "/bin/x", "args": [], "env": []}], {"cwd": "/w"},
 ]  # fmt: skip
 CASES: list[tuple[str, Callable[[dict[str, Any]], Any], type[BaseModel], list[str]]] = [
-    (SESSION_NEW, light.new_session, models.NewSessionRequest, ["cwd", "mcpServers"]),
-    (SESSION_LOAD, light.load_session, models.LoadSessionRequest, ["cwd", "mcpServers", "sessionId"]),
-    (SESSION_RESUME, light.resume_session, models.ResumeSessionRequest, ["cwd", "mcpServers", "sessionId"]),
+    (SESSION_NEW, light.new_session, unstable_models.NewSessionRequest, ["cwd", "mcpServers"]),
+    (SESSION_LOAD, light.load_session, unstable_models.LoadSessionRequest, ["cwd", "mcpServers", "sessionId"]),
+    (SESSION_RESUME, light.resume_session, unstable_models.ResumeSessionRequest, ["cwd", "mcpServers", "sessionId"]),
     (SESSION_LIST, light.list_sessions, unstable_models.ListSessionsRequest, ["cwd", "cursor"]),
 ]  # fmt: skip
 FIELDS = (
@@ -88,14 +88,14 @@ def test_other_shapes_go_to_the_model(params: dict[str, Any]) -> None:
     assert light.new_session(params) is None
     spec = METHODS[SESSION_NEW]
     try:
-        expected: Any = models.NewSessionRequest.model_validate(params)
+        expected: Any = unstable_models.NewSessionRequest.model_validate(params)
     except ValidationError:
         expected = None
     if expected is None:
         with pytest.raises(Exception, match="session/new: invalid params"):
             decode_params(spec, params)
     else:
-        assert isinstance(decode_params(spec, params), models.NewSessionRequest)
+        assert isinstance(decode_params(spec, params), unstable_models.NewSessionRequest)
 
 
 def test_the_plain_shapes_are_decoded_lightly() -> None:

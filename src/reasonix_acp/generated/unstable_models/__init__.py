@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, session/set_title, session/archive, session/unarchive, session/status, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 4ac811164a2741965f2c46c750383b105c8ecff39ba1f7cde7838d6780dc5837) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -13,8 +13,13 @@ from typing import Any
 WHERE: dict[str, Any] = {
     "ArchiveSessionRequest": "archive_session_request",
     "ArchiveSessionResponse": "archive_session_response",
+    "AuthAccount": "auth_account",
+    "AuthStatusCapabilities": "auth_status_capabilities",
+    "AuthStatusRequest": "auth_status_request",
+    "AuthStatusResponse": "auth_status_response",
+    "AuthStatusUpdateNotification": "auth_status_update_notification",
     "ErrorStopReason": "error_stop_reason",
-    "ForkSessionRequest": "system_prompt",
+    "ForkSessionRequest": "fork_session_request",
     "ForkSessionResponse": "fork_session_response",
     "IdleStateUpdate": "idle_state_update_cancelled",
     "IdleStateUpdateCancelled": "idle_state_update_cancelled",
@@ -26,7 +31,10 @@ WHERE: dict[str, Any] = {
     "IdleStateUpdateOther": "idle_state_update_cancelled",
     "IdleStateUpdateRefusal": "idle_state_update_cancelled",
     "ListSessionsRequest": "list_sessions_request",
+    "LoadSessionRequest": "load_session_request",
+    "NewSessionRequest": "new_session_request",
     "RequiresActionStateUpdate": "requires_action_state_update",
+    "ResumeSessionRequest": "resume_session_request",
     "RunningStateUpdate": "running_state_update",
     "SessionArchiveCapabilities": "session_archive_capabilities",
     "SessionCancelCapabilities": "session_cancel_capabilities",
@@ -37,6 +45,9 @@ WHERE: dict[str, Any] = {
     "SessionStatusCapabilities": "session_status_capabilities",
     "SessionStatusRequest": "session_status_request",
     "SessionStatusResponse": "session_status_response",
+    "SessionSystemPromptCapabilities": "session_system_prompt_override_capabilities",
+    "SessionSystemPromptModeCapabilities": "session_system_prompt_override_capabilities",
+    "SessionSystemPromptOverrideCapabilities": "session_system_prompt_override_capabilities",
     "SessionTitleCapabilities": "session_title_capabilities",
     "SetSessionTitleRequest": "set_session_title_request",
     "SetSessionTitleResponse": "set_session_title_response",
