@@ -31,11 +31,13 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
             "close": {},
             "delete": {},
             "additionalDirectories": {},
-            # unstable in the schema (Session{Fork,Title,Archive,Status}Capabilities)
+            # unstable in the schema (Session{Fork,Title,Archive,Status,SystemPrompt}Capabilities);
+            # systemPrompt without `mode`: append only (session/client_prompt.py)
             "fork": {},
             "title": {},
             "archive": {},
             "status": {},
+            "systemPrompt": {},
         },
         "auth": {"logout": {}},
         "_meta": vendor_meta(),

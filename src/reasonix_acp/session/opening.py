@@ -26,7 +26,7 @@ from reasonix_acp.providers.discovery import complete, confirm
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import checkpoint_from
 from reasonix_acp.redact import remember
-from reasonix_acp.session import controls
+from reasonix_acp.session import client_prompt, controls
 from reasonix_acp.session.images import replayable
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.params import check_absolute, check_cwd, check_session_id
@@ -86,6 +86,7 @@ class Opening:
         method = "session/new"
         cwd = check_absolute(method, "cwd", params.cwd)
         dirs = _directories(method, params)
+        system_prompt = client_prompt.given(method, params)
         config = self.sessions.runtime.config
         listed = None if config.unreadable else await complete(config)
         refusal = config.refusal()
@@ -105,6 +106,7 @@ class Opening:
             additional_directories=dirs,
             mcp_servers=servers,
             approval=controls.DEFAULT_APPROVAL,
+            system_prompt=system_prompt,
         )
         session = self._build(method, record, [])
         if config.retired_default is not None:  # the default model was named by a retired id
@@ -129,6 +131,7 @@ class Opening:
         source_id = check_session_id(method, params.session_id)
         cwd = check_absolute(method, "cwd", params.cwd)
         dirs = _directories(method, params)
+        system_prompt = client_prompt.given(method, params)
         source = self.sessions.store_call(
             method, lambda: self.sessions.store.get_session(source_id)
         )
@@ -146,6 +149,7 @@ class Opening:
             mode=source.mode,
             approval=source.approval,
             plan=source.plan,
+            system_prompt=source.system_prompt if system_prompt is None else system_prompt,
         )
         forked = self.sessions.store_call(
             method, lambda: self.sessions.store.fork_session(source_id, record)
@@ -175,11 +179,13 @@ class Opening:
     async def open_stored(self, call: Call, params: Any, replay: bool) -> dict[str, Any]:
         method = "session/load" if replay else "session/resume"
         session_id = check_session_id(method, params.session_id)
+        system_prompt = client_prompt.given(method, params)
         given = params.mcp_servers
         servers = _servers(given) if given is not None else None
         live = self.sessions.live.get(session_id)
         if live is not None:
-            return await self._reopen(call, method, live, params.cwd, servers, replay)
+            opening = (params.cwd, servers, system_prompt)
+            return await self._reopen(call, method, live, opening, replay)
         record = self.sessions.store_call(
             method, lambda: self.sessions.store.get_session(session_id)
         )
@@ -205,6 +211,7 @@ class Opening:
         if servers is not None and servers != record.mcp_servers:
             record.mcp_servers = servers
             self.sessions.store.update_session(session_id, mcp_servers=servers, touch=False)
+        self._keep(record, system_prompt)
         self.sessions.live[session_id] = session
         shown = None
         try:
@@ -216,19 +223,28 @@ class Opening:
         self._opened(call, session, shown, stored=True)
         return session.opening_result()
 
+    def _keep(self, record: SessionRecord, system_prompt: str | None) -> None:
+        """A client's systemPrompt given on load or resume is the session's from now on (its
+        next turn's system message); none given keeps the stored one."""
+        if system_prompt is not None and system_prompt != record.system_prompt:
+            record.system_prompt = system_prompt
+            self.sessions.store.update_session(record.id, system_prompt=system_prompt, touch=False)
+
     async def _reopen(
         self,
         call: Call,
         method: str,
         session: Session,
-        cwd: str | None,
-        servers: list[dict[str, Any]] | None,
+        opening: tuple[str | None, list[dict[str, Any]] | None, str | None],
         replay: bool,
     ) -> dict[str, Any]:
-        """Load or resume of a session live in this process: only while it is idle."""
+        """Load or resume of a session live in this process: only while it is idle. `opening`:
+        the request's cwd, MCP servers and systemPrompt text."""
+        cwd, servers, system_prompt = opening
         check_cwd(method, cwd, session.record)
         session.machine.fire("reopen", f"{method}: session is {{state}}")
         try:
+            self._keep(session.record, system_prompt)
             events = self.sessions.store_call(
                 method, lambda: self.sessions.store.transcript(session.id)
             )

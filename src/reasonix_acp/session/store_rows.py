@@ -80,6 +80,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
     """,
+    # A client's systemPrompt (append mode), kept as given: a load or resume that gives none
+    # sends the model the same system message.
+    """
+    ALTER TABLE sessions ADD COLUMN system_prompt TEXT;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 DB_NAME = "reasonix-acp.sqlite3"
@@ -178,6 +183,7 @@ class SessionRecord:
     event_count: int = 0
     turn_count: int = 0
     archived: bool = False
+    system_prompt: str | None = None  # the client's, appended to the agent's instructions
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at

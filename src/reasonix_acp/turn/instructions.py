@@ -21,6 +21,12 @@ STEER_NOTE = (
 )
 
 
+def with_client(project: str, client: str | None) -> str:
+    """The instructions after the agent's own: the project's, then the text a client's
+    `systemPrompt` appends (session/client_prompt.py), as given."""
+    return "\n\n".join(part for part in (project, client) if part)
+
+
 def system_message(mode: str, project: str = "") -> dict[str, Any]:
     """The system message for `mode`, with the project's instructions (project/instructions.py)
     after it: both fixed for the session until it reloads, so the prefix stays cached."""

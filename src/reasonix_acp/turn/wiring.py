@@ -38,6 +38,7 @@ from reasonix_acp.turn.compaction import CompactionSettings
 from reasonix_acp.turn.frames import fit
 from reasonix_acp.turn.gate import Ask, Gate
 from reasonix_acp.turn.goal import GoalUpdate
+from reasonix_acp.turn.instructions import with_client
 from reasonix_acp.turn.limits import Limits
 from reasonix_acp.turn.line_verdict import Rules
 from reasonix_acp.turn.report import TurnSettings
@@ -82,7 +83,7 @@ class Wiring:
             model=record.model,
             effort=record.effort,
             mode=record.mode,
-            instructions=project.prompt(),
+            instructions=with_client(project.prompt(), record.system_prompt),
             tools=[
                 *self.tools,
                 *([AskUser()] if record.mode != "goal" else []),  # goal mode runs unattended
