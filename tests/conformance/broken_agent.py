@@ -87,6 +87,9 @@ Faults:
   status-saved   session/status says saved of a session it has open
   status-open    session/status says open of a session it closed
   status-32602   session/status of an unknown session is -32602
+  sysprompt-refused  session/new refuses a systemPrompt in append mode
+  sysprompt-dropped  session/new takes a systemPrompt and tells the model nothing of it
+  sysprompt-any-mode session/new takes a systemPrompt mode it does not know as append
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -133,6 +136,7 @@ sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
 titles: dict[str, str] = {}  # session → the client's title
+system_prompts: dict[str, str] = {}  # session → its systemPrompt's text, told the model
 archived: set[str] = set()
 FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 initialized = False
@@ -339,6 +343,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "title": {},
                 "archive": {},
                 "status": {},
+                "systemPrompt": {},
             },
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
@@ -366,7 +371,12 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             return error(rid, -32602, "additionalDirectories is not supported")
         if "strict-fields" in BREAK and set(params) - {"cwd", "mcpServers"}:
             return error(rid, -32602, "unknown field")
+        system, refusal = system_prompt(params.get("systemPrompt"))
+        if refusal:
+            return error(rid, -32602, refusal)
         new = "s1" if "same-id" in BREAK and sessions else f"s{len(sessions) + 1}"
+        if system and "sysprompt-dropped" not in BREAK:
+            system_prompts[new] = system
         sessions[new] = True
         places[new] = cwd if isinstance(cwd, str) else "/"
         servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
@@ -460,6 +470,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
             for b in blocks
             if isinstance(b, dict)
         )
+        if str(sid) in system_prompts:  # the client's instructions, before the prompt
+            text = f"{system_prompts[str(sid)]}\n\n{text}"
         threading.Thread(target=turn, args=(rid, str(sid), cancels[str(sid)], text)).start()
         return None
     if method == "session/set_config_option" and "no-config" in QUIRK:
@@ -504,6 +516,21 @@ def fork(rid: Any, source: str, params: dict[str, Any]) -> None:
     modes, option = mode_state(new)
     answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
     result(rid, {**answer, "configOptions": [option]})
+
+
+def system_prompt(given: Any) -> tuple[str, str]:
+    """A systemPrompt's text (append mode, text blocks) and "", or "" and why it is refused."""
+    if not isinstance(given, dict):
+        return "", ""
+    if "sysprompt-refused" in BREAK:
+        return "", "systemPrompt is not supported"
+    if given.get("mode") != "append" and "sysprompt-any-mode" not in BREAK:
+        return "", f"systemPrompt mode {given.get('mode')!r} is not supported"
+    blocks = given.get("content") if isinstance(given.get("content"), list) else []
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    if not texts or len(texts) != len(blocks):
+        return "", "systemPrompt content must be text blocks"
+    return "\n\n".join(str(t) for t in texts), ""
 
 
 def listed_as(sid: str) -> dict[str, Any]:
