@@ -21,7 +21,7 @@ from reasonix_acp.protocol.errors import (
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
-from reasonix_acp.server import capabilities, collector, warm
+from reasonix_acp.server import auth, capabilities, collector, warm
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
@@ -108,10 +108,12 @@ class Agent:
         self.connection: Any = None
         self._services: Services | None = None
         self._config: Config | None = None
+        self.auth = auth.Reporter(lambda: self.config, self._notify)
         r = self.router = Router(guard=self._require_initialized)
         r.add(m.INITIALIZE, self.initialize, guarded=False)
         r.add(m.AUTHENTICATE, self.authenticate)
         r.add(m.LOGOUT, self.logout)
+        r.add(m.AUTH_STATUS, lambda c, p: self.auth.answer())
         # `mcpServers` entries arrive in shapes older than the schema (an env map, a missing
         # `type`, transport aliases): they are made regular before validation.
         mcp = _normalise_mcp_servers
@@ -205,6 +207,7 @@ class Agent:
         runtime = Runtime(
             store, config, self._provider_factory(config), self._notify, self._reload_config
         )
+        runtime.on_config = self.auth.changed  # a reload's config: auth/status_update
         runtime.status_wanted = lambda: bool(self.client is not None and self.client.status_updates)
         runtime.elicits = lambda: bool(
             self.client is not None
@@ -272,6 +275,7 @@ class Agent:
     def initialize(self, call: Call, client: ClientFeatures) -> dict[str, Any]:
         # A repeated initialize replaces what the client said before.
         self.client = client
+        self.auth.before()
         return capabilities.initialize_result(client, self.config.any_takes_images())
 
     def authenticate(self, call: Call, params: Any) -> dict[str, Any]:
@@ -288,16 +292,20 @@ class Agent:
         missing = fresh.incomplete()
         if missing is not None:
             raise AuthRequired(f"authenticate: {missing}")
+        self.auth.before()
         self._config = fresh
         if self._services is not None:
             self._services.sessions.runtime.renew(fresh, self._provider_factory(fresh))
+        self.auth.changed()
         return {}
 
     def logout(self, call: Call, params: Any) -> dict[str, Any]:
         # lazy: start-up
         from reasonix_acp import config
 
+        self.auth.before()
         config.clear_credentials(self.config)
+        self.auth.changed()
         return {}
 
     async def close(self) -> None:

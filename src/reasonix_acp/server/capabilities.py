@@ -39,7 +39,7 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
             "status": {},
             "systemPrompt": {},
         },
-        "auth": {"logout": {}},
+        "auth": {"logout": {}, "status": {}},  # status: unstable (AuthStatusCapabilities)
         "_meta": vendor_meta(),
     }
 

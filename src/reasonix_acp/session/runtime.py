@@ -56,6 +56,8 @@ class Runtime:
         self.status_wanted: Callable[[], bool] = lambda: False
         # Whether the client can answer an MCP server's elicitation; set by the agent.
         self.elicits: Callable[[], bool] = lambda: False
+        # Called when the config sessions start with is replaced (auth/status_update).
+        self.on_config: Callable[[], None] = lambda: None
 
     @property
     def config(self) -> Config:
@@ -65,6 +67,7 @@ class Runtime:
     def renew(self, config: Config, make_provider: MakeProvider) -> None:
         """Sessions opened from now on start with `config` (plugins are found again lazily)."""
         self._config, self._make_provider, self._defaults = config, make_provider, None
+        self.on_config()
 
     @property
     def defaults(self) -> Settings:
@@ -155,6 +158,7 @@ class Runtime:
     def adopt(self, settings: Settings) -> None:
         """Sessions opened from now on start with `settings`."""
         self._defaults = settings
+        self.on_config()
 
     def close(self) -> None:
         if self._inboxes is not None:
