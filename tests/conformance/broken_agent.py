@@ -90,6 +90,8 @@ Faults:
   sysprompt-refused  session/new refuses a systemPrompt in append mode
   sysprompt-dropped  session/new takes a systemPrompt and tells the model nothing of it
   sysprompt-any-mode session/new takes a systemPrompt mode it does not know as append
+  auth-status-shape  auth/status answers {"status": "ok"}, without its state
+  auth-status-32000  auth/status is refused with auth_required (-32000)
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -345,6 +347,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "status": {},
                 "systemPrompt": {},
             },
+            "auth": {"status": {}},
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
         "authMethods": auth_methods(),
@@ -533,6 +536,15 @@ def system_prompt(given: Any) -> tuple[str, str]:
     return "\n\n".join(str(t) for t in texts), ""
 
 
+def auth_status(rid: Any) -> None:
+    """Nothing to sign in to: it has no model of its own to reach."""
+    if "auth-status-32000" in BREAK:
+        return error(rid, -32000, "authentication required")
+    return result(
+        rid, {"status": "ok"} if "auth-status-shape" in BREAK else {"state": "not_required"}
+    )
+
+
 def listed_as(sid: str) -> dict[str, Any]:
     info: dict[str, Any] = {"sessionId": sid, "cwd": places.get(sid, "/")}
     if sid in titles:
@@ -635,6 +647,8 @@ def serve(line: str) -> None:
         return None
     if method.startswith("session/") and method != "session/teleport":
         return session_method(rid, method, params)
+    if method == "auth/status":
+        return auth_status(rid)
     if "unknown-result" in BREAK:
         return result(rid, {})
     if "lax" in QUIRK and method.startswith("_"):

@@ -65,6 +65,8 @@ SUITES = [
     ("sysprompt-refused", "core.session.system-prompt"),
     ("sysprompt-dropped", "core.session.system-prompt"),
     ("sysprompt-any-mode", "core.session.system-prompt"),
+    ("auth-status-shape", "core.auth.status"),
+    ("auth-status-32000", "core.auth.status"),
     ("tool-unnamed", "client.fs.write"),
     # what acp-tck checks too (docs/conformance.md): one scenario each
     ("no-agent-info", "core.initialize.v1"),
@@ -452,6 +454,8 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "sysprompt-refused": ("core.session.system-prompt",),
     "sysprompt-dropped": ("core.session.system-prompt",),
     "sysprompt-any-mode": ("core.session.system-prompt",),
+    "auth-status-shape": ("core.auth.status",),
+    "auth-status-32000": ("core.auth.status",),
     "tool-unnamed": ("client.fs.write",),
     "no-agent-info": ("core.initialize.v1",),
     "same-id": ("core.session-new.fields",),
