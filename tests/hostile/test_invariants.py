@@ -201,3 +201,14 @@ def test_a_grep_through_a_link_the_model_made_to_ssh_asked_and_allowed_is_not_a_
     assert asked[-1]["title"] == f"Search '.' in {run.world.home / '.ssh'}", asked[-1]
     assert SSH_PRIVATE.encode() in run.server.bodies[-1]
     run.check()
+
+
+@pytest.mark.parametrize("run", [Setting(policy="allow-once")], indirect=True)
+def test_a_write_through_a_link_the_turn_then_removed_is_named_by_its_question(run: Run) -> None:
+    """The question named the place through a link that was there when it was asked: the turn
+    removing the link afterwards does not make the write unasked (HOSTILE_SEED=3443407876)."""
+    run.play(Turn((call("bash", command="rm -r sub && ln -s @OUT@/dir sub"),)))
+    loop = "for d in sub @OUT@; do echo X > d.txt; cd $d; done"
+    run.play(Turn((call("bash", command=loop), call("bash", command="rm -f sub"))))
+    assert (run.world.outside / "dir" / "d.txt").exists()
+    run.check()

@@ -55,6 +55,7 @@ class User:
         self.ws = ws
         self.home = home
         self.allowed: list[str] = []
+        self.seen: list[dict[str, list[str]]] = []  # the links as each allowed question met them
         self.asked: list[tuple[dict[str, Any], str]] = []
         self.consents: list[Consent] = []
         self.requests: Callable[[], int] = lambda: 0
@@ -68,6 +69,7 @@ class User:
         self.asked.append((params, choice))
         if choice.startswith("allow"):
             self.allowed.append(json.dumps(params.get("toolCall"), ensure_ascii=False))
+            self.seen.append(self.links())
             self.consents += self._consents(params.get("toolCall"))
         return {"outcome": {"outcome": "selected", "optionId": choice}}
 
@@ -153,31 +155,39 @@ class User:
 
     def names(self, path: str) -> bool:
         """Whether an allowed question named `path`: spelled whole, or a folder above it
-        spelled and the rest of the path from there as a word (`cd ~ && mkdir -p a/b`)."""
-        links = self.links()
-        spelled = self.spellings(path, links)
-        if any(s in text for s in spelled for text in self.allowed):
-            return True
-        folder = os.path.dirname(path)
-        while folder not in ("/", ""):
-            rest = re.escape(os.path.relpath(path, folder))
-            word = re.compile(r"(?<![\w.-])" + rest + r"(?![\w.-])")
-            folders = self.spellings(folder, links)
-            for text in self.allowed:
-                if any(f in text for f in folders) and word.search(text):
+        spelled and the rest of the path from there as a word (`cd ~ && mkdir -p a/b`); through
+        a link as the links were when it was asked, or are now."""
+        now = self.links()
+        for text, links in self._texts(now):
+            if any(s in text for s in self.spellings(path, links)):
+                return True
+            folder = os.path.dirname(path)
+            while folder not in ("/", ""):
+                rest = re.escape(os.path.relpath(path, folder))
+                word = re.compile(r"(?<![\w.-])" + rest + r"(?![\w.-])")
+                if any(f in text for f in self.spellings(folder, links)) and word.search(text):
                     return True
-            folder = os.path.dirname(folder)
+                folder = os.path.dirname(folder)
         return False
+
+    def _texts(self, now: dict[str, list[str]]) -> list[tuple[str, dict[str, list[str]]]]:
+        """Each allowed question's text, with the links it may name: those of when it was
+        asked (a link the same turn removes after it was followed) and those of now."""
+        out = []
+        for n, text in enumerate(self.allowed):
+            then = self.seen[n] if n < len(self.seen) else {}
+            out.append((text, {p: [*then.get(p, []), *now.get(p, [])] for p in {*then, *now}}))
+        return out
 
     def names_above(self, path: str) -> bool:
         """Whether an allowed question named a folder `path` is in, as a word of its own (what
-        `rm -r DIR` removes is named by DIR)."""
-        links = self.links()
-        folder = os.path.dirname(path)
-        while folder not in ("/", ""):
-            for spelled in self.spellings(folder, links):
-                word = re.compile(r"(?<![\w./~-])" + re.escape(spelled) + r"/?(?![\w./*-])")
-                if any(word.search(text) for text in self.allowed):
-                    return True
-            folder = os.path.dirname(folder)
+        `rm -r DIR` removes is named by DIR), through links as for `names`."""
+        for text, links in self._texts(self.links()):
+            folder = os.path.dirname(path)
+            while folder not in ("/", ""):
+                for spelled in self.spellings(folder, links):
+                    word = re.compile(r"(?<![\w./~-])" + re.escape(spelled) + r"/?(?![\w./*-])")
+                    if word.search(text):
+                        return True
+                folder = os.path.dirname(folder)
         return False
