@@ -1,6 +1,11 @@
 """`acp-conformance --agent "CMD ARGS"`: run the scenarios against an agent and report.
 
-Progress goes to stderr, one line a scenario (`--quiet`: none), the report to stdout.
+Progress goes to stderr, one line a scenario as it ends (`--quiet`: none), the report to stdout.
+`--jobs N` runs N scenarios at once, on threads: each scenario has its own agent process,
+directory, client and scripted model (run.py), so they share nothing but what is only read (the
+scenarios, the schemas), the probe of the `reasonix` suite (made once, before any of its
+scenarios runs) and stderr (whole lines, under a lock). The report keeps the scenarios' order
+whatever order they end in.
 Exit status: 0 when no MUST check failed, 1 when one did, 2 for a usage error.
 """
 
@@ -8,8 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +37,10 @@ EPILOG = """placeholders, filled in per scenario in --agent and in --env values:
 example:
   acp-conformance --agent "my-agent --acp --data-dir {tmp}/data" \\
       --env OPENAI_BASE_URL={model_url} --env OPENAI_API_KEY=x --wire-dir wire/
+
+--jobs N runs N scenarios at once (0: one per CPU), each with its own agent process; the
+report lists them in the same order as a run one after the other, and progress numbers them
+as they end. An agent slow under that load may need a longer --timeout.
 
 --wire-dir keeps, per scenario, <id>.ndjson (every line both ways and the agent's stderr,
 each with its time "t") and <id>.model.ndjson (each request to the scripted model: the tools
@@ -81,6 +94,14 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds to wait for the first answer of each agent process, which may be slow "
         "to start (default 30)",
     )
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="scenarios run at once, each with its own agent process (default 1: one after "
+        "another; 0: one per CPU); the report keeps the scenarios' order",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument(
         "--env",
@@ -90,6 +111,16 @@ def _parser() -> argparse.ArgumentParser:
         help="an environment variable for the agent (repeatable)",
     )
     return p
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = -1
+    if jobs < 0:
+        raise argparse.ArgumentTypeError(f"a number of scenarios at once, 0 or more: {text!r}")
+    return jobs or os.cpu_count() or 1
 
 
 def chosen(args: argparse.Namespace, scenarios: list[Scenario]) -> list[Scenario]:
@@ -139,34 +170,85 @@ def main(argv: list[str] | None = None) -> int:
 def run_all(
     picked: list[Scenario], settings: Settings, args: argparse.Namespace
 ) -> list[ScenarioResult]:
-    """Each scenario in turn, progress on stderr; the `reasonix` suite only after one probe
-    found its surface advertised."""
-    results: list[ScenarioResult] = []
-    surface: bool | None = None
+    """Each scenario, `args.jobs` at a time, progress on stderr; the `reasonix` suite only
+    after one probe found its surface advertised. The results are in the scenarios' order."""
     began = time.monotonic()
-    for number, scenario in enumerate(picked, 1):
+    progress = Progress(len(picked), args.quiet)
+    surface = Surface(settings)
+
+    def one(scenario: Scenario) -> ScenarioResult:
         started = time.monotonic()
-        if scenario.suite == "reasonix" and surface is None:
-            surface = probe.advertises_reasonix(settings)
         model: list[dict[str, Any]] = []
-        if scenario.suite == "reasonix" and not surface:
+        if scenario.suite == "reasonix" and not surface.advertised():
             result, wire = probe.skipped_suite(scenario), ""
         else:
             result, wire, model = run(scenario, settings)
-        results.append(result)
         if args.wire_dir is not None:
             keep(args.wire_dir, scenario.id, wire, model)
-        if not args.quiet:
-            took = time.monotonic() - started
-            sys.stderr.write(
-                f"[{number}/{len(picked)}] {result.status:7} {scenario.id} ({took:.1f} s)\n"
-            )
-    if not args.quiet:
+        progress.ended(result, time.monotonic() - started)
+        return result
+
+    jobs = min(args.jobs, len(picked))
+    results = at_once(one, picked, jobs) if jobs > 1 else [one(s) for s in picked]
+    progress.totals(results, time.monotonic() - began)
+    return results
+
+
+def at_once(
+    one: Callable[[Scenario], ScenarioResult], picked: list[Scenario], jobs: int
+) -> list[ScenarioResult]:
+    """`one` of every scenario on `jobs` threads, the results in the scenarios' order. The
+    first error (an agent that cannot start) stops the scenarios not started yet, waits for
+    those running (each stops its agent) and is raised."""
+    pool = ThreadPoolExecutor(jobs, thread_name_prefix="scenario")
+    try:
+        futures = [pool.submit(one, scenario) for scenario in picked]
+        for future in as_completed(futures):
+            future.result()
+        return [future.result() for future in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class Surface:
+    """Whether the agent advertises the `reasonix` suite's surface: probed once, by the first
+    scenario of the suite to start; the others wait for its answer."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.found: bool | None = None
+        self._lock = threading.Lock()
+
+    def advertised(self) -> bool:
+        with self._lock:
+            if self.found is None:
+                self.found = probe.advertises_reasonix(self.settings)
+            return self.found
+
+
+class Progress:
+    """Progress on stderr: a whole line a scenario as it ends, numbered in the order they
+    end, then the totals (`quiet`: nothing)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.quiet, self.done = total, quiet, 0
+        self._lock = threading.Lock()
+
+    def ended(self, result: ScenarioResult, took: float) -> None:
+        if self.quiet:
+            return
+        with self._lock:
+            self.done += 1
+            line = f"[{self.done}/{self.total}] {result.status:7} {result.id} ({took:.1f} s)\n"
+            sys.stderr.write(line)
+            sys.stderr.flush()
+
+    def totals(self, results: list[ScenarioResult], took: float) -> None:
+        if self.quiet:
+            return
         counts = report.totals(results)["scenarios"]
         said = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-        took = time.monotonic() - began
         sys.stderr.write(f"{len(results)} scenarios in {took:.1f} s: {said}\n")
-    return results
 
 
 def keep(folder: Path, sid: str, wire: str, model: list[dict[str, Any]]) -> None:

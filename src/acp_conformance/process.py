@@ -43,6 +43,14 @@ class Wire:
         )
 
 
+def _read_some(fd: int) -> bytes:
+    """What the pipe holds now (at least a byte, waiting for one), b"" at its end."""
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:
+        return b""
+
+
 class CannotStart(Exception):
     """The agent's command could not be started at all (not found, not executable)."""
 
@@ -54,6 +62,9 @@ class Agent:
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.not_utf8: list[str] = []  # lines of its stdout that are not UTF-8 (as read)
         self._writing = threading.Lock()  # the runner and the client's terminal threads write
+        # Held while a line sent is logged, and while the lines of one read are: never while
+        # writing to the agent, so reading its output never waits on a write its input blocks.
+        self._logging = threading.Lock()
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -70,20 +81,38 @@ class Agent:
         threading.Thread(target=self._stderr, daemon=True).start()
 
     def _read(self) -> None:
+        """The agent's stdout, line by line. The lines of one read are logged and queued
+        together, under the lock a send logs under: an answer to one of them (sent as soon as
+        the runner has it) is logged after them all, whichever thread the interpreter runs
+        first (with --jobs, many threads want it)."""
         assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            try:
-                line = raw.decode("utf-8").rstrip("\n")
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", "replace").rstrip("\n")
-                self.not_utf8.append(line)
-            self.wire.add("a2c", line)
-            try:
-                frame = json.loads(line)
-            except ValueError:
-                frame = None
-            self.frames.put(frame if isinstance(frame, dict) else {"_unparsed": line})
+        fd, rest = self.proc.stdout.fileno(), bytearray()
+        while chunk := _read_some(fd):
+            rest += chunk
+            if b"\n" not in chunk:
+                continue  # a line longer than one read: on with it
+            *lines, tail = rest.split(b"\n")
+            rest = bytearray(tail)
+            with self._logging:
+                for raw in lines:
+                    self._line(bytes(raw))
+        if rest:  # a last line without its newline
+            with self._logging:
+                self._line(bytes(rest))
         self.frames.put(None)  # end of output
+
+    def _line(self, raw: bytes) -> None:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "replace")
+            self.not_utf8.append(line)
+        self.wire.add("a2c", line)
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            frame = None
+        self.frames.put(frame if isinstance(frame, dict) else {"_unparsed": line})
 
     def _stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -93,7 +122,8 @@ class Agent:
     def send_line(self, text: str) -> None:
         assert self.proc.stdin is not None
         with self._writing:
-            self.wire.add("c2a", text)
+            with self._logging:
+                self.wire.add("c2a", text)
             try:
                 self.proc.stdin.write(text.encode("utf-8") + b"\n")
                 self.proc.stdin.flush()

@@ -38,6 +38,7 @@ the agent survives bad input and exits when its input ends.
 acp-conformance --agent "my-agent --acp" --json results.json --junit results.xml --wire-dir wire/
 acp-conformance --list                       # every scenario and check, with its level and citation
 acp-conformance --agent "..." --suite robustness --only robustness.parse-error --timeout 5
+acp-conformance --agent "..." --jobs 4       # four scenarios at once, reported in order
 ```
 
 In the agent command and in `--env K=V` values, `{tmp}` is a fresh directory per scenario,
@@ -63,10 +64,14 @@ acp-conformance --agent "acp --data-dir {tmp}/d" --env OPENAI_BASE_URL={model_ur
 ```
 
 A scenario that needs the model is SKIP when `{model_url}` appears nowhere in the command or the
-environment. Each scenario gets a fresh process; `--timeout` bounds each answer,
-`--start-timeout` (30 s) the first one of a process, and `--unanswered-timeout` (3 s) an answer
-to a frame no ACP client sends (a line that is not JSON, an invalid request), which an agent may
-leave unanswered. An agent command that cannot be started at all is said once, with exit
+environment. Each scenario gets a fresh process, and `--jobs N` runs N scenarios at once
+(default 1, one after another; 0, one per CPU): the report lists them in the same order as a
+run one after the other, and the progress lines are numbered as scenarios end. A scenario
+mostly waits (on answers, on timeouts), so jobs shorten a run until starting the agents fills
+the CPUs; an agent slow under that load may need a longer `--timeout`. `--timeout` bounds each
+answer, `--start-timeout` (30 s) the first one of a process, and `--unanswered-timeout` (3 s)
+an answer to a frame no ACP client sends (a line that is not JSON, an invalid request), which an
+agent may leave unanswered. An agent command that cannot be started at all is said once, with exit
 status 2. Progress goes to stderr, a line a scenario and the totals (`--quiet`: none). The JSON
 is `{"agent", "scenarios": [{"id", "suite", "status", "checks": [{"id", "level", "tier",
 "status", "detail"}], "wire", "stderrTail"}], "totals", "tiers"}`: a scenario that failed or
