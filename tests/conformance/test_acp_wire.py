@@ -7,7 +7,10 @@ tests/golden/ keeps the transcripts only `acp` can run: its offline model, confi
 restarts, plugins, MCP servers of its own.
 
 Scenarios whose wire depends on timing are not pinned (below, each with its reason); the
-runner still judges them structurally in test_runner.py."""
+runner still judges them structurally, here: one run of every scenario (`wire`) gives the
+snapshots their logs and `test_acp_passes_every_check` its results. Its tests run on one worker
+(SHARED, tests/conftest.py): a module fixture runs once in each worker that gets a test of its
+module."""
 
 from __future__ import annotations
 
@@ -18,11 +21,14 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree as ET
 
 import pytest
 
 import acp_conformance
 from acp_conformance.scenario import load_all
+from reasonix_acp.tools.sandbox import probe
+from tests.conformance.test_runner import conformance, statuses
 from tests.snapshot_ext import NDJSONSnapshotExtension
 from tests.titles import labelled, titles
 from tests.transcript import INTERPRETER, acp_command
@@ -38,6 +44,28 @@ UNPINNED = {
     "core.prompt.cancel-during-permission": "the cancel races the permission answer",
 }
 SCENARIOS = [s.id for s in load_all() if s.id not in UNPINNED]
+# `acp` asks no permission for a write inside the workspace (its default preset): these
+# checks have nothing to judge there and are SKIP; every other check must pass.
+ACP_SKIPS = {
+    "fs-write.permission-schema",
+    "fs-write.permission-options",
+    "fs-write.permission-option-ids",
+    "fs-write.permission-tool-known",
+    # Capabilities it does not advertise with the test's model (images, audio) or does
+    # (embedded context): the other side's check has nothing to judge.
+    "prompt-image.served",
+    "prompt-audio.served",
+    "prompt-embedded.refused",
+}
+# The scenarios whose model has a command run: run again with the sandbox as `acp` has it by
+# default (bubblewrap where it works), which the pinned run turns off (a sandboxed command
+# reaches the editor's terminal as a bwrap command line, whose mounts name the machine's paths).
+COMMANDS = [
+    s.id for s in load_all() if any(a.get("call") == "shell" for r in s.model or [] for a in r)
+]
+# Scenarios at once (acp-conformance --jobs): a few, as the pinned bytes of the scenarios that
+# cancel a running command hold only while `acp` answers within their settle windows.
+JOBS = "2"
 ENV = {
     "OPENAI_BASE_URL": "{model_url}",
     "OPENAI_MODEL": "conformance-model",
@@ -70,6 +98,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [
             *(sys.executable, "-m", "acp_conformance", "--agent", command, *env),
             *("--wire-dir", str(where), "--json", str(where / "results.json")),
+            *("--junit", str(where / "junit.xml"), "--jobs", JOBS),
         ],
         capture_output=True,
         text=True,
@@ -140,3 +169,31 @@ def test_wire(scenario: str, wire: Path, snapshot: Any) -> None:
     frames = [f for f in map(json.loads, lines) if f.get("dir") in ("c2a", "a2c")]
     pinned = "".join(json.dumps(pin(f), ensure_ascii=False) + "\n" for f in frames)
     assert pinned == snapshot(extension_class=NDJSONSnapshotExtension)
+
+
+def test_acp_passes_every_check(wire: Path) -> None:
+    results = json.loads((wire / "results.json").read_text())
+    found = statuses(results)
+    assert {c for c, status in found.items() if status != "pass"} == ACP_SKIPS
+    assert {found[c] for c in ACP_SKIPS} == {"skip"}
+    assert results["totals"]["checks"]["fail"] == 0
+    suites = ET.parse(wire / "junit.xml").getroot()
+    assert sum(int(s.get("tests", "0")) for s in suites) == len(found)
+    first = (wire / "core.initialize.v1.ndjson").read_text().splitlines()[0]
+    assert json.loads(first)["dir"] == "c2a"
+
+
+def test_acp_passes_the_command_scenarios_in_its_sandbox(tmp_path: Path) -> None:
+    """Where bubblewrap works, the commands reach the editor's terminal wrapped in it
+    (tests/tools/test_sandbox.py pins what the sandbox does)."""
+    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
+    env = {k: v for k, v in ENV.items() if k != "REASONIX_ACP_SANDBOX"}
+    only = ("--only", *COMMANDS, "--jobs", str(len(COMMANDS)), "--wire-dir", str(tmp_path))
+    results = conformance(tmp_path, command, *only, env=env)
+    assert results["exit"] == 0, results["stdout"]
+    assert set(statuses(results).values()) == {"pass"}, results["stdout"]
+    engine = probe()
+    log = (tmp_path / "client.terminal.run.ndjson").read_text(encoding="utf-8").splitlines()
+    sent = [json.loads(f["line"]) for f in map(json.loads, log) if f["dir"] == "a2c"]
+    created = [f["params"] for f in sent if f.get("method") == "terminal/create"]
+    assert created and all((c["command"] == engine.path) == engine.available for c in created)

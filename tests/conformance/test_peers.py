@@ -117,6 +117,7 @@ def _run(tmp: Path, peer: tuple[str, list[str], set[str], set[str]]) -> dict[str
     return conformance(where, agent, *waits, "--only", *peer[1], env=env)
 
 
+# One worker runs the module's tests (SHARED, tests/conftest.py): the runs are made once.
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("peers")

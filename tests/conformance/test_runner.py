@@ -1,6 +1,7 @@
-"""The conformance runner calibrated: `acp` passes every applicable check, a correct small agent
-passes too, and every check is seen failing against an agent broken on purpose (a check that
-cannot fail is a defect). Real processes throughout."""
+"""The conformance runner calibrated: a correct small agent passes every applicable check, and
+every check is seen failing against an agent broken on purpose (a check that cannot fail is a
+defect); `acp` passes every applicable check in test_acp_wire.py, whose one run of every
+scenario also pins its wire. Real processes throughout."""
 
 from __future__ import annotations
 
@@ -11,29 +12,13 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from acp_conformance.scenario import load_all
 from tests.conformance.faults import SCENARIOS, SUITES
-from tests.transcript import acp_command
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
 BROKEN_RX = Path(__file__).with_name("broken_reasonix.py")  # the `reasonix` suite's
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent asks it for tool calls
-# `acp` asks no permission for a write inside the workspace (its default preset): these
-# checks have nothing to judge there and are SKIP; every other check must pass.
-ACP_SKIPS = {
-    "fs-write.permission-schema",
-    "fs-write.permission-options",
-    "fs-write.permission-option-ids",
-    "fs-write.permission-tool-known",
-    # Capabilities it does not advertise with the test's model (images, audio) or does
-    # (embedded context): the other side's check has nothing to judge.
-    "prompt-image.served",
-    "prompt-audio.served",
-    "prompt-embedded.refused",
-}
-
 
 # The broken agent advertises no image, audio or embedded context: these are SKIP for it.
 UNADVERTISED = {"prompt-image.served", "prompt-audio.served", "prompt-embedded.served"}
@@ -97,34 +82,10 @@ def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
     assert {s.suite for s in scenarios} == {"core", "client", "robustness", "reasonix"}
 
 
-def test_acp_passes_every_check(tmp_path: Path) -> None:
-    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
-    junit = tmp_path / "junit.xml"
-    env = {
-        "OPENAI_BASE_URL": "{model_url}",
-        "OPENAI_MODEL": "conformance-model",
-        "OPENAI_API_KEY": "k",
-        "ACP_MODEL": "",
-        "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
-    }
-    wire = tmp_path / "wire"
-    results = conformance(
-        tmp_path, command, "--junit", str(junit), "--wire-dir", str(wire), env=env
-    )
-    assert results["exit"] == 0, results["stdout"]
-    found = statuses(results)
-    assert {c for c, status in found.items() if status != "pass"} == ACP_SKIPS, results["stdout"]
-    assert {found[c] for c in ACP_SKIPS} == {"skip"}
-    assert results["totals"]["checks"]["fail"] == 0
-    suites = ET.parse(junit).getroot()
-    assert sum(int(s.get("tests", "0")) for s in suites) == len(statuses(results))
-    first = (wire / "core.initialize.v1.ndjson").read_text().splitlines()[0]
-    assert json.loads(first)["dir"] == "c2a"
-
-
 def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
     suites = "core,client,robustness"  # it has no _reasonix.io surface
-    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", "--suite", suites, env=WIRED)
+    agent = f"{sys.executable} {BROKEN}"
+    results = conformance(tmp_path, agent, "--suite", suites, "--jobs", "4", env=WIRED)
     assert results["exit"] == 0, results["stdout"]
     skipped = {c for c, status in statuses(results).items() if status != "pass"}
     assert skipped == UNADVERTISED, results["stdout"]  # it takes no image, audio or resource
@@ -145,10 +106,13 @@ def test_every_reasonix_check_is_seen_failing(tmp_path: Path) -> None:
         where.mkdir()
         env = {"BREAK": fault, **WIRED}
         agent = f"{sys.executable} {BROKEN_RX}"
-        found = conformance(where, agent, "--suite", "reasonix", "--timeout", "2", env=env)
+        waits = ("--timeout", "2", "--jobs", "4")
+        found = conformance(where, agent, "--suite", "reasonix", *waits, env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
-    with ThreadPoolExecutor(7) as pool:
+    # Four faults at once, four scenarios of each: its agents are quick to start, and fewer
+    # runners at once spend less of the machine starting runners.
+    with ThreadPoolExecutor(4) as pool:
         seen = set().union(*pool.map(failing, RX_FAULTS))
     assert every - seen == set(), f"reasonix checks no broken agent fails: {sorted(every - seen)}"
 

@@ -22,6 +22,9 @@ from tests.conformance.test_runner import WIRED, conformance
 
 PINS = Path(__file__).with_name("sdk_examples.json")
 EXAMPLES = ("echo_agent", "agent")
+# Scenarios at once for each example (acp-conformance --jobs): they spend most of their time
+# waiting out --timeout for answers that never come.
+JOBS = "8"
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,7 @@ def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Pat
         where = tmp_path / name
         where.mkdir()
         agent = f"{sys.executable} {examples / f'{name}.py'}"
-        found = conformance(where, agent, "--timeout", "2", env=WIRED)
+        found = conformance(where, agent, "--timeout", "2", "--jobs", JOBS, env=WIRED)
         return {
             s["id"]: {
                 "status": s["status"],
