@@ -6,7 +6,9 @@ directory, client and scripted model (run.py), so they share nothing but what is
 scenarios, the schemas), the probe of the `reasonix` suite (made once, before any of its
 scenarios runs) and stderr (whole lines, under a lock). The report keeps the scenarios' order
 whatever order they end in.
-Exit status: 0 when no MUST check failed, 1 when one did, 2 for a usage error.
+Exit status: 0 when no MUST check failed, 1 when one did, 2 for a usage error. A stdout or
+stderr whose reader is gone (`| head`) is let go without a word: `--list` still exits 0, and a
+run goes on to write its --json/--junit reports and exits with its verdict.
 """
 
 from __future__ import annotations
@@ -141,10 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     picked = chosen(args, load_all())
     if args.list:
+        lines = []
         for s in picked:
-            sys.stdout.write(f"{s.id}  [{s.suite}]  {s.title}\n")
-            for c in s.checks:
-                sys.stdout.write(f"    {c.level:6} {c.id}  ({c.cite})\n")
+            lines.append(f"{s.id}  [{s.suite}]  {s.title}\n")
+            lines.extend(f"    {c.level:6} {c.id}  ({c.cite})\n" for c in s.checks)
+        say("stdout", "".join(lines))
         return 0
     if not args.agent:
         sys.stderr.write("acp-conformance: --agent is required (or --list)\n")
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     except CannotStart as exc:
         sys.stderr.write(f"acp-conformance: cannot start the agent: {exc}\n")
         return 2
-    sys.stdout.write(report.table(results))
+    say("stdout", report.table(results))
     if args.json is not None:
         args.json.write_text(report.as_json(args.agent, results), encoding="utf-8")
     if args.junit is not None:
@@ -240,15 +243,29 @@ class Progress:
         with self._lock:
             self.done += 1
             line = f"[{self.done}/{self.total}] {result.status:7} {result.id} ({took:.1f} s)\n"
-            sys.stderr.write(line)
-            sys.stderr.flush()
+            say("stderr", line)
 
     def totals(self, results: list[ScenarioResult], took: float) -> None:
         if self.quiet:
             return
         counts = report.totals(results)["scenarios"]
         said = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-        sys.stderr.write(f"{len(results)} scenarios in {took:.1f} s: {said}\n")
+        say("stderr", f"{len(results)} scenarios in {took:.1f} s: {said}\n")
+
+
+def say(stream: str, text: str) -> None:
+    """`text` on sys.stdout or sys.stderr, flushed. When its reader is gone the stream goes to
+    /dev/null from then on (so nothing more, not even the flush at exit, raises)."""
+    target = getattr(sys, stream)
+    try:
+        target.write(text)
+        target.flush()
+    except BrokenPipeError:
+        gone = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(gone, target.fileno())
+        finally:
+            os.close(gone)
 
 
 def keep(folder: Path, sid: str, wire: str, model: list[dict[str, Any]]) -> None:

@@ -164,7 +164,7 @@ class Runner:
                 found = None
             allowed = value["one_of"] if isinstance(value, dict) and "one_of" in value else [value]
             if found not in allowed:
-                raise Skip(f"not advertised: {path} is {found!r}")
+                raise Skip(required(path, allowed, found))
 
     def _await(self, step: dict[str, Any]) -> None:
         bounded = bool(step.get("may_go_unanswered"))
@@ -226,7 +226,7 @@ class Runner:
         except KeyError:
             found = None
         if found in (None, [], {}):
-            raise checks.NotApplicable(f"not advertised: {args['when']} is {found!r}")
+            raise checks.NotApplicable(required(args["when"], None, found))
 
     def _script_played(self) -> None:
         """A turn whose checks need the scenario's script (a failure, a stall, the text it
@@ -331,3 +331,20 @@ def evidence(wire: Any) -> tuple[list[dict[str, str]], list[str]]:
     lines = [{"dir": d, "line": cut(t)} for d, t, _ in wire.lines if d != "stderr"]
     errors = [cut(t) for d, t, _ in wire.lines if d == "stderr"]
     return lines, errors[-STDERR_TAIL:]
+
+
+def required(path: str, allowed: list[Any] | None, found: Any) -> str:
+    """Why a scenario or check is SKIP: what it requires at `path` (any of `allowed`; `{}`, a
+    capability advertised; None or False, one not advertised; `allowed` None, anything not
+    empty) and what the agent advertised there."""
+    if allowed is None:
+        wanted = "advertised, not empty"
+    elif all(v in (None, False) for v in allowed):
+        wanted = "absent or false"
+    elif allowed == [{}]:
+        wanted = "advertised"
+    else:
+        wanted = " or ".join("absent" if v is None else json.dumps(v) for v in allowed)
+    if found is None:
+        return f"requires {path} {wanted}; the agent did not advertise it"
+    return f"requires {path} {wanted}; the agent advertised {json.dumps(found)}"

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from acp_conformance.results import CheckResult, ScenarioResult
+from acp_conformance.run import required
 from tests.conformance.test_runner import BROKEN, WIRED
 
 
@@ -82,3 +83,56 @@ def test_the_reasonix_suite_probes_once_an_agent_without_its_surface(tmp_path: P
     assert starts.read_text().splitlines() == ["started"]
     assert "advertises no _reasonix.io surface" in done.stdout
     assert "scenarios: 0 pass, 0 fail, 0 warn, 14 skip" in done.stdout
+
+
+def closed_stdout(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """The runner with its stdout a pipe whose reader is gone before it writes (`| head`)."""
+    extra = [a for k, v in (env or {}).items() for a in ("--env", f"{k}={v}")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_conformance", *extra, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=300), err
+
+
+def test_a_closed_stdout_ends_the_list_quietly() -> None:
+    code, err = closed_stdout("--list")
+    assert (code, err) == (0, "")
+
+
+def test_a_closed_stdout_ends_a_run_with_its_verdict_and_its_reports(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    agent = f"{sys.executable} {BROKEN}"
+    code, err = closed_stdout("--agent", agent, "--only", "robustness.eof", "--json", str(out))
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert code == 0 and json.loads(out.read_text())["scenarios"][0]["status"] == "pass"
+
+
+def test_skip_reasons_say_what_was_required_and_what_was_advertised(tmp_path: Path) -> None:
+    def reason(sid: str, env: dict[str, str]) -> str:
+        out = tmp_path / f"{sid}.json"
+        runner("--agent", f"{sys.executable} {BROKEN}", "--json", str(out), "--only", sid, env=env)
+        return str(json.loads(out.read_text())["scenarios"][0]["reason"])
+
+    caps = "caps.agentCapabilities.promptCapabilities"
+    rich = {"BREAK": "refuse-advertised", **WIRED}
+    assert reason("core.prompt.embedded-context-unadvertised", rich) == (
+        f"requires {caps}.embeddedContext absent or false; the agent advertised true"
+    )
+    assert reason("core.prompt.audio", WIRED) == (
+        f"requires {caps}.audio true; the agent did not advertise it"
+    )
+    fork = "caps.agentCapabilities.sessionCapabilities.fork"
+    assert (
+        required(fork, [{}], None) == f"requires {fork} advertised; the agent did not advertise it"
+    )
+    assert required(fork, [{}], False) == f"requires {fork} advertised; the agent advertised false"
+    steer = "/caps/agentCapabilities/_meta/reasonix.io/sessionSteer/method"
+    assert required(steer, ["_x/steer"], "_y") == (
+        f'requires {steer} "_x/steer"; the agent advertised "_y"'
+    )
