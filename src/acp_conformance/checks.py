@@ -2,7 +2,10 @@
 
 On a response (`await` steps; `inspect` steps judge a captured value the same way): `result` (a result, not an error), `error` (an error, with
 `codes` if given; with `only_if_refused`, SKIP when a result came; SKIP for an error code in
-`skip_codes`), `served` (anything but -32601: a method the agent advertises is one it has), `error_shape` (the error object against the schema's `Error`), `schema` (the
+`skip_codes`), `served` (anything but -32601: a method the agent advertises is one it has), `still_serving`
+(a result, or a refusal with an integer code and a message that is not -32700, -32600, -32601
+nor one of `not_codes`: the agent still reads requests, though it may refuse session/new for
+want of a model), `error_shape` (the error object against the schema's `Error`), `schema` (the
 result against `def`), `schema_at` (the value at `path` against `def`), `equals` (`path` holds `value`), `nonempty_string` (`path`),
 `answered` (a result or an error: the id was echoed), `known_fields` (the result's root holds
 only what `def` defines), `contains` (the list at `path` has an
@@ -85,6 +88,28 @@ def _served(frame: dict[str, Any], args: dict[str, Any]) -> str:
     error = frame.get("error")
     if isinstance(error, dict) and error.get("code") == -32601:
         return f"the method is advertised and answered as unknown: {_brief(error)}"
+    return ""
+
+
+# The codes that say the request itself was not read as one: the frame before it broke the
+# agent's reading, or the agent no longer knows the method.
+UNREAD = (-32700, -32600, -32601)
+
+
+def _still_serving(frame: dict[str, Any], args: dict[str, Any]) -> str:
+    """A result, or a precise refusal of what was asked (an agent with no model configured
+    refuses session/new, -32000 or -32602/-32603 with a message): either shows the agent still
+    reads requests. Not an error that the request was unreadable or unknown, nor one with a
+    code in `args["not_codes"]` (how the defect checked for would be refused)."""
+    if "result" in frame:
+        return ""
+    error = frame.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return f"an error came instead of a result, with no code or message: {_brief(error)}"
+    if code in UNREAD or code in args.get("not_codes", ()) or not message.strip():
+        return f"an error came instead of a result: {_brief(error)}"
     return ""
 
 
@@ -237,6 +262,7 @@ ON_RESPONSE: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
     "error": _error,
     "error_shape": _error_shape,
     "served": _served,
+    "still_serving": _still_serving,
     "schema": _schema,
     "schema_at": _schema_at,
     "equals": _equals,

@@ -19,6 +19,7 @@ Faults:
   die-on-bad     exits at the first line it cannot serve (bad JSON, batch, empty line, ...)
   die-after-error  exits right after it answers with an error
   die-after-note   exits right after a notification
+  stuck          after its first error, answers every request -32600 (it reads none any more)
   mangle-ids     echoes integer ids (but initialize's) as floats, string ids as ASCII and
                  cut at 1024 characters
   legacy-silent  no answer to a string protocolVersion
@@ -96,6 +97,7 @@ and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
   no-config      advertises no configOptions; session/set_config_option is -32601
+  no-model       refuses session/new with -32000, as an agent with no model configured does
   strict-init    refuses a string protocolVersion (and stays uninitialised)
   late-session-updates  available_commands_update, usage_update and session_info_update
                  after a prompt's response
@@ -142,6 +144,7 @@ system_prompts: dict[str, str] = {}  # session → its systemPrompt's text, told
 archived: set[str] = set()
 FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 initialized = False
+stuck: list[Any] = []  # the ids of the errors sent (BREAK=stuck: any)
 client_caps: dict[str, Any] = {}
 pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}  # our requests, by id
 
@@ -284,6 +287,7 @@ def error(rid: Any, code: int, message: str) -> None:
     if "bad-error" in BREAK:
         del body["message"]
     send({"jsonrpc": "2.0", "id": rid, "error": body})
+    stuck.append(rid)
     if "die-after-error" in BREAK:
         sys.exit(3)
 
@@ -364,6 +368,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     accept = "accept-all" in BREAK
     sid = params.get("sessionId")
     if method == "session/new":
+        if "no-model" in QUIRK:
+            return error(rid, -32000, "session/new: no model provider is configured")
         cwd = params.get("cwd")
         lax = "lax" in QUIRK and isinstance(cwd, str)
         if not accept and not lax and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
@@ -632,6 +638,8 @@ def serve(line: str) -> None:
         return None
     if f"drop-{rid}" in BREAK:
         return None
+    if "stuck" in BREAK and stuck:
+        return error(rid, -32600, "invalid request")
     if frame.get("jsonrpc") != "2.0" and "accept-all" not in BREAK and "lax" not in QUIRK:
         return error(rid, -32600, "jsonrpc must be 2.0")
     params = frame.get("params") or {}

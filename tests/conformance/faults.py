@@ -38,6 +38,7 @@ SUITES = [
     ("strict-fields", "core,robustness"),
     ("no-exit", "core,robustness"),
     ("exit-1", "core,robustness"),
+    ("stuck", "robustness"),
     ("banner", "core,client"),
     ("odd-request", "core,client"),
     ("extra-fields", "core"),
@@ -417,6 +418,12 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "strict-fields": ("robustness.unknown-fields",),
     "no-exit": ("robustness.eof",),
     "exit-1": ("robustness.eof",),
+    "stuck": (
+        "robustness.invalid-request",
+        "robustness.no-jsonrpc-member",
+        "robustness.params-array",
+        "robustness.parse-error",
+    ),
     "banner": (
         "client.elicitation.accept",
         "client.elicitation.url",

@@ -280,3 +280,26 @@ def test_the_json_report_carries_tiers_and_each_failures_wire(tmp_path: Path) ->
     assert failed["stderrTail"] == ["starting"]
     assert "wire" not in passed
     assert found["tiers"]["mandatory"]["fail"] == 1 and found["tiers"]["capability"]["pass"] == 1
+
+
+def test_a_precise_refusal_of_session_new_is_no_robustness_defect(tmp_path: Path) -> None:
+    """An agent with no model configured refuses session/new (-32000): the robustness suite's
+    checks that the agent still serves after a bad frame take that refusal as served."""
+    env = {"QUIRK": "no-model", **WIRED}
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", "--suite", "robustness", env=env)
+    judged = statuses(results)
+    assert {k: v for k, v in judged.items() if v in ("fail", "warn")} == {}
+    assert judged["emptyline.still-serving"] == judged["pair.second"] == "pass"
+
+
+def test_an_agent_that_reads_no_request_after_a_bad_frame_is_not_still_serving(
+    tmp_path: Path,
+) -> None:
+    """What still_serving takes as served stops short of an agent whose reading broke: after a
+    bad frame it answers every request -32600."""
+    env = {"BREAK": "stuck", **WIRED}
+    only = ("--only", "robustness.parse-error", "robustness.params-array")
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", *only, env=env)
+    judged = statuses(results)
+    assert judged["parse.still-serving"] == "warn"
+    assert judged["params.array.still-serving"] == "fail"
