@@ -36,6 +36,11 @@ EPILOG = """placeholders, filled in per scenario in --agent and in --env values:
   {model_url}  the scripted model's base URL (OpenAI-compatible, ends in /v1); scenarios
                that need the model are SKIP unless it appears somewhere
 
+Each agent gets a home of its own, {tmp}/home, as HOME, with XDG_CONFIG_HOME, XDG_DATA_HOME,
+XDG_STATE_HOME and XDG_CACHE_HOME under it: your own config of the agent (a default model of
+yours, a provider out of reach) is not what is tested. --keep-home gives it yours; --env wins
+over both.
+
 example:
   acp-conformance --agent "my-agent --acp --data-dir {tmp}/data" \\
       --env OPENAI_BASE_URL={model_url} --env OPENAI_API_KEY=x --wire-dir wire/
@@ -106,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument(
+        "--keep-home",
+        action="store_true",
+        help="give the agent your HOME and XDG_* directories (default: each agent gets a home "
+        "of its own under {tmp}/home, so your own config of it is not what is tested)",
+    )
+    p.add_argument(
         "--env",
         action="append",
         default=[],
@@ -154,7 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     env = dict(item.split("=", 1) for item in args.env if "=" in item)
     settings = Settings(
-        args.agent, env, args.timeout, args.wire_dir, args.unanswered_timeout, args.start_timeout
+        args.agent,
+        env,
+        args.timeout,
+        args.wire_dir,
+        args.unanswered_timeout,
+        args.start_timeout,
+        args.keep_home,
     )
     try:
         results = run_all(picked, settings, args)

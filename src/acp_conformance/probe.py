@@ -31,7 +31,7 @@ def advertises_reasonix(settings: Settings) -> bool:
     cwd = Path(tmp) / "ws"
     cwd.mkdir()
     places = {"tmp": tmp, "cwd": str(cwd), "model_url": ""}
-    agent = Agent(settings.command, settings.env, places)
+    agent = Agent(settings.command, settings.env, places, settings.keep_home)
     client = Client(agent.send, str(cwd))
     try:
         frames = Frames(agent, client, None, settings.timeout, start=settings.start)

@@ -3,7 +3,10 @@ placeholders filled, read line by line on a thread, every byte logged both ways.
 
 Placeholders in the command and in `--env` values: `{tmp}` (a fresh directory for this
 scenario), `{cwd}` (the scenario's workspace inside it) and `{model_url}` (the scripted model's
-base URL, when one runs). Frames the agent writes that are not JSON objects are kept as
+base URL, when one runs). Each agent has a home of its own, {tmp}/home, as HOME and with the
+XDG_* directories under it, unless the runner is told to keep the user's (`--keep-home`): what
+is tested is the agent, not the user's config of it on this machine. `--env` values win over
+both. Frames the agent writes that are not JSON objects are kept as
 `{"_unparsed": line}` so a check can name them.
 """
 
@@ -55,8 +58,29 @@ class CannotStart(Exception):
     """The agent's command could not be started at all (not found, not executable)."""
 
 
+# The variables of a home of the agent's own, under {tmp}/home, made before it starts.
+OWN_HOME = {
+    "HOME": "",
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_CACHE_HOME": ".cache",
+}
+
+
+def own_home(tmp: str) -> dict[str, str]:
+    """HOME and the XDG_* directories under `tmp`/home, made."""
+    home = os.path.join(tmp, "home")
+    made = {k: os.path.join(home, under) if under else home for k, under in OWN_HOME.items()}
+    for path in made.values():
+        os.makedirs(path, exist_ok=True)
+    return made
+
+
 class Agent:
-    def __init__(self, command: str, env: dict[str, str], places: dict[str, str]) -> None:
+    def __init__(
+        self, command: str, env: dict[str, str], places: dict[str, str], keep_home: bool = False
+    ) -> None:
         argv = [fill(word, places) for word in shlex.split(command)]
         self.wire = Wire()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -65,13 +89,14 @@ class Agent:
         # Held while a line sent is logged, and while the lines of one read are: never while
         # writing to the agent, so reading its output never waits on a write its input blocks.
         self._logging = threading.Lock()
+        home = own_home(places["tmp"]) if "tmp" in places and not keep_home else {}
         try:
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env={**os.environ, **{k: fill(v, places) for k, v in env.items()}},
+                env={**os.environ, **home, **{k: fill(v, places) for k, v in env.items()}},
                 cwd=places.get("cwd"),
                 start_new_session=True,
             )

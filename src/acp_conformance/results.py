@@ -23,6 +23,7 @@ class Settings:
     wire_dir: Path | None = None
     unanswered: float = 3.0  # the wait for an answer that may never come (a bad frame)
     start: float = 30.0  # the wait for the first answer of a process just started
+    keep_home: bool = False  # the agent gets the runner's HOME and XDG_* (else its own)
 
 
 @dataclass

@@ -293,7 +293,7 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
     client = Client(lambda frame: agent.send(frame) if agent else None, cwd, scenario.client)
     client.seed(written_folders(script))
     try:
-        agent = Agent(settings.command, settings.env, places)
+        agent = Agent(settings.command, settings.env, places, settings.keep_home)
     except CannotStart:
         client.close()
         if model is not None:

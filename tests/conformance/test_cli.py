@@ -5,6 +5,7 @@ the placeholders, timestamped wire logs beside the scripted model's traffic, one
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -136,3 +137,39 @@ def test_skip_reasons_say_what_was_required_and_what_was_advertised(tmp_path: Pa
     assert required(steer, ["_x/steer"], "_y") == (
         f'requires {steer} "_x/steer"; the agent advertised "_y"'
     )
+
+
+def test_the_user_s_own_config_is_not_what_is_tested(tmp_path: Path) -> None:
+    """The documented command against `acp`, run by a user whose config.toml names another,
+    unreachable provider as default_model: each agent gets a home of its own, so the run
+    judges acp, not the machine's config (--keep-home keeps the user's, and its verdict)."""
+    home = tmp_path / "home"
+    config = home / ".config" / "reasonix-acp"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(
+        'default_model = "elsewhere/big"\n\n[providers.elsewhere]\nkind = "openai"\n'
+        'base_url = "http://127.0.0.1:9/v1"\napi_key = "k"\nmodels = ["big"]\n',
+        encoding="utf-8",
+    )
+    acp = Path(sys.executable).with_name("acp")
+    env = {"OPENAI_BASE_URL": "{model_url}", "OPENAI_MODEL": "conformance-model"}
+    only = ("--only", "core.prompt.end-turn", "core.prompt.two-turns")
+    extra = [
+        a for k, v in {**env, "OPENAI_API_KEY": "unused"}.items() for a in ("--env", f"{k}={v}")
+    ]
+    command = [sys.executable, "-m", "acp_conformance", "--agent", f"{acp} --data-dir {{tmp}}/d"]
+    user = {**os.environ, "HOME": str(home)}
+    user.pop("XDG_CONFIG_HOME", None)
+    done = subprocess.run(
+        [*command, *extra, *only, "--quiet"], capture_output=True, text=True, env=user, timeout=300
+    )
+    assert done.returncode == 0, done.stdout
+    assert "scenarios: 2 pass" in done.stdout, done.stdout
+    kept = subprocess.run(
+        [*command, *extra, *only, "--quiet", "--keep-home"],
+        capture_output=True,
+        text=True,
+        env=user,
+        timeout=300,
+    )
+    assert kept.returncode == 1, kept.stdout

@@ -63,6 +63,14 @@ acp-conformance --agent "acp --data-dir {tmp}/d" --env OPENAI_BASE_URL={model_ur
     --env OPENAI_MODEL=conformance-model --env OPENAI_API_KEY=unused
 ```
 
+Each agent process gets a home of its own, `{tmp}/home`: `HOME` is it, and `XDG_CONFIG_HOME`,
+`XDG_DATA_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` are under it (`--env` values win over
+them). The run tests the agent, not the machine's config of it: a `config.toml` of yours whose
+`default_model` names another provider would otherwise win over `OPENAI_MODEL` (as it does in
+`acp`, where config.toml's `default_model` comes before it): the scripted model's scenarios
+would be SKIP, or FAIL where that provider is out of reach. `--keep-home` gives the agent your
+home and its config instead.
+
 A scenario that needs the model is SKIP when `{model_url}` appears nowhere in the command or the
 environment. Each scenario gets a fresh process, and `--jobs N` runs N scenarios at once
 (default 1, one after another; 0, one per CPU): the report lists them in the same order as a
@@ -171,7 +179,12 @@ extensions, result fields the spec does not define, config options set, unknown 
 extension methods, notifications that must not be answered, `session/load`, `session/list` and
 `session/close` where advertised, parse errors, invalid requests, batch lines, positional
 params, unknown fields, ids past 2^53, negative, 4 KB long and in Unicode, requests before
-`initialize`, a 2 MB line, back-to-back requests, end of input. The runner is calibrated in this
+`initialize`, a 2 MB line, back-to-back requests, end of input. After a bad frame the runner asks
+for a session: a result, or a refusal with an integer code and a message (not -32700, -32600 or
+-32601: those say the request itself went unread) shows the agent still serving, so an agent
+with no model configured, which refuses `session/new` (-32000), is no robustness finding. A
+stdout closed early (`| head`) ends the runner without a traceback: `--list` exits 0, a run still
+writes its `--json` and `--junit` reports and exits with its verdict. The runner is calibrated in this
 repository's tests: `acp` passes every check it gives something to judge (it asks no permission
 for a write inside the workspace, so the permission checks of `client.fs.write` are SKIP), a
 small agent broken on purpose fails each check at least once
