@@ -17,6 +17,7 @@ FIRST = (
     "tests/conformance/test_acp_wire.py",
     "tests/conformance/test_runner.py",
     "tests/tools/test_gate_differential.py",
+    "tests/test_packaging.py",
     "tests/hostile/test_hostile.py",
     "tests/hostile/test_classes.py",
     "tests/test_mcp_servers.py",
@@ -39,7 +40,11 @@ FIRST = (
 
 
 # Modules whose tests share a module fixture long to make, each run whole on one worker.
-SHARED = ("tests/conformance/test_acp_wire.py", "tests/conformance/test_peers.py")
+SHARED = (
+    "tests/conformance/test_acp_wire.py",
+    "tests/conformance/test_peers.py",
+    "tests/test_packaging.py",  # builds the sdist and the wheel, installs the wheel in a venv
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
