@@ -85,6 +85,13 @@ def temp_mounts(base: str) -> list[str]:
 
 def hide_target(pattern: str) -> str | None:
     """The path a deny pattern names, when a mount can hide all it matches; else None."""
+    base = rule_base(pattern)
+    return None if base is None else os.path.realpath(base)
+
+
+def rule_base(pattern: str) -> str | None:
+    """The path a deny pattern names as written (`/p`, `/p/*`, `/p/**` name `/p`), when it is
+    all it matches; None for a pattern with a wildcard before its last part, or the root."""
     base = pattern
     for tail in ("/**", "/*"):
         if base.endswith(tail):
@@ -92,4 +99,4 @@ def hide_target(pattern: str) -> str | None:
             break
     if not os.path.isabs(base) or WILDCARD.search(base) or base in ("", "/"):
         return None
-    return os.path.realpath(base)
+    return base

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from reasonix_acp.command_proof.command_line import CommandLine
 from reasonix_acp.command_proof.kernel_paths import through_kernel
-from reasonix_acp.tools.sandbox_mounts import WILDCARD, hide_target
+from reasonix_acp.tools.sandbox_mounts import WILDCARD, hide_target, rule_base
 from reasonix_acp.tools.workspace import Workspace, deny_match
 from reasonix_acp.turn.line_places import Dirs, Placed, reads_names
 from reasonix_acp.turn.line_words import Form
@@ -238,14 +238,8 @@ class Holding:
 
 def _named(pattern: str) -> str | None:
     """The path a rule names when a mount could hide all it matches (`/p`, `/p/*`, `/p/**`)."""
-    base = pattern
-    for tail in ("/**", "/*"):
-        if base.endswith(tail):
-            base = base[: -len(tail)]
-            break
-    if not os.path.isabs(base) or WILDCARD.search(base) or base in ("", "/"):
-        return None
-    return os.path.normpath(base)
+    base = rule_base(pattern)
+    return None if base is None else os.path.normpath(base)
 
 
 def _within(named: str) -> list[str]:
