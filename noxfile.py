@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["codegen_check", "lint", "typecheck", "package", "tests"]
+nox.options.sessions = ["codegen_check", "lint", "typecheck", "tests"]
 nox.options.error_on_missing_interpreters = True
 
 # The generator's output is committed, so the tools that shape it are pinned exactly:
@@ -160,7 +160,8 @@ def soak(session: nox.Session) -> None:
     GATE_SEED. The reload property with HISTORY_EXAMPLES sessions (200 unless set), replayed
     with HISTORY_SEED. The hostile-model suite for ten thousand steps: HOSTILE_EXAMPLES runs
     (34 unless set) of HOSTILE_STEPS steps (100 unless set) for each of its three policies,
-    replayed with HOSTILE_SEED."""
+    replayed with HOSTILE_SEED. The official SDK's example agents under acp-conformance, both
+    whole (SDK_EXAMPLES=all; the suite plays one whole and the other's initialize only)."""
     session.install("-e", ".[test,codegen]")
     env = {
         "STORM_SEEDS": os.environ.get("STORM_SEEDS", "200"),
@@ -168,7 +169,9 @@ def soak(session: nox.Session) -> None:
         "HISTORY_EXAMPLES": os.environ.get("HISTORY_EXAMPLES", "200"),
         "HOSTILE_EXAMPLES": os.environ.get("HOSTILE_EXAMPLES", "34"),
         "HOSTILE_STEPS": os.environ.get("HOSTILE_STEPS", "100"),
+        "SDK_EXAMPLES": "all",
     }
     tests = ["tests/test_session_storm.py", "tests/tools/test_gate_differential.py"]
     tests += ["tests/test_history_reload_property.py", "tests/hostile/test_hostile.py"]
+    tests += ["tests/conformance/test_sdk_examples.py"]
     session.run("pytest", "-q", "-s", *tests, *session.posargs, env=env)

@@ -224,27 +224,53 @@ def test_the_registry_launch_and_auth_checks(installed: Path, tmp_path: Path) ->
     assert setup.returncode == 0, setup.stderr
 
 
+# A scenario for each part of the package it could lose: the schemas (stable, unstable, vendor),
+# a prompt with a tool call through the scripted model, a fork and a load from the store, the
+# vendor status, and the MCP server the elicitation scenarios hand to the agent.
+PACKAGE_SCENARIOS = (
+    "core.initialize.v1",
+    "core.prompt.tool-end-turn",
+    "core.session.fork",
+    "core.load.replay",
+    "reasonix.status.idle",
+    "client.elicitation.accept",
+)
+# How the conformance runner points `acp` at its scripted model (docs/conformance.md).
+SCRIPTED_MODEL = {
+    "OPENAI_BASE_URL": "{model_url}",
+    "OPENAI_MODEL": "conformance-model",
+    "OPENAI_API_KEY": "unused",
+    "ACP_MODEL": "",
+    "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
+}
+
+
 def test_the_wheel_ships_acp_conformance_with_its_schemas(installed: Path, tmp_path: Path) -> None:
-    runner = str(installed / "bin" / "acp-conformance")
-    listed = subprocess.run([runner, "--list"], capture_output=True, text=True, timeout=60)
-    assert listed.returncode == 0 and "core.initialize.v1" in listed.stdout
-    agent = f"{installed / 'bin' / 'acp'} --model offline --data-dir {{tmp}}/d"
-    done = subprocess.run(
-        [
-            *(runner, "--agent", agent, "--only"),
-            *("core.initialize.v1", "core.session-new.valid", "reasonix.status.idle"),
-        ],
+    """From an empty directory, the wheel's `acp demo` plays its session and its
+    `acp-conformance` passes every check of PACKAGE_SCENARIOS against its `acp`."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    demo = subprocess.run(
+        [str(installed / "bin" / "acp"), "demo"],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env={**env, "REASONIX_ACP_DATA_DIR": str(tmp_path / "demo")},
+    )
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    runner = str(installed / "bin" / "acp-conformance")
+    listed = subprocess.run([runner, "--list"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and "core.initialize.v1" in listed.stdout
+    agent = f"{installed / 'bin' / 'acp'} --data-dir {{tmp}}/data"
+    scripted = [a for k, v in SCRIPTED_MODEL.items() for a in ("--env", f"{k}={v}")]
+    done = subprocess.run(
+        [runner, "--agent", agent, *scripted, "--only", *PACKAGE_SCENARIOS, "--timeout", "30"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    # Every check judged and passed: the schemas (vendor, unstable) are shipped.
+    # Every check judged and passed: the schemas (vendor, unstable) and the MCP server are shipped.
     assert re.search(r"checks: \d+ pass, 0 fail, 0 warn, 0 skip", done.stdout), done.stdout
-    # The MCP server the elicitation scenarios hand to an agent ships beside the runner.
-    probe = "import acp_conformance.run as r; print(r.resources.files('acp_conformance'))"
-    where = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", probe], capture_output=True, text=True
-    )
-    assert (Path(where.stdout.strip()) / "mcp_server.py").is_file(), where.stderr

@@ -69,6 +69,10 @@ COMMANDS = [
 # Scenarios at once (acp-conformance --jobs): a few, as the pinned bytes of the scenarios that
 # cancel a running command hold only while `acp` answers within their settle windows.
 JOBS = "2"
+# Seconds each answer may take (acp-conformance's --timeout, 10 by default): the suite's other
+# workers load the machine, and a turn whose session starts an MCP server (client.elicitation.*)
+# took more than 10 s under that load. The pinned bytes do not depend on it.
+TIMEOUT = "30"
 ENV = {
     "OPENAI_BASE_URL": "{model_url}",
     "OPENAI_MODEL": "conformance-model",
@@ -101,7 +105,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [
             *(sys.executable, "-m", "acp_conformance", "--agent", command, *env),
             *("--wire-dir", str(where), "--json", str(where / "results.json")),
-            *("--junit", str(where / "junit.xml"), "--jobs", JOBS),
+            *("--junit", str(where / "junit.xml"), "--jobs", JOBS, "--timeout", TIMEOUT),
         ],
         capture_output=True,
         text=True,
