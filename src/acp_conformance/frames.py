@@ -52,7 +52,7 @@ class Frames:
         if isinstance(frame, dict) and "id" in frame and "method" in frame:
             self.sent[json.dumps(frame["id"])] = frame
             if frame["method"] == "session/prompt" and self.model is not None:
-                self.model.new_turn()
+                self.model.new_turn(prompt_text(frame))
         self.agent.send(frame)
 
     def frames(self, seconds: float) -> Iterator[dict[str, Any]]:
@@ -163,6 +163,14 @@ class Frames:
 
     def window(self, seconds: float) -> list[dict[str, Any]]:
         return list(self.frames(seconds))
+
+
+def prompt_text(frame: dict[str, Any]) -> list[str]:
+    """The text blocks of a session/prompt (the scripted model finds them in the turn's own
+    requests)."""
+    blocks = obj(frame.get("params")).get("prompt")
+    texts = [obj(b).get("text") for b in blocks] if isinstance(blocks, list) else []
+    return [t for t in texts if isinstance(t, str)]
 
 
 def tool_statuses(notes: list[dict[str, Any]]) -> dict[str, Any]:

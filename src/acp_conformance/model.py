@@ -3,9 +3,13 @@
 
 - `GET /v1/models` lists one model, MODEL_ID.
 - `POST /v1/chat/completions` answers with the script's reply for the request's place in the
-  conversation (placement.py): a request that offers no `tools` (a title or summary an agent
-  asks for on the side) gets DEFAULT_REPLY and uses up nothing. Streamed as server-sent events
-  when the request asks for `stream`, else as one completion. A reply is a list of actions:
+  conversation (placement.py), or DEFAULT_REPLY for a side request (a title or summary an agent
+  asks for beside the turn), which uses up nothing. A request that offers `tools` is the turn's;
+  one that offers none is a side request, unless the agent has offered its model no tools so
+  far (some agents never do: their tools are text in the reply), the script needs no tool call
+  (a text, a stall, a failure) and a user message of the request holds text of the prompt the
+  runner sent (`new_turn`). Streamed as server-sent events when the request asks for `stream`,
+  else as one completion. A reply is a list of actions:
     {"text": "..."}            assistant text      {"thought": "..."}   reasoning text
     {"stall_ms": n}            wait (a turn to cancel)
     {"fail": 500}              answer with that HTTP status and an error body (once: the
@@ -39,7 +43,7 @@ from acp_conformance.placement import Placement
 
 MODEL_ID = "conformance-model"
 POLL = 0.02  # seconds: how soon a closed model's server loop notices
-DEFAULT_REPLY = [{"text": "Conformance"}]  # for requests that offer no tools
+DEFAULT_REPLY = [{"text": "Conformance"}]  # for side requests
 # A `fail` is given once at its place in the conversation: an agent that retries a failed
 # request (with its own backoff) gets this, instead of being held until its retries run out.
 RETRIED_REPLY = [{"text": "Answered on a retry."}]
@@ -70,6 +74,18 @@ def _call_chunks(call: dict[str, Any], index: int) -> bytes:
     return b"".join(_chunk({"tool_calls": [d]}) for d in [head, *tails])
 
 
+def user_text(messages: Any) -> str:
+    """The text of a request's user messages (a string content, or its text parts), joined."""
+    said: list[str] = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"text": content}]
+        said += [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return "\n".join(said)
+
+
 class ModelServer:
     def __init__(self, script: list[list[dict[str, Any]]]) -> None:
         self.script = script or [[{"text": "ok"}]]
@@ -77,6 +93,9 @@ class ModelServer:
         self.requests: list[dict[str, Any]] = []
         self.other_paths: list[str] = []  # POSTs to paths that are not Chat Completions
         self.scripted = 0  # replies served from the script (not the default of side requests)
+        self.tooled = False  # a request offered tools: from then on, one without is a side one
+        self.needs_tools = any("call" in action for reply in self.script for action in reply)
+        self.prompt: list[str] = []  # the text blocks of the prompt of the turn
         self.exchanges: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
         self.missing = ""  # why a scripted tool call could not be made
@@ -152,16 +171,28 @@ class ModelServer:
             self.other_paths.append(path)
             self.exchanges.append({"t": time.time(), "path": path, "reply": "404: not served"})
 
-    def new_turn(self) -> None:
-        """The runner sent a session/prompt: requests from now on belong to the next turn."""
+    def new_turn(self, prompt: list[str] | None = None) -> None:
+        """The runner sent a session/prompt (`prompt`: its text blocks): requests from now on
+        belong to the next turn."""
         with self._lock:
             self.placement.new_turn()
+            self.prompt = [text for text in prompt or [] if text.strip()]
+
+    def _turn_request(self, tools: Any, messages: Any) -> bool:
+        """Whether a request is the turn's own, not a side request (the module's rule)."""
+        if isinstance(tools, list) and tools:
+            self.tooled = True
+            return True
+        if self.tooled or self.needs_tools:
+            return False
+        said = user_text(messages)
+        return any(text in said for text in self.prompt)
 
     def next_reply(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         with self._lock:
             self.requests.append(request)
             tools, messages = request.get("tools"), request.get("messages")
-            if not isinstance(tools, list) or not tools:
+            if not self._turn_request(tools, messages):
                 reply = DEFAULT_REPLY
             else:
                 index = self.placement.index(messages)

@@ -230,13 +230,14 @@ class Runner:
 
     def _script_played(self) -> None:
         """A turn whose checks need the scenario's script (a failure, a stall, the text it
-        checks): SKIP when the agent's requests never got it. They carry no tools, which is
-        how the scripted model tells a turn's requests from side requests."""
+        checks): SKIP when the agent's requests never got it, the scripted model having taken
+        them all for side requests (model.py says how it tells them apart)."""
         model = self.io.model
         if model is not None and model.requests and not model.scripted:
             raise Skip(
-                "the agent's model requests carry no tools, so the scripted model took them "
-                "for side requests: the scenario's script was not played"
+                "the scripted model took every model request of the agent's for a side request "
+                "(none offered tools or held the prompt's text in a user message): the "
+                "scenario's script was not played"
             )
 
     def _preconditions(self, step: dict[str, Any], calls: list[Any]) -> None:

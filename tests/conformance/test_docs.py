@@ -52,11 +52,14 @@ and parameter names: a write-like tool (a path and a content parameter), a shell
 command), a read-like tool (a path, named read, view or open); the arguments go under that
 tool's parameter names, and the follow-up request, which carries the tool result, gets the
 script's next reply. Replies are placed by the request's turn (the prompts the runner sent) and
-its place in the conversation (its assistant messages), never by arrival: a request that offers
-no tools (a title or summary asked on the side) gets a short default reply and uses up nothing,
-and an MCP tool the agent hides behind its own tool-search tool is searched for first. A
-scenario whose tool the agent does not offer is SKIP with the reason ("agent offers no
-write-like tool"). Point your agent at it, e.g.
+its place in the conversation (its assistant messages), never by arrival: a side request (a
+title or summary asked beside the turn) gets a short default reply and uses up nothing, and an
+MCP tool the agent hides behind its own tool-search tool is searched for first. A request that
+offers tools is the turn's; one that offers none is a side request, unless the agent has offered
+its model no tools so far (some agents never do: their tools are text in the reply), the script
+needs no tool call (a text, a stall, a failure: a cancel needs no tool) and a user message of the
+request holds text of the prompt. A scenario whose tool the agent does not offer is SKIP with
+the reason ("agent offers no write-like tool"). Point your agent at it, e.g.
 
 ```sh
 acp-conformance --agent "acp --data-dir {tmp}/d" --env OPENAI_BASE_URL={model_url} \\

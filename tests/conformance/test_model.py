@@ -94,8 +94,9 @@ def test_a_whole_tool_call_and_a_tool_not_offered() -> None:
 
 
 def test_replies_are_placed_by_the_conversation_not_by_arrival() -> None:
-    """A request without tools (a title asked on the side) gets the default reply and uses up
-    nothing; a retry gets the same reply; each prompt starts at its own turn of the script."""
+    """A request without tools (a title asked on the side: it holds no text of the prompt)
+    gets the default reply and uses up nothing; a retry gets the same reply; each prompt starts
+    at its own turn of the script."""
     script = [[{"call": "shell", "args": {"command": "ls"}}], [{"text": "one"}], [{"text": "two"}]]
     model = ModelServer(script)
     user, reply = {"role": "user"}, {"role": "assistant"}
@@ -116,6 +117,36 @@ def test_replies_are_placed_by_the_conversation_not_by_arrival() -> None:
         assert answer({"tools": OFFERED, "messages": history}) == "two"
         model.new_turn()
         assert answer({"tools": OFFERED, "messages": [*history, reply, user]}) == "two"
+    finally:
+        model.close()
+
+
+def test_an_agent_that_offers_no_tools_gets_a_script_that_needs_none() -> None:
+    """gptme offers its model no tools (they are text in its replies): its turn's request,
+    which holds the prompt, gets the script; a side request (a title, without the prompt's
+    text) the default reply. Once a request offered tools, one without is a side request; a
+    script that needs a tool call is never played without tools."""
+
+    def answer(model: ModelServer, body: dict[str, Any]) -> Any:
+        return json.loads(post(model, body))["choices"][0]["message"]["content"]
+
+    prompt = {"role": "user", "content": [{"type": "text", "text": "write a long answer"}]}
+    title = {"role": "user", "content": "A title for: a conversation"}
+    model = ModelServer([[{"text": "Scripted."}]])
+    try:
+        model.new_turn(["write a long answer"])
+        assert answer(model, {"messages": [title]}) == "Conformance"
+        assert answer(model, {"messages": [{"role": "system"}, prompt]}) == "Scripted."
+        assert answer(model, {"tools": OFFERED, "messages": [prompt]}) == "Scripted."
+        assert answer(model, {"messages": [prompt]}) == "Conformance"
+        assert model.scripted == 2
+    finally:
+        model.close()
+    model = ModelServer([[{"call": "shell", "args": {"command": "ls"}}]])
+    try:
+        model.new_turn(["write a long answer"])
+        assert answer(model, {"messages": [prompt]}) == "Conformance"
+        assert model.scripted == 0 and model.why_no_call == "the agent offers its model no tools"
     finally:
         model.close()
 

@@ -175,18 +175,25 @@ def test_a_refused_request_is_judged_once_not_by_every_check_after_it(tmp_path: 
 def test_a_turn_that_needs_its_script_is_skip_where_the_agent_offers_no_tools(
     tmp_path: Path,
 ) -> None:
-    """gptme's requests carry no tools (its tools are code blocks in the reply): the scripted
-    model takes them for side requests, so a failure, a stall or a text the scenario checks is
-    never served, and those checks are SKIP, never a pass or a fail."""
-    env = {"BREAK": "no-tools", **WIRED}
+    """gptme's requests carry no tools (its tools are code blocks in the reply). A script that
+    needs no tool call (a failure, a stall, a text) is played for it all the same: its turn's
+    request holds the prompt, where a side request would not. So its cancelled prompt answered
+    end_turn is caught, and a scenario that needs a tool call is SKIP, never a pass or a fail."""
     only = ("core.prompt.model-failure", "core.prompt.unicode", "core.prompt.cancel")
-    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", "--only", *only, env=env)
+    agent = f"{sys.executable} {BROKEN}"
+    env = {"BREAK": "no-tools", **WIRED}
+    results = conformance(tmp_path, agent, "--only", *only, "client.fs.write", env=env)
     reasons = {s["id"]: s.get("reason", "") for s in results["scenarios"]}
-    assert set(reasons) == set(only)
-    assert all("the scenario's script was not played" in r for r in reasons.values()), reasons
+    assert reasons == {
+        **dict.fromkeys(only, ""),
+        "client.fs.write": "the agent offers its model no tools",
+    }
     found = statuses(results)
     for check in ("failure.answered", "unicode.served", "cancel.stop-reason"):
-        assert found[check] == "skip", (check, found)
+        assert found[check] == "pass", (check, found)
+    ignoring = {"BREAK": "no-tools,ignore-cancel", **WIRED}
+    found = statuses(conformance(tmp_path, agent, "--only", "core.prompt.cancel", env=ignoring))
+    assert found["cancel.stop-reason"] == "fail"
 
 
 def test_an_agent_slow_to_start_gets_time_for_its_first_answer(tmp_path: Path) -> None:
