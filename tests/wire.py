@@ -38,8 +38,14 @@ def _validator(ref: str) -> Draft202012Validator:
 
 
 # Updates only the unstable schema's SessionUpdate union has (sent to clients that advertise
-# `subagents`): their notification is checked against that schema as published, whole.
-UNSTABLE_UPDATES = {"subagent_update", "session_message", "session_message_chunk"}
+# `subagents`, or `plan`): their notification is checked against that schema as published, whole.
+UNSTABLE_UPDATES = {
+    "subagent_update",
+    "session_message",
+    "session_message_chunk",
+    "plan_update",
+    "plan_removed",
+}
 
 
 @functools.cache

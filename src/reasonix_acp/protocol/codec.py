@@ -142,12 +142,15 @@ def dump(value: Any) -> Any:
 
 # `session/update` variants of schema/vendor, outside the upstream union: (tag → model name).
 # Updates outside the stable SessionUpdate union, each validated as its own model: ours, and
-# the unstable schema's subagent updates (sent only to clients that advertise `subagents`).
+# the unstable schema's subagent updates (sent only to clients that advertise `subagents`) and
+# plans by id (only to clients that advertise `plan`).
 VENDOR_UPDATES = {
     "_reasonix.io/extension_surface": "ReasonixExtensionSurfaceUpdate",
     "subagent_update": "SubagentUpdate",
     "session_message": "SessionMessage",
     "session_message_chunk": "SessionMessageChunk",
+    "plan_update": "PlanUpdate",
+    "plan_removed": "PlanRemoved",
 }
 
 

@@ -53,6 +53,7 @@ class ClientFeatures:
         "fs_write",
         "mcp_interaction",
         "notices",
+        "plan",
         "protocol_version",
         "status_updates",
         "subagents",
@@ -78,6 +79,7 @@ class ClientFeatures:
         self.status_updates = False  # `_reasonix.io/session/status_update` notifications wanted
         self.terminal_meta = False  # Zed's display-only `_meta.terminal_*` convention
         self.subagents = False  # unstable `subagents`: children as sessions of their own
+        self.plan = False  # unstable `plan`: plans by id (plan_update, plan_removed)
 
     def facts(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__ if name != "capabilities"}
@@ -183,5 +185,6 @@ def decode_initialize(params: dict[str, Any]) -> ClientFeatures:
     features.elicitation_form = _marker(elicitation, "form", "ElicitationCapabilities")
     features.elicitation_url = _marker(elicitation, "url", "ElicitationCapabilities")
     features.subagents = _marker(caps, "subagents", "ClientCapabilities")
+    features.plan = _marker(caps, "plan", "ClientCapabilities")
     _vendor_opt_ins(features, caps)
     return features

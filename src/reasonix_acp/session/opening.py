@@ -59,7 +59,8 @@ class Opening:
             )
             plan = session.record.plan or []
             if stored and plan != shown:
-                self.sessions.send(session, {"sessionUpdate": "plan", "entries": plan})
+                for update in updates("plan", {"entries": plan}):
+                    self.sessions.send(session, update)
             if stored and session.record.turn_count:  # how full its context is
                 self.sessions.send_usage(session)
             self.sessions.warm(session)

@@ -13,7 +13,12 @@ Transcript events (kind, body), as stored:
   tool_call         {"toolCallId", "title", "name", "kind", "status": "pending", "locations"?,
                      "rawInput"?}
   tool_call_update  {"toolCallId", "status", "content"?, "rawOutput"?, "title"?, "locations"?}
-  plan              {"entries": [PlanEntry, ...]}
+  plan              {"entries": [PlanEntry, ...]}   the todo list as it is now; shown as the
+                    plan `todo` (`plan_update` of its items, `plan_removed` once empty) to
+                    clients that advertise the unstable `plan`, as a `plan` update to the others
+  plan_proposal     {"planId": "proposal", "content": str}   the plan `present_plan` puts to
+                    the user, in markdown: a `plan_update` for clients that advertise `plan`
+                    (the others see it as the agent message said before the question)
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
   subagent          {"sessionId"?: str, "update": SessionUpdate} an update of the unstable
                     subagent wire (turn/subagents.py), on the child's session or (no
@@ -43,10 +48,15 @@ REPLAYED = (
     "tool_call",
     "tool_call_update",
     "plan",
+    "plan_proposal",
     "extension_surface",
     "compaction",
     "subagent",
 )
+# The ids of the plans a session shows by id (the unstable `plan` capability): its todo list,
+# and the plan proposed in plan mode, each replaced by its next update.
+TODO_PLAN = "todo"
+PROPOSAL_PLAN = "proposal"
 # The capability a gated update needs (`session.compaction`, `session.notices`): the sender
 # drops it for a client without it, and a `Fallback` for that capability for one with it.
 GATED = {
@@ -56,6 +66,8 @@ GATED = {
     "subagent_update": "subagents",
     "session_message": "subagents",
     "session_message_chunk": "subagents",
+    "plan_update": "plan",
+    "plan_removed": "plan",
 }
 
 
@@ -89,6 +101,20 @@ def fallback(instead_of: str, text: str, message_id: str) -> Fallback:
     )
     update.instead_of = instead_of
     return update
+
+
+def _todo_plan(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The todo list: by id for a client that advertises `plan` (an empty list removes it),
+    as the whole `plan` for the others."""
+    by_id: dict[str, Any]
+    if entries:
+        items = {"type": "items", "planId": TODO_PLAN, "entries": entries}
+        by_id = {"sessionUpdate": "plan_update", "plan": items}
+    else:
+        by_id = {"sessionUpdate": "plan_removed", "planId": TODO_PLAN}
+    whole = Fallback(sessionUpdate="plan", entries=entries)
+    whole.instead_of = "plan"
+    return [by_id, whole]
 
 
 def compacted_text(body: dict[str, Any]) -> str:
@@ -128,7 +154,10 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             update["name"] = body["x-tool"]  # stored before calls carried their name
         return [update]
     if kind == "plan":
-        return [{"sessionUpdate": "plan", "entries": body.get("entries", [])}]
+        return _todo_plan(body.get("entries", []))
+    if kind == "plan_proposal":
+        content = {"type": "markdown", "planId": body["planId"], "content": body["content"]}
+        return [{"sessionUpdate": "plan_update", "plan": content}]
     if kind == "subagent":
         return _subagent(body)
     if kind == "compaction":
@@ -224,6 +253,10 @@ def _plan(body: dict[str, Any]) -> bool:
     )
 
 
+def _proposal(body: dict[str, Any]) -> bool:
+    return type(body.get("planId")) is str and type(body.get("content")) is str
+
+
 def _compaction(body: dict[str, Any]) -> bool:
     return (
         type(body.get("compactionId")) is str
@@ -258,6 +291,7 @@ _SHAPES = {
     "tool_call": _tool_call,
     "tool_call_update": _tool_call_update,
     "plan": _plan,
+    "plan_proposal": _proposal,
 }
 
 

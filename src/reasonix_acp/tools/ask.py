@@ -142,6 +142,8 @@ class PresentPlan:
         plan = plan.strip()
         if ctx.say is not None:
             ctx.say(f"**The plan**\n\n{plan}")
+        if ctx.propose is not None:
+            ctx.propose(plan)
         options = [
             {"optionId": "start", "name": "Start in normal mode", "kind": "allow_once"},
             {"optionId": "stay", "name": "Stay in plan mode and revise", "kind": "allow_always"},

@@ -34,6 +34,7 @@ from reasonix_acp.providers.base import (
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.session.history import answer_open_calls, typed_text
 from reasonix_acp.session.images import user_content
+from reasonix_acp.session.projector import PROPOSAL_PLAN
 from reasonix_acp.tools.ask import choice_note
 from reasonix_acp.tools.base import ToolResult
 from reasonix_acp.turn.compaction import (
@@ -108,6 +109,7 @@ class TurnRunner:
         if self.context.warn is None:
             self.context.warn = self.warn
         self.context.say = self.say
+        self.context.propose = self.propose
         if (charged := self.context.charge) is not None:  # a search's price: the turn's too
             self.context.charge = lambda *fee: self._charged(charged(*fee))
         self.asked = False  # a question put in the conversation: the turn ends after its round
@@ -121,6 +123,10 @@ class TurnRunner:
         """An agent message of its own (a warning; a tool's question, or the plan before it),
         in a paragraph of its own."""
         self.transcript.said(text)
+
+    def propose(self, text: str) -> None:
+        """The plan `present_plan` puts to the user, as the plan `proposal` (after its text)."""
+        self.record("plan_proposal", {"planId": PROPOSAL_PLAN, "content": text})
 
     def show_plan(self, entries: list[dict[str, Any]]) -> None:
         self.plan = entries
