@@ -33,10 +33,14 @@
 An await step may also keep what its notifications said for a later step:
 `"capture_from": {"live": "message_ids", "option": "mode_option"}` (session_checks.py).
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
-checks.py, note_checks.py, turn_checks.py, tool_checks.py and session_checks.py. With `"when": "<captured path>"` a check is SKIP unless the agent
-advertised that (a value there, not empty); with `"needs": "<client method>"` unless the agent
-sent that request in the turn. `${cwd}` is the scenario's workspace (an absolute path),
-`${tmp}` the directory around it (outside the workspace); both also in the model's script.
+checks.py, note_checks.py, turn_checks.py, tool_checks.py and session_checks.py. A step that
+judges a refusal (a check of kind `error`) also judges the error's message, non-empty and on one
+line: the SHOULD check `<its first error check's id>.message` is implied (`message_check`),
+unless the step has an `error_message` check of its own. With `"when": "<captured path>"` a
+check is SKIP unless the agent advertised that (a value there, not empty); with
+`"needs": "<client method>"` unless the agent sent that request in the turn. `${cwd}` is the
+scenario's workspace (an absolute path), `${tmp}` the directory around it (outside the
+workspace); both also in the model's script.
 `${python} ${mcp_server}` starts the runner's own MCP server (mcp_server.py), for `mcpServers`.
 A path is keys joined by "." or a JSON Pointer ("/a/b", "~1" for a "/" in a key).
 """
@@ -80,7 +84,20 @@ def step_checks(step: dict[str, Any]) -> list[Check]:
     for raw in step.get("checks", []):
         args = {k: v for k, v in raw.items() if k not in ("id", "level", "cite", "kind")}
         found.append(Check(raw["id"], raw["level"], raw["cite"], raw["kind"], args))
-    return found
+    return found + message_check(found)
+
+
+# Every refusal the runner provokes is one whose message a user reads (acp-tck's ACP-ERROR-001).
+MESSAGE_CITE = "ACP schema: Error.message, a short description of the error (non-empty, one line)"
+
+
+def message_check(found: list[Check]) -> list[Check]:
+    """The check implied on a step that judges a refusal: its error's message is text on one
+    line (checks.py `error_message`: SKIP where no error came, as where a MAY was accepted)."""
+    refusals = [c for c in found if c.kind == "error"]
+    if not refusals or any(c.kind == "error_message" for c in found):
+        return []
+    return [Check(f"{refusals[0].id}.message", "SHOULD", MESSAGE_CITE, "error_message")]
 
 
 def parse(data: dict[str, Any], where: str) -> Scenario:

@@ -55,10 +55,12 @@ ACP_SKIPS = {
     "fs-write.permission-option-ids",
     "fs-write.permission-tool-known",
     # Capabilities it does not advertise with the test's model (images, audio) or does
-    # (embedded context): the other side's check has nothing to judge.
+    # (embedded context): the other side's check has nothing to judge, nor the message of a
+    # refusal that never came.
     "prompt-image.served",
     "prompt-audio.served",
     "prompt-embedded.refused",
+    "prompt-embedded.refused.message",
 }
 # The scenarios whose model has a command run: run again with the sandbox as `acp` has it by
 # default (bubblewrap where it works), which the pinned run turns off (a sandboxed command

@@ -169,7 +169,8 @@ writes into exist in the workspace beforehand.
 
 The `core`, `client` and `robustness` suites (their scenarios and checks are counted and listed,
 with their citations, at the end of this page): initialization and version negotiation, session
-creation and its refusals, resume, delete and mode changes where advertised, prompt turns
+creation and its refusals (every refusal's message judged: non-empty, on one line), resume,
+delete and mode changes where advertised, prompt turns
 against the scripted model (the stop reason, every update against the schema, nothing after the
 response, cancel, a failing model, a second turn, a tool call, a failing tool call, a cancel
 while a command runs or while a permission request is pending), the client side (writes and
@@ -261,7 +262,7 @@ behaviour, INFORMATIONAL, the check here judges it):
 | ACP-CONFIG-003 no boolean option unasked | `new-fields.config-values` |
 | ACP-LIST-001 session/list validates | `list.result-schema` |
 | ACP-LIST-002 an unmatched cwd filter lists nothing | `list-cwd.empty` |
-| ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message` |
+| ACP-ERROR-001 an error message, non-empty, one line | `unknown.error-message`, and the `<refusal>.message` check each refusal check implies (`new.missing.refused.message`, `parse.code.message` and the rest) |
 | ACP-LOAD-001 session/load succeeds | `load-fresh.loaded` (a SHOULD for a session with no turn yet), `load-fresh.result-schema`, `load-replay.result-schema` |
 | ACP-LOAD-002 replay before the response, none after | `load-replay.before-response`, `load-replay.nothing-after` |
 | ACP-LOAD-003 a load answers `{}`, not `null` | `load-fresh.result-schema` |
