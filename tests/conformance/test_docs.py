@@ -266,7 +266,7 @@ behaviour, INFORMATIONAL, the check here judges it):
 | ACP-LOAD-001 session/load succeeds | `load-fresh.loaded` (a SHOULD for a session with no turn yet), `load-fresh.result-schema`, `load-replay.result-schema` |
 | ACP-LOAD-002 replay before the response, none after | `load-replay.before-response`, `load-replay.nothing-after` |
 | ACP-LOAD-003 a load answers `{}`, not `null` | `load-fresh.result-schema` |
-| ACP-RESUME-001 session/resume succeeds | `resume.served` (advertised, never -32601), `resume.resumed` (a SHOULD for a session with no turn yet), `resume.result-schema` |
+| ACP-RESUME-001 session/resume succeeds | `resume-quiet.resumed`, `resume-quiet.result-schema` (a session that had a turn), `resume.served` (advertised, never -32601), `resume.resumed` (a SHOULD for a session with no turn yet), `resume.result-schema` |
 | ACP-RESUME-002 no history before a resume's response | `resume-quiet.no-history` |
 | ACP-DELETE-001 deleting a session | `delete.result-schema` |
 | ACP-DELETE-002 deleting an unknown id | `delete-unknown.succeeds` |

@@ -156,8 +156,9 @@ def test_a_scenario_whose_tool_is_not_offered_is_skip_with_the_reason(tmp_path: 
 
 def test_a_refused_request_is_judged_once_not_by_every_check_after_it(tmp_path: Path) -> None:
     """A method the agent advertises and answers -32601 (qwen-code's `session/resume`) fails
-    once, as unserved, and makes no refusal or replay check pass; a session with no turn yet
-    that cannot be loaded (gemini-cli's) is a warning, its result's schema not judged."""
+    as unserved, and as not resumed where the session had a turn, and makes no refusal or
+    replay check pass; a session with no turn yet that cannot be loaded (gemini-cli's) is a
+    warning, its result's schema not judged."""
     env = {"BREAK": "resume-unserved,load-fresh-refused", **WIRED}
     only = ("--only", "core.resume.valid", "core.resume.unknown-session", "core.resume.no-replay")
     results = conformance(
@@ -167,7 +168,8 @@ def test_a_refused_request_is_judged_once_not_by_every_check_after_it(tmp_path: 
     assert found["resume.served"] == "fail"
     assert (found["resume.resumed"], found["resume.result-schema"]) == ("warn", "skip")
     assert found["resume.unknown.refused"] == "skip"
-    assert found["resume-quiet.no-history"] == "skip"
+    assert found["resume-quiet.resumed"] == "fail"
+    assert found["resume-quiet.result-schema"] == found["resume-quiet.no-history"] == "skip"
     assert found["load-fresh.loaded"] == "warn"
     assert found["load-fresh.result-schema"] == "skip"
 
@@ -194,6 +196,16 @@ def test_a_turn_that_needs_its_script_is_skip_where_the_agent_offers_no_tools(
     ignoring = {"BREAK": "no-tools,ignore-cancel", **WIRED}
     found = statuses(conformance(tmp_path, agent, "--only", "core.prompt.cancel", env=ignoring))
     assert found["cancel.stop-reason"] == "fail"
+
+
+def test_an_agent_that_refuses_every_resume_fails_the_run(tmp_path: Path) -> None:
+    """Resuming a session with no turn yet is a SHOULD; one that had a turn a MUST."""
+    only = ("--only", "core.resume.valid", "core.resume.no-replay")
+    env = {"BREAK": "resume-refused", **WIRED}
+    results = conformance(tmp_path, f"{sys.executable} {BROKEN}", *only, env=env)
+    found = statuses(results)
+    assert (found["resume.resumed"], found["resume-quiet.resumed"]) == ("warn", "fail")
+    assert results["exit"] == 1
 
 
 def test_an_agent_slow_to_start_gets_time_for_its_first_answer(tmp_path: Path) -> None:
