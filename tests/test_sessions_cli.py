@@ -90,3 +90,23 @@ def test_export_skips_an_event_without_its_shape_and_says_so(tmp_path: Path, fmt
     assert exported.returncode == 0, exported.stderr
     assert "hello" in exported.stdout
     assert "is not a agent_message event; skipped" in exported.stderr
+
+
+def test_archived_sessions_are_listed_with_all_and_marked(tmp_path: Path) -> None:
+    """As session/list by default: an archived session is left out of `list`; `list --all`
+    shows it, marked, beside the others."""
+    client = Client(tmp_path, "--model", "offline")
+    kept = client.start()
+    cwd = client.scenario.vars["CWD"]
+    stored = client.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"]
+    for sid, text in ((kept, "kept work"), (stored, "stored work")):
+        client.result(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+        )
+    client.result("session/archive", {"sessionId": stored})
+    assert client.close() == 0
+    listed = acp(tmp_path, "list").stdout
+    assert kept in listed and stored not in listed
+    every = {line.split()[0]: line for line in acp(tmp_path, "list", "--all").stdout.splitlines()}
+    assert "[archived] stored work" in every[stored]
+    assert "[archived]" not in every[kept] and "kept work" in every[kept]

@@ -101,14 +101,16 @@ def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
 
 
 def listing(store: Store, every: bool, out: TextIO) -> int:
-    """`list [--all]`: one line a session."""
-    rows = store.list_sessions(None, None, 10_000, prompted_only=not every)
+    """`list [--all]`: one line a session; as session/list, archived ones only with --all
+    (marked), and those never prompted too."""
+    archived = "include" if every else "exclude"
+    rows = store.list_sessions(None, None, 10_000, prompted_only=not every, archived=archived)
     if not rows:
         hidden = not every and store.list_sessions(None, None, 1, prompted_only=False)
-        out.write("no prompted sessions (--all shows them all)\n" if hidden else "no sessions\n")
+        out.write("no sessions to list (--all shows them all)\n" if hidden else "no sessions\n")
     for r in rows:
         turns = f"{r.turn_count:>3} turn{'' if r.turn_count == 1 else 's'}"
-        title = r.title or untitled(r.created_at)
+        title = ("[archived] " if r.archived else "") + (r.title or untitled(r.created_at))
         out.write(f"{r.id}  {r.updated_at}  {turns:<9}  {r.cwd}  {title}\n")
     return 0
 

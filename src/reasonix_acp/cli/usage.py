@@ -70,8 +70,9 @@ says more of each command.
 SESSION_COMMANDS = {
     "list": """usage: acp sessions list [--all] [--data-dir DIR]
 
-The sessions that were prompted, one a line: id, last update, turns, folder, title. --all
-lists the sessions never prompted too.
+The sessions that were prompted and are not archived, one a line: id, last update, turns,
+folder, title. --all lists the sessions never prompted and the archived ones too (marked
+[archived]).
 """,
     "show": """usage: acp sessions show ID [--data-dir DIR]
 
