@@ -45,6 +45,12 @@ example:
   acp-conformance --agent "my-agent --acp --data-dir {tmp}/data" \\
       --env OPENAI_BASE_URL={model_url} --env OPENAI_API_KEY=x --wire-dir wire/
 
+--auth-method ID names one of the agent's authMethods: core.auth.authenticate authenticates
+with it (credentials the agent refuses make it SKIP, not FAIL) and then opens a session, which
+must not be refused with auth_required (-32000). core.auth.logout logs out where the agent
+advertises agentCapabilities.auth.logout: in the agent's own home, never in yours (SKIP with
+--keep-home, or with HOME or XDG_* in --env).
+
 --jobs N runs N scenarios at once (0: one per CPU), each with its own agent process; the
 report lists them in the same order as a run one after the other, and progress numbers them
 as they end. An agent slow under that load may need a longer --timeout.
@@ -117,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         "of its own under {tmp}/home, so your own config of it is not what is tested)",
     )
     p.add_argument(
+        "--auth-method",
+        metavar="ID",
+        help="an id of the agent's authMethods: core.auth.authenticate sends authenticate with "
+        "it, then opens a session (SKIP without it, or when the agent does not advertise it)",
+    )
+    p.add_argument(
         "--env",
         action="append",
         default=[],
@@ -172,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         args.unanswered_timeout,
         args.start_timeout,
         args.keep_home,
+        args.auth_method or "",
     )
     try:
         results = run_all(picked, settings, args)

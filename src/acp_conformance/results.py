@@ -24,6 +24,7 @@ class Settings:
     unanswered: float = 3.0  # the wait for an answer that may never come (a bad frame)
     start: float = 30.0  # the wait for the first answer of a process just started
     keep_home: bool = False  # the agent gets the runner's HOME and XDG_* (else its own)
+    auth_method: str = ""  # --auth-method: the id core.auth.authenticate authenticates with
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Any
 from acp_conformance import checks, note_checks, session_checks, tool_checks, turn_checks
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
+from acp_conformance.gates import required, unmet
 from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent, CannotStart
 from acp_conformance.results import (
@@ -55,13 +56,20 @@ def substitute(node: Any, captured: dict[str, Any]) -> Any:
 
 
 class Runner:
-    def __init__(self, scenario: Scenario, io: Frames, places: dict[str, str]) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        io: Frames,
+        places: dict[str, str],
+        options: dict[str, Any] | None = None,
+    ) -> None:
         self.scenario, self.io = scenario, io
         self.captured: dict[str, Any] = {
             "cwd": places["cwd"],
             "tmp": places["tmp"],
             "python": sys.executable,  # with ${mcp_server}: the scenarios' MCP server
             "mcp_server": str(resources.files("acp_conformance").joinpath("mcp_server.py")),
+            **(options or {}),  # the runner's options a scenario requires (gates.py)
         }
         self.results: list[CheckResult] = []
         self.seen_calls = 0  # the client's calls judged by earlier awaits
@@ -157,20 +165,19 @@ class Runner:
         return checks.only_json(self.io.unparsed)
 
     def _require(self, wanted: dict[str, Any]) -> None:
+        """Each path in turn (gates.py): the first one not met SKIPs the rest, with why."""
         for path, value in wanted.items():
-            try:
-                found = checks.at(self.captured, path)
-            except KeyError:
-                found = None
-            allowed = value["one_of"] if isinstance(value, dict) and "one_of" in value else [value]
-            if found not in allowed:
-                raise Skip(required(path, allowed, found))
+            why = unmet(self.captured, path, substitute(value, self.captured))
+            if why:
+                raise Skip(why)
 
     def _await(self, step: dict[str, Any]) -> None:
         bounded = bool(step.get("may_go_unanswered"))
         response = self.io.response(substitute(step["await"], self.captured), bounded)
         if "error" in response:
             self.refused.add(json.dumps(substitute(step["await"], self.captured)))
+            if step.get("skip_if_refused"):  # a refusal the agent may make: nothing to judge
+                raise Skip(f"{step['skip_if_refused']}: {checks.brief(response['error'])}")
         if "settle_ms" in step:  # updates that may come after the response count too
             self.io.settle(float(step["settle_ms"]) / 1000)
         if step.get("script_played"):
@@ -302,7 +309,7 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     frames = Frames(agent, client, model, settings.timeout, settings.unanswered, settings.start)
-    runner = Runner(scenario, frames, places)
+    runner = Runner(scenario, frames, places, options(settings))
     try:
         result.reason = runner.run()
     finally:
@@ -316,6 +323,16 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
     if result.status in ("fail", "warn"):
         result.wire, result.stderr_tail = evidence(agent.wire)
     return result, agent.wire.ndjson(), model.exchanges if model is not None else []
+
+
+def options(settings: Settings) -> dict[str, Any]:
+    """The runner's options as a scenario's `require` reads them (gates.py): the id given with
+    --auth-method, only when one was; whether the agent runs in a home of its own."""
+    given = {k for k in settings.env if k == "HOME" or k.startswith("XDG_")}
+    found: dict[str, Any] = {"own_home": not settings.keep_home and not given}
+    if settings.auth_method:
+        found["auth_method"] = settings.auth_method
+    return found
 
 
 LONGEST = 2000  # characters of a line kept in a failure's evidence (the rest is counted)
@@ -332,20 +349,3 @@ def evidence(wire: Any) -> tuple[list[dict[str, str]], list[str]]:
     lines = [{"dir": d, "line": cut(t)} for d, t, _ in wire.lines if d != "stderr"]
     errors = [cut(t) for d, t, _ in wire.lines if d == "stderr"]
     return lines, errors[-STDERR_TAIL:]
-
-
-def required(path: str, allowed: list[Any] | None, found: Any) -> str:
-    """Why a scenario or check is SKIP: what it requires at `path` (any of `allowed`; `{}`, a
-    capability advertised; None or False, one not advertised; `allowed` None, anything not
-    empty) and what the agent advertised there."""
-    if allowed is None:
-        wanted = "advertised, not empty"
-    elif all(v in (None, False) for v in allowed):
-        wanted = "absent or false"
-    elif allowed == [{}]:
-        wanted = "advertised"
-    else:
-        wanted = " or ".join("absent" if v is None else json.dumps(v) for v in allowed)
-    if found is None:
-        return f"requires {path} {wanted}; the agent did not advertise it"
-    return f"requires {path} {wanted}; the agent advertised {json.dumps(found)}"

@@ -25,6 +25,9 @@
                                              # was answered with an error (initialize again)
        {"require": {"agentCapabilities.loadSession": true}},   # else the scenario is SKIP
        {"require": {"<path>": {"one_of": [null, false]}}},      # any of these (null: absent)
+                                             # (gates.py: the other forms, the runner's options)
+       {"await": <id>, "skip_if_refused": "<why>", ...},  # SKIP the rest, with why, if <id>
+                                             # is refused (credentials the agent may refuse)
        {"inspect": "caps", "checks": [...]},  # response checks on a value captured before
        {"quiet": <ms>, "checks": [...]},     # frames within the window
        {"eof": <s>, "checks": [...]}         # stdin closed; the process within the window

@@ -93,6 +93,10 @@ Faults:
   sysprompt-any-mode session/new takes a systemPrompt mode it does not know as append
   auth-status-shape  auth/status answers {"status": "ok"}, without its state
   auth-status-32000  auth/status is refused with auth_required (-32000)
+  auth-shape     authenticate answers "ok", not an object
+  auth-forgets   after authenticate, session/new is refused with auth_required (-32000)
+  logout-unserved  advertises auth.logout and answers logout -32601
+  logout-shape   logout answers null
 and those of broken_tools.py.
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
@@ -110,6 +114,7 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
   lax            no answer to lines it cannot read (not JSON, not a request, a batch);
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
+  auth-refused   refuses the credentials of its authentication method (-32000)
 and those of broken_tools.py.
 """
 
@@ -141,6 +146,7 @@ places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
 titles: dict[str, str] = {}  # session → the client's title
 system_prompts: dict[str, str] = {}  # session → its systemPrompt's text, told the model
+authenticated: list[str] = []  # the methods authenticate took (auth-forgets: then -32000)
 archived: set[str] = set()
 FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 initialized = False
@@ -311,13 +317,32 @@ def bad_line(rid: Any, code: int, message: str) -> None:
 
 
 def auth_methods() -> list[dict[str, Any]]:
-    """None, unless a fault offers some."""
+    """An API key it takes as it is (authenticate needs nothing more), unless a fault offers
+    others."""
     key = {"id": "key", "name": "API key"}
     if "dup-auth" in BREAK:
         return [key, {**key, "name": "API key again"}]
     if "terminal-auth" in BREAK:
         return [{"id": "login", "name": "Log in", "type": "terminal", "args": ["--login"]}]
-    return []
+    return [key]
+
+
+def authenticate(rid: Any, params: dict[str, Any]) -> None:
+    method = params.get("methodId")
+    if method not in [m["id"] for m in auth_methods()]:
+        return error(rid, -32602, f"unknown methodId {method}")
+    if "auth-refused" in QUIRK:
+        return error(rid, -32000, "the API key was refused")
+    authenticated.append(str(method))
+    return result(rid, "ok" if "auth-shape" in BREAK else {})
+
+
+def logout(rid: Any) -> None:
+    """Nothing is kept to forget: there is no credential to clear."""
+    if "logout-unserved" in BREAK:
+        return error(rid, -32601, "method not found: logout")
+    authenticated.clear()
+    return result(rid, None if "logout-shape" in BREAK else {})
 
 
 def initialize(rid: Any, params: dict[str, Any]) -> None:
@@ -351,7 +376,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "status": {},
                 "systemPrompt": {},
             },
-            "auth": {"status": {}},
+            "auth": {"status": {}, "logout": {}},
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
         "authMethods": auth_methods(),
@@ -370,6 +395,8 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/new":
         if "no-model" in QUIRK:
             return error(rid, -32000, "session/new: no model provider is configured")
+        if "auth-forgets" in BREAK and authenticated:
+            return error(rid, -32000, "authentication required")
         cwd = params.get("cwd")
         lax = "lax" in QUIRK and isinstance(cwd, str)
         if not accept and not lax and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
@@ -657,6 +684,10 @@ def serve(line: str) -> None:
         return session_method(rid, method, params)
     if method == "auth/status":
         return auth_status(rid)
+    if method == "authenticate":
+        return authenticate(rid, params)
+    if method == "logout":
+        return logout(rid)
     if "unknown-result" in BREAK:
         return result(rid, {})
     if "lax" in QUIRK and method.startswith("_"):

@@ -27,6 +27,7 @@ import pytest
 
 import acp_conformance
 from acp_conformance.scenario import load_all
+from reasonix_acp.server.capabilities import SETUP_METHOD_ID
 from reasonix_acp.tools.sandbox import probe
 from tests.conformance.test_runner import conformance, statuses
 from tests.snapshot_ext import NDJSONSnapshotExtension
@@ -83,6 +84,9 @@ ENV = {
     "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
     "REASONIX_ACP_SANDBOX": "off",
 }
+# core.auth.authenticate's method (--auth-method): acp's setup method reads config.toml again,
+# and the provider ENV gives makes it complete, so authenticate succeeds and sessions open.
+AUTH = ("--auth-method", SETUP_METHOD_ID)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 HEX = re.compile(r"\b[0-9a-f]{32}\b|\b[0-9a-f]{64}\b")
 TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
@@ -108,6 +112,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Path:
             *(sys.executable, "-m", "acp_conformance", "--agent", command, *env),
             *("--wire-dir", str(where), "--json", str(where / "results.json")),
             *("--junit", str(where / "junit.xml"), "--jobs", JOBS, "--timeout", TIMEOUT),
+            *AUTH,
         ],
         capture_output=True,
         text=True,

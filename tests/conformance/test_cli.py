@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from acp_conformance.gates import required
 from acp_conformance.results import CheckResult, ScenarioResult
-from acp_conformance.run import required
 from tests.conformance.test_runner import BROKEN, WIRED
 
 
@@ -30,6 +30,7 @@ def test_help_explains_the_placeholders_with_an_example() -> None:
     done = runner("--help")
     for word in ("{model_url}", "{tmp}", "{cwd}", "example:", "--unanswered-timeout", "--quiet"):
         assert word in done.stdout
+    assert "--auth-method ID" in done.stdout and "core.auth.logout" in done.stdout
 
 
 def test_a_scenario_is_partial_when_some_checks_passed_and_others_were_skipped() -> None:

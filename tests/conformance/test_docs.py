@@ -72,7 +72,18 @@ them). The run tests the agent, not the machine's config of it: a `config.toml` 
 `default_model` names another provider would otherwise win over `OPENAI_MODEL` (as it does in
 `acp`, where config.toml's `default_model` comes before it): the scripted model's scenarios
 would be SKIP, or FAIL where that provider is out of reach. `--keep-home` gives the agent your
-home and its config instead.
+home and its config instead. So `core.auth.logout`, which logs out wherever the agent advertises
+`agentCapabilities.auth.logout`, touches nothing of yours: the agent logs out of its own home,
+which goes with the scenario. Where the agent was given your home (`--keep-home`, or `HOME` or
+an `XDG_*` directory in `--env`), the scenario is SKIP rather than sign you out.
+
+`--auth-method ID` names one of the agent's `authMethods`: `core.auth.authenticate` sends
+`authenticate` with it, then `session/new`, which must not be refused with `auth_required`
+(-32000). The scenario is SKIP without the option, where the agent advertises no
+`authMethods` or none with that id, and where it refuses to authenticate (credentials may
+legitimately be refused: the reason holds its error). Give a method the agent can serve in the
+run's environment (for `acp`, `reasonix-setup` reads its configuration again, complete when the
+provider's variables are set).
 
 A scenario that needs the model is SKIP when `{model_url}` appears nowhere in the command or the
 environment. Each scenario gets a fresh process, and `--jobs N` runs N scenarios at once
@@ -89,8 +100,8 @@ is `{"agent", "scenarios": [{"id", "suite", "status", "checks": [{"id", "level",
 warned carries its wire transcript and the agent's last stderr lines, and each check its tier
 (below); the wire directory keeps both directions of every scenario and the
 agent's stderr as NDJSON with times, and beside it the scripted model's traffic (the tools
-offered, the messages, the reply given). `acp-conformance --help` explains `{tmp}`, `{cwd}` and
-`{model_url}`.
+offered, the messages, the reply given). `acp-conformance --help` explains `{tmp}`, `{cwd}`,
+`{model_url}` and `--auth-method`.
 
 ## Levels
 
@@ -137,6 +148,9 @@ A SKIP always gives its reason, one of these:
 - the agent offered no option of the kind the scenario picks (no `allow_always` to remember);
 - the agent did not ask the model again after a tool call (a rejected permission may end the
   turn), so it owes the model no tool message;
+- an option the scenario needs was not given, or forbids it: `core.auth.authenticate` without
+  `--auth-method` (or with an id the agent does not advertise, or credentials it refused),
+  `core.auth.logout` where the agent was given your home;
 - a race: the turn ended, or its tool call finished, before the cancel could be sent;
 - an earlier answer the step builds on never came ("not reached").
 
@@ -170,7 +184,7 @@ writes into exist in the workspace beforehand.
 The `core`, `client` and `robustness` suites (their scenarios and checks are counted and listed,
 with their citations, at the end of this page): initialization and version negotiation, session
 creation and its refusals (every refusal's message judged: non-empty, on one line), resume,
-delete and mode changes where advertised, prompt turns
+delete and mode changes where advertised, authenticating and logging out, prompt turns
 against the scripted model (the stop reason, every update against the schema, nothing after the
 response, cancel, a failing model, a second turn, a tool call, a failing tool call, a cancel
 while a command runs or while a permission request is pending), the client side (writes and
@@ -254,6 +268,8 @@ behaviour, INFORMATIONAL, the check here judges it):
 | ACP-INIT-004 agentInfo present | `init.agent-info` |
 | ACP-AUTH-001 authentication method ids unique | `init.auth-ids-unique` |
 | ACP-AUTH-002 no terminal auth method unasked | `init.no-terminal-auth` |
+| ACP-AUTH-003 authenticating leaves sessions working | `authenticate.result-schema`, `authenticate.session-new` (with `--auth-method`) |
+| ACP-AUTH-004 an advertised logout succeeds | `logout.result`, `logout.result-schema` |
 | ACP-AUTH-005 session/new not gated without auth methods | `new.result-schema` (for every agent) |
 | ACP-SESSION-001 session/new succeeds | `new.result-schema`, `new.session-id` |
 | ACP-SESSION-002 two sessions, two ids | `new-fields.distinct-ids` |
@@ -283,10 +299,12 @@ A check whose requirement depends on a capability the agent advertises (or does 
 naming the capability, where the agent's capabilities put it out of reach: not applicable,
 never a pass.
 
-Not checked here: ACP-AUTH-003 and ACP-AUTH-004 (authenticating and logging out: acp-tck runs
-them only where it is given a method to use or allowed to log out, and an agent's login needs
-credentials this suite does not have) and ACP-STDERR-001 (it records the bytes an agent writes on
-stderr; the wire log here keeps them, judging nothing).
+Not checked here: ACP-STDERR-001 (it records the bytes an agent writes on stderr; the wire log
+here keeps them, judging nothing). ACP-AUTH-003 runs only with `--auth-method`, as acp-tck's
+does with its own option: no method id can be guessed, and an agent's login may need credentials
+only its user has. ACP-AUTH-004, which acp-tck runs only when told it may log out, runs here
+wherever logout is advertised, since the agent logs out of a home of its own (SKIP where it was
+given yours).
 
 Where the two differ, this suite is right, and says why:
 

@@ -19,6 +19,7 @@ from tests.conformance.faults import SCENARIOS, SUITES
 BROKEN = Path(__file__).with_name("broken_agent.py")
 BROKEN_RX = Path(__file__).with_name("broken_reasonix.py")  # the `reasonix` suite's
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent asks it for tool calls
+AUTH = ("--auth-method", "key")  # the broken agent's one authentication method (an API key)
 
 # The broken agent advertises no image, audio or embedded context: these are SKIP for it.
 UNADVERTISED = {"prompt-image.served", "prompt-audio.served", "prompt-embedded.served"}
@@ -85,7 +86,7 @@ def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
 def test_a_correct_small_agent_passes(tmp_path: Path) -> None:
     suites = "core,client,robustness"  # it has no _reasonix.io surface
     agent = f"{sys.executable} {BROKEN}"
-    results = conformance(tmp_path, agent, "--suite", suites, "--jobs", "4", env=WIRED)
+    results = conformance(tmp_path, agent, "--suite", suites, "--jobs", "4", *AUTH, env=WIRED)
     assert results["exit"] == 0, results["stdout"]
     skipped = {c for c, status in statuses(results).items() if status != "pass"}
     assert skipped == UNADVERTISED, results["stdout"]  # it takes no image, audio or resource
@@ -135,7 +136,7 @@ def test_every_check_is_seen_failing(tmp_path: Path) -> None:
         where.mkdir()
         agent = f"{sys.executable} {BROKEN}"
         env = {"BREAK": fault[0], **WIRED}
-        waits = ("--timeout", "1", "--start-timeout", "5")
+        waits = ("--timeout", "1", "--start-timeout", "5", *AUTH)
         found = conformance(where, agent, *waits, "--only", *fault[1], env=env)
         return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
 
@@ -198,6 +199,31 @@ def test_a_turn_that_needs_its_script_is_skip_where_the_agent_offers_no_tools(
     assert found["cancel.stop-reason"] == "fail"
 
 
+def test_authenticating_and_logging_out_are_skip_with_the_reason(tmp_path: Path) -> None:
+    """core.auth.authenticate runs only with --auth-method naming an advertised method, and
+    credentials the agent refuses are no failure; core.auth.logout never logs out in a home
+    the agent was given (--keep-home)."""
+    agent = f"{sys.executable} {BROKEN}"
+
+    def reasons(*args: str, env: dict[str, str] | None = None) -> dict[str, str]:
+        only = ("--only", "core.auth.authenticate", "core.auth.logout")
+        found = conformance(tmp_path, agent, *only, *args, env=env)
+        return {s["id"]: s.get("reason", "") for s in found["scenarios"]}
+
+    unnamed = reasons()
+    assert unnamed["core.auth.authenticate"].startswith("requires --auth-method ID")
+    assert unnamed["core.auth.logout"] == ""
+    assert reasons("--auth-method", "other")["core.auth.authenticate"] == (
+        'requires caps.authMethods to hold an item with id "other"; the agent advertised '
+        '[{"id": "key"}]'
+    )
+    refused = reasons(*AUTH, env={"QUIRK": "auth-refused"})["core.auth.authenticate"]
+    assert refused.startswith("the agent refused to authenticate (it may") and "-32000" in refused
+    kept = reasons(*AUTH, "--keep-home")
+    assert kept["core.auth.authenticate"] == ""
+    assert kept["core.auth.logout"].startswith("requires the agent to run in a home of its own")
+
+
 def test_an_agent_that_refuses_every_resume_fails_the_run(tmp_path: Path) -> None:
     """Resuming a session with no turn yet is a SHOULD; one that had a turn a MUST."""
     only = ("--only", "core.resume.valid", "core.resume.no-replay")
@@ -258,6 +284,7 @@ def needed(fault: tuple[str, str]) -> tuple[str, list[str]]:
         "1",
         "--start-timeout",
         "5",
+        *AUTH,
         *only,
         env={"BREAK": name, **WIRED},
     )
