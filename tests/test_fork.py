@@ -86,3 +86,77 @@ def test_forking_an_unknown_session_names_it(tmp_path: Path) -> None:
     assert answer["error"]["code"] == -32602
     assert "unknown session nope" in answer["error"]["message"]
     assert c.close() == 0
+
+
+def reply_ids(c: Client, sid: str, text: str) -> list[str]:
+    """Prompt; → the ids of the agent message chunks the turn sent, in order."""
+    c.take_notes()
+    prompt(c, sid, text)
+    return [
+        u["messageId"]
+        for u in updates_of(c.take_notes(), sid)
+        if u["sessionUpdate"] == "agent_message_chunk"
+    ]
+
+
+def at(message_id: str) -> dict[str, Any]:
+    return {"_meta": {"reasonix.io": {"messageId": message_id}}}
+
+
+def test_a_fork_from_a_reply_keeps_the_turns_up_to_it_and_the_provider_s_prefix(
+    tmp_path: Path,
+) -> None:
+    """Inclusive, at the reply that ends a turn: the fork holds the turns up to it, and its
+    next request starts with the very bytes the source sent for them (a provider's cached
+    prefix holds); the source is untouched."""
+    with Server() as server:
+        server.models = ["m1"]
+        c = endpoint_client(tmp_path, server)
+        c.result("initialize", {"protocolVersion": 1})
+        cwd = c.scenario.vars["CWD"]
+        source = c.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"]
+        first = reply_ids(c, source, "one")
+        reply_ids(c, source, "two")
+        second_request = server.bodies[-1]
+        reply_ids(c, source, "three")
+        before = shown(c, source)
+        params = {"sessionId": source, "cwd": cwd, "mcpServers": [], **at(first[-1])}
+        fork = c.result("session/fork", params)["sessionId"]
+        assert shown(c, fork) == before[:2]  # "one" and its reply
+        prompt(c, fork, "edited two")
+        sent = server.bodies[-1]
+        cut = second_request.index(b'"two"')
+        assert sent[:cut] == second_request[:cut]  # the same bytes up to the new prompt
+        assert [m["content"] for m in json.loads(sent)["messages"] if m["role"] == "user"] == [
+            "one",
+            "edited two",
+        ]
+        assert shown(c, source) == before
+        assert c.close() == 0
+
+
+def test_a_fork_from_a_point_that_ends_no_reply_is_refused_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    c = Client(tmp_path, "--model", "offline")
+    source = c.start()
+    cwd = c.scenario.vars["CWD"]
+    reply_ids(c, source, "hello")
+    c.result("session/load", {"sessionId": source, "cwd": cwd, "mcpServers": []})
+    users = [
+        u["messageId"]
+        for u in updates_of(c.take_notes(), source)
+        if u["sessionUpdate"] == "user_message_chunk"
+    ]
+    listed = len(c.result("session/list", {})["sessions"])
+    base = {"sessionId": source, "cwd": cwd, "mcpServers": []}
+    for meta, says in (
+        (at(users[0]), "is the user's prompt, not a reply"),
+        (at("no-such-message"), "no message no-such-message in this session"),
+        ({"_meta": {"reasonix.io": {"messageId": 7}}}, "messageId must be a message id"),
+    ):
+        answer = c.call("session/fork", {**base, **meta})
+        assert answer["error"]["code"] == -32602, answer
+        assert says in answer["error"]["message"], answer
+    assert len(c.result("session/list", {})["sessions"]) == listed
+    assert c.close() == 0

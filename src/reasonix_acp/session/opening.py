@@ -26,7 +26,7 @@ from reasonix_acp.providers.discovery import complete, confirm
 from reasonix_acp.reasonix_io import recovery
 from reasonix_acp.reasonix_io.readiness import checkpoint_from
 from reasonix_acp.redact import remember
-from reasonix_acp.session import client_prompt, controls
+from reasonix_acp.session import client_prompt, controls, fork_point
 from reasonix_acp.session.images import replayable
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.params import check_absolute, check_cwd, check_session_id
@@ -138,6 +138,7 @@ class Opening:
         )
         if source is None:
             raise InvalidParams(f"{method}: unknown session {source_id}")
+        through, plan = self._fork_point(method, source_id, params.field_meta, source.plan)
         servers = _servers(params.mcp_servers or [])
         record = SessionRecord(
             id=uuid4(),
@@ -149,11 +150,11 @@ class Opening:
             effort=source.effort,
             mode=source.mode,
             approval=source.approval,
-            plan=source.plan,
+            plan=plan,
             system_prompt=source.system_prompt if system_prompt is None else system_prompt,
         )
         forked = self.sessions.store_call(
-            method, lambda: self.sessions.store.fork_session(source_id, record)
+            method, lambda: self.sessions.store.fork_session(source_id, record, through)
         )
         if not forked:  # deleted meanwhile
             raise InvalidParams(f"{method}: unknown session {source_id}")
@@ -174,6 +175,23 @@ class Opening:
             "modes": opened["modes"],
             "configOptions": opened["configOptions"],
         }
+
+    def _fork_point(
+        self, method: str, source_id: str, meta: Any, plan: list[dict[str, Any]]
+    ) -> tuple[int | None, list[dict[str, Any]]]:
+        """The last turn a fork keeps (None: all of them) and its plan as of then
+        (session/fork_point.py)."""
+        given = fork_point.message_id(method, meta)
+        if given is None:
+            return None, plan
+        live = self.sessions.live.get(source_id)
+        busy = live is not None and live.turn.state.value != "idle"
+        events = self.sessions.store_call(
+            method, lambda: list(self.sessions.store.events(source_id))
+        )
+        through = fork_point.turn_ending_at(method, events, given, busy)
+        kept = [e.body.get("entries") for e in events if e.kind == "plan" and e.turn <= through]
+        return through, (kept[-1] if kept else None) or []
 
     # -- session/load and session/resume ------------------------------------------------------
 

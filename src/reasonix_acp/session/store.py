@@ -166,9 +166,10 @@ class Store:
             if leased:
                 self._lease(db, rec.id)
 
-    def fork_session(self, source_id: str, rec: SessionRecord) -> bool:
+    def fork_session(self, source_id: str, rec: SessionRecord, through: int | None = None) -> bool:
         """Store `rec` as a new session, leased by this process, whose transcript is a copy of
-        `source_id`'s as stored now, in one commit; the source is only read. False: no such
+        `source_id`'s as stored now, in one commit; the source is only read. With `through`,
+        the copy ends where turn `through + 1` begins, as a rewind cuts. False: no such
         source."""
         with self._write() as db:
             row = db.execute(
@@ -177,6 +178,13 @@ class Store:
             if row is None:
                 return False
             rec.event_count, rec.turn_count = row
+            if through is not None:
+                after = db.execute(
+                    "SELECT MIN(seq) FROM events WHERE session_id = ? AND turn > ?",
+                    (source_id, through),
+                ).fetchone()[0]
+                if after is not None:
+                    rec.event_count, rec.turn_count = after, through
             values = [column(c, getattr(rec, c)) for c in COLUMNS]
             db.execute(
                 f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
@@ -184,8 +192,8 @@ class Store:
             )
             db.execute(
                 "INSERT INTO events (session_id, seq, turn, kind, body) "
-                "SELECT ?, seq, turn, kind, body FROM events WHERE session_id = ?",
-                (rec.id, source_id),
+                "SELECT ?, seq, turn, kind, body FROM events WHERE session_id = ? AND seq < ?",
+                (rec.id, source_id, rec.event_count),
             )
             self._lease(db, rec.id)
         return True
