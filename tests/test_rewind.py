@@ -279,3 +279,43 @@ def test_show_lists_checkpoints_and_a_delete_takes_the_blobs_only_it_had(
         assert c.result(REWIND, {"sessionId": kept})["restored"] == [str(cwd / "shared.txt")]
         assert (cwd / "shared.txt").read_text() == "shared before\n"
         assert c.close() == 0
+
+
+def test_a_rewind_to_just_after_a_reply_puts_back_what_the_later_prompts_changed(
+    tmp_path: Path,
+) -> None:
+    """`messageId`, inclusive: the reply that ends the first turn stays, the files are as that
+    turn left them, and the conversation goes on from there."""
+    with DeepSeek() as server:
+        c = agent(tmp_path, config(server))
+        cwd = Path(c.scenario.vars["CWD"])
+        sid = full(c)
+        turn(server, ("write", {"path": "a.txt", "content": "one\n"}), text="Wrote one.")
+        c.take_notes()
+        ended(c, sid, "first")
+        replies = [
+            u["messageId"]
+            for u in updates_of(c.take_notes(), sid)
+            if u["sessionUpdate"] == "agent_message_chunk"
+        ]
+        for text in ("second", "third"):
+            turn(server, ("write", {"path": "a.txt", "content": f"{text}\n"}))
+            ended(c, sid, text)
+        both = c.call(REWIND, {"sessionId": sid, "prompts": 1, "messageId": replies[-1]})
+        assert "not both" in both["error"]["message"]
+        thought = c.call(REWIND, {"sessionId": sid, "messageId": "nope"})
+        assert "no message nope" in thought["error"]["message"]
+        done = c.result(REWIND, {"sessionId": sid, "messageId": replies[-1]})
+        assert done["prompts"] == 2 and done["restored"] == [str(cwd / "a.txt")]
+        assert (cwd / "a.txt").read_text() == "one\n"
+        c.take_notes()
+        c.result("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
+        shown = updates_of(c.notes, sid)
+        said = [u["content"]["text"] for u in shown if u["sessionUpdate"] == "user_message_chunk"]
+        assert said == ["first"]
+        last = [u for u in shown if u["sessionUpdate"] == "agent_message_chunk"][-1]
+        assert last["messageId"] == replies[-1]
+        ended_again = c.call(REWIND, {"sessionId": sid, "messageId": replies[-1]})
+        assert "nothing to undo" in ended_again["error"]["message"]
+        assert c.close() == 0
+    assert server.refused == []

@@ -45,6 +45,7 @@ from reasonix_acp.checkpoints.recorder import Roots
 from reasonix_acp.ids import uuid4
 from reasonix_acp.protocol.errors import InvalidParams
 from reasonix_acp.protocol.router import Call
+from reasonix_acp.session import fork_point
 from reasonix_acp.session.checkpoint_rows import CheckpointRows, UnreadablePlan, blobs_of
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.service import Sessions
@@ -75,13 +76,33 @@ class Rewinds:
         prompts = 1 if params.prompts is None else params.prompts
         if type(prompts) is not int or prompts < 1:
             raise InvalidParams(f"{METHOD}: prompts must be a whole number of at least 1")
+        if params.message_id is not None and params.prompts is not None:
+            raise InvalidParams(f"{METHOD}: give prompts or messageId, not both")
         session.machine.fire("begin_rebuild", f"{METHOD}: session is {{state}}")
         try:
+            if params.message_id is not None:
+                prompts = self._after(session, params.message_id)
             return await self.rewind(
                 session, prompts, files=params.files is not False, force=bool(params.force)
             )
         finally:
             session.machine.fire("end_rebuild", f"{METHOD}: session is {{state}}")
+
+    def _after(self, session: Session, given: Any) -> int:
+        """How many prompts come after the turn whose reply ends with message `given`
+        (session/fork_point.py): what a rewind to just after that reply goes back over."""
+        if type(given) is not str or not given:
+            raise InvalidParams(f"{METHOD}: messageId must be a message id")
+        store = self.sessions.store
+        events = self.sessions.store_call(METHOD, lambda: list(store.events(session.id)))
+        through = fork_point.turn_ending_at(METHOD, events, given, busy=False)  # idle here
+        points = self.sessions.store_call(METHOD, lambda: self.rows.points(session.id))
+        after = sum(1 for turn, _ in points if turn > through)
+        if after == 0:
+            raise InvalidParams(f"{METHOD}: message {given} ends the last turn: nothing to undo")
+        if points[-after][0] != min(e.turn for e in events if e.turn > through):
+            raise InvalidParams(f"{METHOD}: the turn after message {given} cannot be rewound")
+        return after
 
     async def rewind(
         self, session: Session, prompts: int, files: bool = True, force: bool = False
