@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.client import Client
+from tests.deepseek_server import DeepSeek
 from tests.sse_server import Server
 from tests.test_context_window import endpoint_client
+from tests.test_deepseek import agent as deepseek_agent
+from tests.test_deepseek import config as deepseek_config
 from tests.test_sessions import updates_of
 
 
@@ -160,3 +163,27 @@ def test_a_fork_from_a_point_that_ends_no_reply_is_refused_and_creates_nothing(
         assert says in answer["error"]["message"], answer
     assert len(c.result("session/list", {})["sessions"]) == listed
     assert c.close() == 0
+
+
+def test_a_fork_from_a_reply_is_served_from_deepseek_s_cache(tmp_path: Path) -> None:
+    """On the DeepSeek stand-in, which counts as a cache hit the longest byte prefix a request
+    shares with an earlier one: the fork's first request hits the cache through the turns it
+    kept, where a new session with the same prompt hits it only up to its first message."""
+    with DeepSeek() as server:
+        long_reply = "A considered answer. " * 120  # some 600 tokens the fork keeps
+        server.replies.append({"thought": "Thinking.", "text": long_reply})
+        c = deepseek_agent(tmp_path, deepseek_config(server))
+        cwd = c.scenario.vars["CWD"]
+        source = c.start()
+        first = reply_ids(c, source, "one")
+        reply_ids(c, source, "two")
+        fresh = c.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"]
+        prompt(c, fresh, "edited two")
+        cold = server.usage[-1]["prompt_cache_hit_tokens"]
+        params = {"sessionId": source, "cwd": cwd, "mcpServers": [], **at(first[-1])}
+        fork = c.result("session/fork", params)["sessionId"]
+        prompt(c, fork, "edited two")
+        warm = server.usage[-1]["prompt_cache_hit_tokens"]
+        assert warm >= cold + 512, (cold, warm)  # the kept turn, reply included, was a hit
+        assert c.close() == 0
+    assert server.refused == []
