@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp import spawn_agent_process
+import pytest
+from acp import RequestError, spawn_agent_process
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
 from tests.transcript import acp_command
@@ -177,3 +178,63 @@ async def test_sdk_client_runs_a_goal_to_completion(tmp_path: Any) -> None:
     assert modes == ["goal", "normal"]
     text = "".join(u.content.text for u in shown if type(u).__name__ == "AgentMessageChunk")
     assert text == "First half.Both halves done."
+
+
+async def test_sdk_client_on_the_unstable_surface_gets_plans_by_id_and_forks_from_a_reply(
+    tmp_path: Any,
+) -> None:
+    """The SDK's own models of the unstable plan updates parse what `acp` sends a client that
+    advertises `plan`, and its `fork_session` forks from a reply named in `_meta`."""
+    import os
+
+    from acp.schema import (
+        AgentMessageChunk,
+        AgentPlanContentUpdate,
+        AgentPlanRemovedUpdate,
+        AgentPlanUpdate,
+        PlanCapabilities,
+        TextContentBlock,
+    )
+
+    from tests.transcript import Scenario
+
+    scenario = Scenario(tmp_path)
+    env = {**os.environ, **scenario.env}
+    command = [*acp_command(), "--model", "offline", "--script"]
+    script = scenario.vars["GOLDEN"] + "/scripts/plan_by_id.jsonl"
+    client = PlanClient()
+    async with spawn_agent_process(client, *command, script, env=env) as (conn, _p):
+        caps = ClientCapabilities(plan=PlanCapabilities())
+        await conn.initialize(protocol_version=1, client_capabilities=caps)
+        cwd = scenario.vars["CWD"]
+        sid = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        text = [TextContentBlock(type="text", text="plan the work")]
+        assert (await conn.prompt(session_id=sid, prompt=text)).stop_reason == "end_turn"
+        shown = [u for s, u in client.updates if s == sid]
+        plans = [u for u in shown if isinstance(u, AgentPlanContentUpdate)]
+        assert [(p.plan.type, p.plan.plan_id) for p in plans] == [
+            ("items", "todo"),
+            ("markdown", "proposal"),
+        ]
+        removed = [u for u in shown if isinstance(u, AgentPlanRemovedUpdate)]
+        assert [r.plan_id for r in removed] == ["todo"]
+        assert not [u for u in shown if isinstance(u, AgentPlanUpdate)]  # not both shapes
+        reply = [u for u in shown if isinstance(u, AgentMessageChunk)][-1].message_id
+        meta = {"reasonix.io": {"messageId": reply}}
+        forked = await conn.fork_session(session_id=sid, cwd=cwd, mcp_servers=[], **meta)
+        assert forked.session_id != sid and forked.modes is not None
+        nowhere = {"reasonix.io": {"messageId": "nope"}}  # the SDK sends its keywords as `_meta`
+        with pytest.raises(RequestError) as refused:
+            await conn.fork_session(session_id=sid, cwd=cwd, mcp_servers=[], **nowhere)
+        assert refused.value.code == -32602 and "no message nope" in str(refused.value)
+
+
+class PlanClient(RecordingClient):
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **_: Any
+    ) -> Any:
+        from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+        start = AllowedOutcome(outcome="selected", option_id="start")
+        return RequestPermissionResponse(outcome=start)
