@@ -131,13 +131,14 @@ def test_method_table_is_the_x_method_annotations() -> None:
     }
     unstable_methods = ["session/fork", "session/set_title", "session/archive"]
     unstable_methods += ["session/unarchive", "session/status", "auth/status"]
+    unstable_methods += ["providers/list", "providers/set", "providers/disable"]
     assert taken == {**dict.fromkeys(unstable_methods, "agent"), "auth/status_update": "client"}
     assert {m: s.side for m, s in generated.METHODS.items()} == {**annotated, **taken}
     stable = [
         m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
     ]
-    # the 13 stable methods, the legacy session/set_model, and the six unstable ones
-    assert len(stable) == 20
+    # the 13 stable methods, the legacy session/set_model, and the nine unstable ones
+    assert len(stable) == 23
     assert generated.METHODS[generated.SESSION_CANCEL].kind == "notification"
     assert generated.METHODS[generated.SESSION_PROMPT].result == "ReasonixPromptResponse"
     assert generated.PROTOCOL_VERSION == 1

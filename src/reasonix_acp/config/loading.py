@@ -5,7 +5,9 @@ config.toml, then `OPENAI_MODEL`, then the first model of the first configured p
 OpenAI-compatible endpoint that names none is asked for its models when a session opens:
 providers/discovery.py). Providers come from config.toml `[providers.<name>]` tables (`kind`,
 `base_url`, `api_key` or `api_key_env`, `models`) and from the environment (`DEEPSEEK_API_KEY`;
-`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`), the environment winning. The built-in `offline` model
+`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`), the environment winning. A table with
+`disabled = true` (written by `providers/disable`) is no provider, whatever else it holds, and the
+environment does not bring it back. The built-in `offline` model
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
 Model ids are `provider/model` everywhere; a bare `offline` means `offline/default`.
 
@@ -116,7 +118,11 @@ def load(
         except ValueError as exc:
             _ignore(config, strict, "[pricing]", exc)
     for name, table in (data.get("providers") or {}).items():
-        if isinstance(table, dict):
+        if isinstance(table, dict) and table.get("disabled") is True:
+            # providers/disable: kept in the file as it was, not read (its keys are not unknown)
+            config.disabled[name] = str(table.get("kind") or name)
+            list(table.keys())
+        elif isinstance(table, dict):
             provider = config.providers[name] = _provider(config, name, table, strict)
             if isinstance(table.get("api_key_env"), str):
                 provider.api_key_env = table["api_key_env"]
@@ -323,13 +329,13 @@ def _from_environment(config: Config, env: dict[str, str]) -> str | None:
     """DEEPSEEK_API_KEY; OPENAI_BASE_URL and/or OPENAI_API_KEY (an endpoint such as Ollama
     needs no key; a key alone means OpenAI's API), with OPENAI_MODEL. → the model OPENAI_MODEL
     names, as provider/model."""
-    if env.get("DEEPSEEK_API_KEY"):
+    if env.get("DEEPSEEK_API_KEY") and "deepseek" not in config.disabled:
         p = config.providers.setdefault(
             "deepseek", ProviderConfig("deepseek", "deepseek", DEEPSEEK_URL)
         )
         p.api_key = env["DEEPSEEK_API_KEY"]
     base, key, model = (env.get(k, "").strip() for k in OPENAI_ENV)
-    if not (base or key):
+    if not (base or key) or "openai" in config.disabled:
         return None
     p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
     p.base_url = base or p.base_url or OPENAI_URL

@@ -145,6 +145,8 @@ class Config:
     permissions, the sandbox, MCP servers, plugins and prices."""
 
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    # `[providers.<name>] disabled = true` (providers/disable): not a provider; name -> kind
+    disabled: dict[str, str] = field(default_factory=dict)
     default_model: str | None = None
     config_file: Path | None = None
     unreadable: str | None = None  # why config.toml could not be read: file, line, column, cause

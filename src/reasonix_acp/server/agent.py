@@ -16,12 +16,13 @@ from reasonix_acp.generated import methods as m
 from reasonix_acp.protocol.errors import (
     AuthRequired,
     ConnectionClosed,
+    InternalError,
     InvalidParams,
     StateError,
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
 from reasonix_acp.protocol.router import Call, Router
-from reasonix_acp.server import auth, capabilities, collector, warm
+from reasonix_acp.server import auth, capabilities, collector, providers, warm
 
 if TYPE_CHECKING:
     from reasonix_acp.config import Config
@@ -114,6 +115,9 @@ class Agent:
         r.add(m.AUTHENTICATE, self.authenticate)
         r.add(m.LOGOUT, self.logout)
         r.add(m.AUTH_STATUS, lambda c, p: self.auth.answer())
+        r.add(m.PROVIDERS_LIST, lambda c, p: providers.listing(self.config))
+        r.add(m.PROVIDERS_SET, self.set_provider)
+        r.add(m.PROVIDERS_DISABLE, self.disable_provider)
         # `mcpServers` entries arrive in shapes older than the schema (an env map, a missing
         # `type`, transport aliases): they are made regular before validation.
         mcp = _normalise_mcp_servers
@@ -292,12 +296,50 @@ class Agent:
         missing = fresh.incomplete()
         if missing is not None:
             raise AuthRequired(f"authenticate: {missing}")
+        self._adopt(fresh)
+        return {}
+
+    def _adopt(self, fresh: Config) -> None:
+        """Sessions opened from now on start with `fresh`; an auth/status_update if what is
+        held changed."""
         self.auth.before()
         self._config = fresh
         if self._services is not None:
             self._services.sessions.runtime.renew(fresh, self._provider_factory(fresh))
         self.auth.changed()
+
+    def set_provider(self, call: Call, params: Any) -> dict[str, Any]:
+        """config.toml's provider table replaced (server/providers.py), then read again."""
+        # lazy: start-up
+        from reasonix_acp.config.provider_table import set_provider
+        from reasonix_acp.redact import remember
+
+        name, kind, base_url, key = providers.checked_set(self.config, params)
+        remember(key)
+        self._write_config(
+            m.PROVIDERS_SET, lambda path: set_provider(path, name, kind, base_url, key)
+        )
         return {}
+
+    def disable_provider(self, call: Call, params: Any) -> dict[str, Any]:
+        # lazy: start-up
+        from reasonix_acp.config.provider_table import disable_provider
+
+        name = providers.checked_disable(self.config, params)
+        self._write_config(m.PROVIDERS_DISABLE, lambda path: disable_provider(path, name))
+        return {}
+
+    def _write_config(self, method: str, write: Callable[[Path], None]) -> None:
+        # lazy: start-up
+        from reasonix_acp import config
+
+        self.auth.before()
+        path = self.config.config_file or config.config_dir() / "config.toml"
+        try:
+            write(path)
+        except (OSError, ValueError) as exc:
+            raise InternalError(f"{method}: {exc}") from None
+        self._adopt(config.load(cli_model=self.options.model))
 
     def logout(self, call: Call, params: Any) -> dict[str, Any]:
         # lazy: start-up

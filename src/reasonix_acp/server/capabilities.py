@@ -40,6 +40,7 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
             "systemPrompt": {},
         },
         "auth": {"logout": {}, "status": {}},  # status: unstable (AuthStatusCapabilities)
+        "providers": {},  # unstable (ProvidersCapabilities): server/providers.py
         "_meta": vendor_meta(),
     }
 

@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 d672a756040b1a5b6fe65589ffc86fcc1845182a712edca2bcabb643cbf61a41) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -18,6 +18,8 @@ WHERE: dict[str, Any] = {
     "AuthStatusRequest": "auth_status_request",
     "AuthStatusResponse": "auth_status_response",
     "AuthStatusUpdateNotification": "auth_status_update_notification",
+    "DisableProviderRequest": "disable_provider_request",
+    "DisableProviderResponse": "disable_provider_response",
     "ErrorStopReason": "error_stop_reason",
     "ForkSessionRequest": "fork_session_request",
     "ForkSessionResponse": "fork_session_response",
@@ -30,6 +32,8 @@ WHERE: dict[str, Any] = {
     "IdleStateUpdateNone": "idle_state_update_cancelled",
     "IdleStateUpdateOther": "idle_state_update_cancelled",
     "IdleStateUpdateRefusal": "idle_state_update_cancelled",
+    "ListProvidersRequest": "list_providers_request",
+    "ListProvidersResponse": "provider_current_config",
     "ListSessionsRequest": "list_sessions_request",
     "LoadSessionRequest": "load_session_request",
     "NewSessionRequest": "new_session_request",
@@ -39,6 +43,9 @@ WHERE: dict[str, Any] = {
     "PlanMarkdown": "plan_markdown",
     "PlanRemoved": "plan_removed",
     "PlanUpdate": "plan_update",
+    "ProviderCurrentConfig": "provider_current_config",
+    "ProviderInfo": "provider_current_config",
+    "ProvidersCapabilities": "providers_capabilities",
     "RequiresActionStateUpdate": "requires_action_state_update",
     "ResumeSessionRequest": "resume_session_request",
     "RunningStateUpdate": "running_state_update",
@@ -55,6 +62,8 @@ WHERE: dict[str, Any] = {
     "SessionSystemPromptModeCapabilities": "session_system_prompt_override_capabilities",
     "SessionSystemPromptOverrideCapabilities": "session_system_prompt_override_capabilities",
     "SessionTitleCapabilities": "session_title_capabilities",
+    "SetProviderRequest": "set_provider_request",
+    "SetProviderResponse": "set_provider_response",
     "SetSessionTitleRequest": "set_session_title_request",
     "SetSessionTitleResponse": "set_session_title_response",
     "StateUpdateIdleCancelled": "session_cancel_capabilities",
