@@ -47,6 +47,7 @@ def facts_from_model(model: InitializeRequest) -> dict[str, Any]:
         "status_updates": isinstance(status, dict) and status.get("supported") is True,
         # unstable: not in the stable model, kept among its extra fields
         "subagents": isinstance(((caps.model_extra or {}) if caps else {}).get("subagents"), dict),
+        "plan": isinstance(((caps.model_extra or {}) if caps else {}).get("plan"), dict),
         "terminal": bool(caps and caps.terminal),
         "terminal_meta": isinstance(meta, dict) and meta.get("terminal_output") is True,
     }
@@ -62,6 +63,7 @@ def corpus() -> list[dict[str, Any]]:
             "session": {"configOptions": {"boolean": {}}, "compaction": {}, "notices": {}},
             "elicitation": {"form": {}, "url": {}},
             "subagents": {},
+            "plan": {},
             "_meta": {
                 "reasonix.io": {
                     "extensionSurface": {"supported": True},
@@ -89,6 +91,7 @@ def corpus() -> list[dict[str, Any]]:
         ("clientCapabilities", "elicitation", "form"),
         ("clientCapabilities", "elicitation", "url"),
         ("clientCapabilities", "subagents"),
+        ("clientCapabilities", "plan"),
         ("clientCapabilities", "_meta"),
         ("clientCapabilities", "_meta", "reasonix.io"),
         ("clientCapabilities", "_meta", "terminal_output"),
