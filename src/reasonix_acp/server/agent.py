@@ -312,6 +312,8 @@ class Agent:
         """config.toml's provider table replaced (server/providers.py), then read again."""
         # lazy: start-up
         from reasonix_acp.config.provider_table import set_provider
+
+        # lazy: start-up
         from reasonix_acp.redact import remember
 
         name, kind, base_url, key = providers.checked_set(self.config, params)

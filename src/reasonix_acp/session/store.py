@@ -35,6 +35,8 @@ from reasonix_acp.session.store_rows import (
     DB_NAME,
     DEFERRED,
     EVENTS,
+    FORK_COPY,
+    FORK_SOURCE,
     MIGRATIONS,
     SCHEMA_VERSION,
     TRANSCRIPT,
@@ -172,29 +174,15 @@ class Store:
         the copy ends where turn `through + 1` begins, as a rewind cuts. False: no such
         source."""
         with self._write() as db:
-            row = db.execute(
-                "SELECT event_count, turn_count FROM sessions WHERE id = ?", (source_id,)
-            ).fetchone()
+            row = db.execute(FORK_SOURCE, (source_id, through or 0)).fetchone()
             if row is None:
                 return False
-            rec.event_count, rec.turn_count = row
-            if through is not None:
-                after = db.execute(
-                    "SELECT MIN(seq) FROM events WHERE session_id = ? AND turn > ?",
-                    (source_id, through),
-                ).fetchone()[0]
-                if after is not None:
-                    rec.event_count, rec.turn_count = after, through
-            values = [column(c, getattr(rec, c)) for c in COLUMNS]
-            db.execute(
-                f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                values,
-            )
-            db.execute(
-                "INSERT INTO events (session_id, seq, turn, kind, body) "
-                "SELECT ?, seq, turn, kind, body FROM events WHERE session_id = ? AND seq < ?",
-                (rec.id, source_id, rec.event_count),
-            )
+            rec.event_count, rec.turn_count, after = row
+            if through is not None and after is not None:
+                rec.event_count, rec.turn_count = after, through
+            insert = f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+            db.execute(insert, [column(c, getattr(rec, c)) for c in COLUMNS])
+            db.execute(FORK_COPY, (rec.id, source_id, rec.event_count))
             self._lease(db, rec.id)
         return True
 

@@ -111,6 +111,15 @@ def object_body(text: str) -> dict[str, Any]:
 
 EVENTS = "SELECT seq, turn, kind, body FROM events WHERE session_id = ? ORDER BY seq"
 TRANSCRIPT = "SELECT kind, body FROM events WHERE session_id = ? ORDER BY seq"
+# session/fork: the source's counts and where turn N + 1 begins; its transcript copied below it.
+FORK_SOURCE = (
+    "SELECT event_count, turn_count, (SELECT MIN(seq) FROM events WHERE session_id = sessions.id"
+    " AND turn > ?2) FROM sessions WHERE id = ?1"
+)
+FORK_COPY = (
+    "INSERT INTO events (session_id, seq, turn, kind, body) "
+    "SELECT ?, seq, turn, kind, body FROM events WHERE session_id = ? AND seq < ?"
+)
 
 
 # Kinds a load does not need to decode: the model's messages (`history`), the largest rows,
