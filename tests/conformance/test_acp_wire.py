@@ -46,6 +46,9 @@ UNPINNED = {
     # Whether acp's permission question for the command goes out before the cancel comes (the
     # scenario cancels 300 ms after the call is announced; a loaded machine asks later).
     "core.prompt.cancel-during-tool": "the cancel races the permission question",
+    # Whether the runner's next request goes out before the available_commands_update acp sends
+    # right after session/new's answer (seen once, from a clean clone, under the suite's load).
+    "reasonix.inbox.invalid": "the next request races the commands update",
 }
 SCENARIOS = [s.id for s in load_all() if s.id not in UNPINNED]
 # `acp` asks no permission for a write inside the workspace (its default preset): these
