@@ -49,6 +49,7 @@ from reasonix_acp.config import (
 )
 from reasonix_acp.config.deepseek import RETIRED_ON, is_deepseek, successor
 from reasonix_acp.config.mcp_entries import shown_url
+from reasonix_acp.config.provider_table import provider_table
 from reasonix_acp.providers.base import ProviderAuthFailed, ProviderError
 from reasonix_acp.providers.discovery import list_models
 
@@ -298,20 +299,10 @@ def _read(target: Path) -> tomlkit.TOMLDocument:
 
 def _edit(target: Path, doc: tomlkit.TOMLDocument, choice: Choice) -> None:
     doc["default_model"] = f"{choice.provider}/{choice.model}"
-    providers = doc.get("providers")
-    if providers is None:
-        providers = tomlkit.table(is_super_table=True)
-        doc["providers"] = providers
-    if not isinstance(providers, dict):
-        raise SetupError(f"{target}: `providers` is not a table; fix it first, nothing was changed")
-    table = providers.get(choice.provider)
-    if table is None:
-        table = tomlkit.table()
-        providers[choice.provider] = table
-    if not isinstance(table, dict):
-        raise SetupError(
-            f"{target}: `providers.{choice.provider}` is not a table; fix it first, nothing was changed"
-        )
+    try:
+        table = provider_table(doc, choice.provider, target, "fix it first, nothing was changed")
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
     if PRESETS[choice.provider].kind != choice.provider:
         table["kind"] = PRESETS[choice.provider].kind
     table["base_url"] = choice.base_url

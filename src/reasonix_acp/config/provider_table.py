@@ -48,19 +48,25 @@ def _table(path: Path, name: str) -> tuple[tomlkit.TOMLDocument, Any]:
         doc = tomlkit.parse(text)
     except TOMLKitError as exc:
         raise ValueError(f"{path} does not parse ({exc}); nothing was changed") from None
+    return doc, provider_table(doc, name, path, "nothing was changed")
+
+
+def provider_table(doc: tomlkit.TOMLDocument, name: str, path: Path, then: str) -> Any:
+    """`[providers.<name>]` of `doc`, made where missing; ValueError (saying `then`) where
+    `providers` or that entry is not a table. `acp setup` and `providers/set` edit through it."""
     providers = doc.get("providers")
     if providers is None:
         providers = tomlkit.table(is_super_table=True)
         doc["providers"] = providers
     if not isinstance(providers, dict):
-        raise ValueError(f"{path}: `providers` is not a table; nothing was changed")
+        raise ValueError(f"{path}: `providers` is not a table; {then}")
     table = providers.get(name)
     if table is None:
         table = tomlkit.table()
         providers[name] = table
     if not isinstance(table, dict):
-        raise ValueError(f"{path}: `providers.{name}` is not a table; nothing was changed")
-    return doc, table
+        raise ValueError(f"{path}: `providers.{name}` is not a table; {then}")
+    return table
 
 
 def _write(path: Path, doc: tomlkit.TOMLDocument) -> None:
