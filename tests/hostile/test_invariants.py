@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from reasonix_acp.turn.gate import ADRIFT
 from tests.deepseek_server import KEY
 from tests.hostile.invariants import Broken, windows
 from tests.hostile.moves import Turn, call
@@ -97,6 +98,19 @@ def test_a_change_an_allowed_question_named_is_not_a_break(run: Run) -> None:
     outside(run)
     allowed(run, "Run printf ... > .git/config")
     git(run)
+    run.check()
+
+
+def test_a_question_saying_a_line_may_run_anywhere_names_its_relative_paths_anywhere(
+    run: Run,
+) -> None:
+    """`canary` written outside: named by `> canary` in a question saying the line may run in
+    any folder, not by the same words in one that does not say so."""
+    allowed(run, "Run echo X > canary · cd U (writes outside the workspace: canary)")
+    outside(run)
+    with pytest.raises(Broken, match="canary"):
+        run.check()
+    allowed(run, f"Run echo X > canary · cd U (may run in any folder: {ADRIFT})")
     run.check()
 
 

@@ -135,3 +135,29 @@ def test_a_call_touches_the_place_the_user_was_asked_about_not_where_a_link_lead
         assert (world.home / ".bashrc").read_bytes() == bashrc, said
     finally:
         played.close()
+
+
+# Lines whose loop moves the shell by `cd ..` each pass: its writes land in folders above the
+# workspace, and the question must say which (run 25 of the allow-once soak). Each stops at the
+# run's top folder, where an `F` is put first.
+DRIFTING = [
+    "while [ ! -e F ]; do echo X > F2; echo X > sub/F; cd ..; done",
+    "for i in 1 2 3; do echo X > F3; cd ..; done",
+    "until [ -e F ]; do cd .. && touch F4; done",
+    # where a link the line makes leads is not followed: the folders are not known
+    "ln -s .. U; for i in 1 2; do echo X > F5; cd U; done",
+]
+
+
+@pytest.mark.parametrize("line", DRIFTING)
+def test_a_loop_whose_cd_drifts_is_asked_naming_the_folders_it_writes_in(
+    tmp_path: Path, line: str
+) -> None:
+    (tmp_path / "F").write_text("the top\n")
+    played = Run(Setting(policy="allow-once"), tmp_path)
+    try:
+        played.play(Turn((call("bash", command=line),)))
+        assert played.user.allowed, "the user was not asked"
+        played.check()
+    finally:
+        played.close()

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reasonix_acp.turn.gate import ADRIFT
+
 NAMED = re.compile(r"`([^`]*)`")
 SCOPE = re.compile(r"Allow (?:reads|writes) under (/.*)/\*\* for this session")
 
@@ -155,17 +157,20 @@ class User:
 
     def names(self, path: str) -> bool:
         """Whether an allowed question named `path`: spelled whole, or a folder above it
-        spelled and the rest of the path from there as a word (`cd ~ && mkdir -p a/b`); through
-        a link as the links were when it was asked, or are now."""
+        spelled and the rest of the path from there as a word (`cd ~ && mkdir -p a/b`), or, in
+        a question saying the line may run in any folder (turn/gate.py ADRIFT), the rest from
+        any folder; through a link as the links were when it was asked, or are now."""
         now = self.links()
         for text, links in self._texts(now):
             if any(s in text for s in self.spellings(path, links)):
                 return True
+            anywhere = ADRIFT in text
             folder = os.path.dirname(path)
             while folder not in ("/", ""):
                 rest = re.escape(os.path.relpath(path, folder))
                 word = re.compile(r"(?<![\w.-])" + rest + r"(?![\w.-])")
-                if any(f in text for f in self.spellings(folder, links)) and word.search(text):
+                spelled = anywhere or any(f in text for f in self.spellings(folder, links))
+                if spelled and word.search(text):
                     return True
                 folder = os.path.dirname(folder)
         return False

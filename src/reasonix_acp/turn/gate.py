@@ -74,6 +74,9 @@ Ask = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[str | None]]
 REFUSED = "refused by the user"
 RERUN_SCOPE = "outside the sandbox"  # a remembered "do not offer a run outside the sandbox"
 PLAN_MODE = "refused in plan mode"
+# A line whose `cd`s lead where only running it shows (a loop that keeps moving, a folder
+# from a variable known then): the question says so rather than name folders it cannot know.
+ADRIFT = "where its `cd`s lead is known only when it runs, so each relative path it names may be in any folder"
 PLAN_NEXT = "Investigate with reads and searches, then present the plan."
 
 
@@ -337,6 +340,12 @@ def _shown_line(
     if verdict.places:
         raw["namesOutsideWorkspace"] = list(verdict.places)
         notes.append("names places outside the workspace: " + ", ".join(verdict.places))
+    if verdict.folders is None:
+        raw["runsIn"] = None
+        notes.append(f"may run in any folder: {ADRIFT}")
+    elif verdict.folders:
+        raw["runsIn"] = list(verdict.folders)
+        notes.append(f"runs in {', '.join(verdict.folders)}, as its `cd`s lead")
     if verdict.git:
         raw["gitPlaces"] = list(verdict.git)
         if set(verdict.why) <= {GIT_WHY}:

@@ -274,6 +274,18 @@ def every_dir(judged: list[WordPlace]) -> list[str] | None:
     return list(dict.fromkeys(every or [""]))
 
 
+def run_folders(found: Placed | None, workspace: Workspace) -> tuple[str, ...] | None:
+    """The folders a line's words are read from when its `cd`s may move it (absolute, in
+    order): () when only its cwd, None when one is known only when it runs."""
+    every = every_dir(found.words) if found is not None else None
+    if found is None or every is None or any(run is None for run in found.runs):
+        return None
+    every += [d for run in found.runs for d in run or ()]
+    folders = [os.path.normpath(os.path.join(workspace.cwd, d)) for d in every]
+    folders = list(dict.fromkeys(folders))
+    return () if folders == [os.path.normpath(workspace.cwd)] else tuple(folders)
+
+
 def takes(command: Simple, judge: PlaceJudge, dirs: list[str] | None) -> list[str]:
     """A program handed names the line does not show: `xargs` running anything but
     `echo`/`printf`; `find` running a command or following links, from a start point below

@@ -18,7 +18,7 @@ from reasonix_acp.tools.git_guard import unjudged
 from reasonix_acp.tools.workspace import Workspace, deny_match
 from reasonix_acp.turn.line_denied import Guard, Held, guard_line, judged_rules
 from reasonix_acp.turn.line_git import git_places
-from reasonix_acp.turn.line_places import Placed, outside_places, placed
+from reasonix_acp.turn.line_places import Placed, outside_places, placed, run_folders
 
 Grants = list[tuple[str, str, bool]]  # (access, scope, allow)
 UNJUDGED_ID = "allow_always_unjudged"  # the option: go on while git's configuration stays so
@@ -52,6 +52,9 @@ class Verdict:
     places: tuple[str, ...] = ()  # its words naming places outside (turn/line_places.py)
     held: Held = ()  # folders it reads holding paths under deny_paths (turn/line_denied.py)
     unchecked: tuple[str, ...] = ()  # why its places cannot be checked against deny_paths
+    # the folders a line asked about may run in when its `cd`s move it (absolute; () only its
+    # cwd; None: where is known only when it runs): its relative paths are read from each
+    folders: tuple[str, ...] | None = ()
 
     @property
     def guarded(self) -> bool:
@@ -70,51 +73,70 @@ def judge_line(
 ) -> Verdict:
     """The decision for a shell command line, before the user is asked. `sandboxed`: the line
     will run in a whole sandbox (tools/sandbox.py), which stands in for the question;
-    `confined`: in a working sandbox, whose mounts hide what the rules they can hide match."""
+    `confined`: in a working sandbox, whose mounts hide what the rules they can hide match.
+    A provable line asked about says in which folders it may run (`Verdict.folders`)."""
+    verdict, found = _judged_line(line, preset, grants, rules, workspace, sandboxed, confined)
+    if verdict.decision != "ask" or line.proof is None:
+        return verdict
+    return replace(verdict, folders=run_folders(found or placed(line, workspace), workspace))
+
+
+def _judged_line(
+    line: CommandLine,
+    preset: str,
+    grants: Grants,
+    rules: Rules,
+    workspace: Workspace,
+    sandboxed: bool,
+    confined: bool,
+) -> tuple[Verdict, Placed | None]:
     denied = _denied(line, rules, workspace)
     if denied:
-        return Verdict("deny", denied)
+        return Verdict("deny", denied), None
     proof = line.proof
     guard, found = _guarded(line, rules, workspace, confined)
     if guard.denied:
-        return Verdict("deny", guard.denied)
+        return Verdict("deny", guard.denied), found
     asked = Verdict("ask", held=guard.held, unchecked=guard.unchecked)
     checked = proof is not None or not (rules.commands or rules.paths)
     if preset == FULL and proof is not None and proof.adrift and rules.paths:
-        return Verdict("ask", f"cannot be checked against deny_paths: {proof.adrift[0]} after `cd`")
+        adrift = f"cannot be checked against deny_paths: {proof.adrift[0]} after `cd`"
+        return Verdict("ask", adrift), found
     if preset == FULL:
         if guard.asks:
-            return asked
-        return Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))
+            return asked, found
+        return (Verdict("allow") if checked else Verdict("ask", _unchecked(line, rules))), found
     remembered = _remembered(grants)
     seen = {*line.names, *(proof.names if proof else ())}
     if any(remembered.get(name) is False for name in seen):
-        return Verdict("reject")
+        return Verdict("reject"), found
     named = git_places(line, workspace)  # asked whatever was granted, sandbox or not
     places, why = tuple(named.places), tuple(named.whys)
     if places and unjudged_granted(grants, why):
         places, why = (), ()  # only a configuration not judged, answered for the session
     if proof is None:
         if sandboxed and checked and not places:
-            return Verdict("allow", "runs in the sandbox")
+            return Verdict("allow", "runs in the sandbox"), found
         reason = line.unprovable if checked else _unchecked(line, rules)
-        return Verdict("ask", reason, git=places, why=why)
+        return Verdict("ask", reason, git=places, why=why), found
     resolve = _judged(workspace)
     outside = tuple(writes_outside(proof, resolve, workspace.inside, workspace.cwd))
     reads = tuple(reads_outside(proof, resolve, workspace.inside, workspace.cwd))
     if places or guard.asks:
-        return replace(asked, outside=outside, reads=reads, git=places, why=why)
+        return replace(asked, outside=outside, reads=reads, git=places, why=why), found
     for access, scope, allowed in reversed(grants):
         if access == "execute" and scope == f"exact {line.text}":
-            return Verdict("allow" if allowed else "reject")
+            return Verdict("allow" if allowed else "reject"), found
     if sandboxed:
-        return Verdict("allow", "runs in the sandbox")
+        return Verdict("allow", "runs in the sandbox"), found
     names = granted_names(proof)
     covered = all(remembered.get(name) is True for name in names)
+    if names:
+        found = found or placed(line, workspace)
     places = tuple(outside_places(line, workspace, found)) if names else ()  # inside: granted
     if not outside and not reads and not places and covered and (names or not proof.writes):
-        return Verdict("allow")
-    return Verdict("ask", outside=outside, reads=reads, places=places)
+        return Verdict("allow"), found
+    return Verdict("ask", outside=outside, reads=reads, places=places), found
 
 
 def _guarded(

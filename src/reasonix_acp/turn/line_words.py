@@ -301,9 +301,19 @@ def moved(dirs: list[str] | None, cd: Cd, values: Values, workspace: Workspace) 
         if shapes is None:
             return None
         targets = [f for f, _ in shapes]  # a pattern: judged where it is, not followed
-    moved = [os.path.normpath(os.path.join(d, t)) for d in dirs for t in targets if t]
+    moved = [_above(os.path.join(d, t), workspace.cwd) for d in dirs for t in targets if t]
     merged = list(dict.fromkeys(dirs + moved))
     return merged if len(merged) <= MAX_DIRS else None
+
+
+def _above(path: str, cwd: str) -> str:
+    """`path` normalised as `cd` reads it (`..` taken off the name, not by following links); a
+    relative path that climbs past `/` stops there, as `cd ..` at `/` does, so a loop climbing
+    by `cd ..` reaches a fixed point (every folder above the cwd) rather than growing forever."""
+    path = os.path.normpath(path)
+    if path.startswith("..") and os.path.isabs(cwd):
+        return os.path.relpath(os.path.normpath(os.path.join(cwd, path)), cwd)
+    return path
 
 
 def find_starts(rest: list[str | None]) -> list[str] | None:
