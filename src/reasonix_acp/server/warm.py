@@ -13,7 +13,9 @@ Warming is best effort and silent: a failure is logged at debug level and change
 
 The process waits for a loading thread before it exits (at most EXIT_WAIT seconds): the thread
 may be inside a C library that the interpreter's exit tears down (OpenSSL, loading the CA
-bundle for the provider's client), which crashed the process.
+bundle for the provider's client), which crashed the process. It waits only for the step under
+way: a process leaving before its first prompt (a client that opened a session to look, a
+closed editor) does not load the rest of a path nobody will take.
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ Step = str | Callable[[], object]  # a module to import, or something to call
 EXIT_WAIT = 10.0  # seconds the exit waits for a loading thread
 _started: list[threading.Thread] = []
 _running: list[threading.Thread] = []
+_leaving = threading.Event()  # set at exit: a loading thread stops after its step under way
 
 
 def _wait_at_exit() -> None:
+    _leaving.set()
     for thread in _running:
         thread.join(EXIT_WAIT)
 
@@ -101,11 +105,13 @@ def prompt_path(
 def _load(steps: Iterable[Step], then: Callable[[], object] | None) -> None:
     try:
         for step in steps:
+            if _leaving.is_set():
+                return
             if callable(step):
                 step()
             else:
                 importlib.import_module(step)
-        if then is not None:
+        if then is not None and not _leaving.is_set():
             then()
     except Exception as exc:  # best effort: the request reports its own errors
         log.debug("warming failed: %s", exc)
