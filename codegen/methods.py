@@ -1,6 +1,9 @@
 """Render generated/methods.py from the x-method / x-side annotations of the prepared document.
 
-A method is a request when a `*Response` def carries its name, a notification otherwise. Class names
+A method is a request when a `*Response` def carries its name, a notification otherwise. A method
+may be used by both sides in different shapes (MCP over ACP's `mcp/message`: the agent's request
+to the client, the client's notification to the agent): METHODS holds its request, AGENT_SIDE its
+agent side's notification. Class names
 starting with `Reasonix` live in generated/reasonix_models/, the rest in generated/models/. A vendor
 def with `x-reasonix-extends: <UpstreamDef>` replaces that upstream def in the method's entry
 (the prompt's `action`, set_config_option's `deprecatedNotice`).
@@ -32,7 +35,7 @@ def collect(doc: dict[str, Any]) -> list[Entry]:
         for name, schema in defs.items()
         if "x-reasonix-extends" in schema
     }
-    entries: dict[str, Entry] = {}
+    entries: dict[tuple[str, str], Entry] = {}
     for name in sorted(defs):
         schema = defs[name]
         method = schema.get("x-method")
@@ -41,9 +44,7 @@ def collect(doc: dict[str, Any]) -> list[Entry]:
         side = schema.get("x-side")
         if side not in ("agent", "client", "protocol"):
             raise MethodTableError(f"$defs/{name}: x-side {side!r} for {method}")
-        entry = entries.setdefault(method, Entry(method=method, side=side))
-        if entry.side != side:
-            raise MethodTableError(f"{method}: x-side differs between its defs")
+        entry = entries.setdefault((method, side), Entry(method=method, side=side))
         slot = "result" if name.endswith("Response") else "params"
         if getattr(entry, slot) is not None and "x-reasonix-extends" not in schema:
             raise MethodTableError(f"{method}: two {slot} defs ({getattr(entry, slot)}, {name})")
@@ -51,7 +52,14 @@ def collect(doc: dict[str, Any]) -> list[Entry]:
     for entry in entries.values():
         if entry.params is None:
             raise MethodTableError(f"{entry.method}: no params def")
-    return sorted(entries.values(), key=lambda e: e.method)
+    for method in {m for m, _ in entries}:
+        both = [e for (m, _), e in entries.items() if m == method]
+        requests = [e for e in both if e.result]
+        if len(both) > 1 and (len(both) > 2 or len(requests) != 1 or both[0].side == both[1].side):
+            raise MethodTableError(f"{method}: x-side differs between its defs")
+        if len(both) > 1 and requests[0].side == "agent":
+            raise MethodTableError(f"{method}: the agent side's shape must be the notification")
+    return sorted(entries.values(), key=lambda e: (e.method, e.side == "agent"))
 
 
 def constant_name(method: str) -> str:
@@ -76,6 +84,9 @@ def render(doc: dict[str, Any], header: str, upstream_path: str) -> str:
         "from typing import Literal, NamedTuple\n\n",
         f"PROTOCOL_VERSION = {protocol_version(upstream_path)}\n\n",
     ]
+    methods = [e.method for e in entries]
+    two_sided = [e for e in entries if e.side == "agent" and methods.count(e.method) > 1]
+    entries = [e for e in entries if e not in two_sided]
     for e in entries:
         lines.append(f"{constant_name(e.method)} = {e.method!r}\n")
     lines.append(
@@ -88,13 +99,18 @@ def render(doc: dict[str, Any], header: str, upstream_path: str) -> str:
         "\n\n"
         "METHODS: dict[str, MethodSpec] = {\n"
     )
-    for e in entries:
-        assert e.params is not None
-        kind = "request" if e.result else "notification"
-        lines.append(
-            f"    {constant_name(e.method)}: MethodSpec(\n"
-            f"        {constant_name(e.method)}, {e.side!r}, {kind!r}, {e.params!r}, {e.result!r}\n"
-            "    ),\n"
-        )
+    lines += [_spec(e) for e in entries]
+    lines.append("}\n\nAGENT_SIDE: dict[str, MethodSpec] = {\n")
+    lines += [_spec(e) for e in two_sided]
     lines.append("}\n")
     return "".join(lines)
+
+
+def _spec(e: Entry) -> str:
+    assert e.params is not None
+    kind = "request" if e.result else "notification"
+    return (
+        f"    {constant_name(e.method)}: MethodSpec(\n"
+        f"        {constant_name(e.method)}, {e.side!r}, {kind!r}, {e.params!r}, {e.result!r}\n"
+        "    ),\n"
+    )

@@ -244,6 +244,9 @@ def render(doc: dict[str, Any], header: str) -> dict[str, str]:
     vendor = [(o, t) for o, t in body if o.startswith("Reasonix")]
     _check_sources(upstream, vendor, doc)
     unstable_names = {n for n, d in doc["$defs"].items() if d.get(UNSTABLE_MARK)}
+    # A union's member class the generator names `<Def>Model` (McpServer's `acp` member, whose
+    # fields are McpServerAcp's) lives where that def does.
+    unstable_names |= {f"{n}Model" for n in unstable_names}
     unstable = [(o, t) for o, t in upstream if o in unstable_names]
     upstream = [(o, t) for o, t in upstream if o not in unstable_names]
     texts = _texts(body)

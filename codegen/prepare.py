@@ -212,11 +212,37 @@ def distribute_composed(doc: Schema) -> Schema:
     return doc
 
 
+def name_titled_members(doc: Schema) -> Schema:
+    """A union of inline objects each with a title (MessageMcpResponse: `Result`, `Error`)
+    gets a def per member, `<Union><Title>`, so that no class is named by its position."""
+    defs = doc["$defs"]
+    for name, schema in list(defs.items()):
+        members = schema.get("anyOf")
+        if _is_composed(schema) or not isinstance(members, list):
+            continue
+        inline = [
+            m for m in members if m.get("type") == "object" and "properties" in m and "title" in m
+        ]
+        if not inline or len(inline) != len(members):
+            continue
+        refs = []
+        for member in inline:
+            member_name = name + pascal(member["title"])
+            if member_name in defs:
+                raise SchemaShapeError(f"$defs/{member_name} would be defined twice")
+            kept = {k: v for k, v in schema.items() if k.startswith("x-reasonix")}
+            defs[member_name] = {**{k: v for k, v in member.items() if k != "title"}, **kept}
+            refs.append({"$ref": f"#/$defs/{member_name}"})
+        defs[name] = {**{k: v for k, v in schema.items() if k != "anyOf"}, "anyOf": refs}
+    return doc
+
+
 PASSES: list[tuple[str, Callable[[Schema], Schema]]] = [
     ("strip_prose", strip_prose),
     ("drop_envelopes", drop_envelopes),
     ("name_catch_alls", name_catch_alls),
     ("distribute_composed", distribute_composed),
+    ("name_titled_members", name_titled_members),
 ]
 
 

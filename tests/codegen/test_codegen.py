@@ -124,16 +124,24 @@ def test_method_table_is_the_x_method_annotations() -> None:
         )
     unstable, pin = load_unstable(), load_pin()
     assert unstable is not None and pin.unstable is not None
-    taken = {
-        d["x-method"]: d["x-side"]
-        for d in unstable["$defs"].values()
-        if d.get("x-method") in pin.unstable.methods
-    }
+    taken: dict[str, set[str]] = {}
+    for d in unstable["$defs"].values():
+        if d.get("x-method") in pin.unstable.methods:
+            taken.setdefault(d["x-method"], set()).add(d["x-side"])
     unstable_methods = ["session/fork", "session/set_title", "session/archive"]
     unstable_methods += ["session/unarchive", "session/status", "auth/status"]
     unstable_methods += ["providers/list", "providers/set", "providers/disable"]
-    assert taken == {**dict.fromkeys(unstable_methods, "agent"), "auth/status_update": "client"}
-    assert {m: s.side for m, s in generated.METHODS.items()} == {**annotated, **taken}
+    assert taken == {
+        **{m: {"agent"} for m in unstable_methods},
+        "auth/status_update": {"client"},
+        "mcp/message": {"client", "agent"},  # our request to the client; its notification to us
+    }
+    one_sided = {m: next(iter(s)) for m, s in taken.items() if len(s) == 1}
+    sides = {**annotated, **one_sided, "mcp/message": "client"}
+    assert {m: s.side for m, s in generated.METHODS.items()} == sides
+    assert {m: (s.side, s.kind) for m, s in generated.AGENT_SIDE.items()} == {
+        "mcp/message": ("agent", "notification")
+    }
     stable = [
         m for m, s in generated.METHODS.items() if s.side == "agent" and not m.startswith("_")
     ]
@@ -147,7 +155,7 @@ def test_method_table_is_the_x_method_annotations() -> None:
 def test_every_table_entry_names_existing_classes() -> None:
     from reasonix_acp.protocol.codec import model_class
 
-    for spec in generated.METHODS.values():
+    for spec in [*generated.METHODS.values(), *generated.AGENT_SIDE.values()]:
         model_class(spec.params)
         if spec.result:
             model_class(spec.result)
@@ -214,3 +222,20 @@ def test_vendor_files_only_hold_defs() -> None:
         assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         assert all(k.startswith("Reasonix") for k in doc["$defs"]), name
         json.dumps(doc)
+
+
+def _doc(*defs: tuple[str, str, str]) -> dict[str, object]:
+    return {"$defs": {name: {"x-method": "x/y", "x-side": side} for name, side, _ in defs}}
+
+
+def test_a_method_both_sides_use_is_a_request_to_the_client_and_a_notification_to_us() -> None:
+    entries = methods.collect(
+        _doc(("XRequest", "client", ""), ("XResponse", "client", ""), ("XNote", "agent", ""))
+    )
+    assert [(e.side, e.result) for e in entries] == [("client", "XResponse"), ("agent", None)]
+    for wrong in (
+        _doc(("XRequest", "agent", ""), ("XResponse", "agent", ""), ("XNote", "client", "")),
+        _doc(("XNote", "agent", ""), ("XOther", "client", "")),
+    ):
+        with pytest.raises(methods.MethodTableError, match="x/y"):
+            methods.collect(wrong)

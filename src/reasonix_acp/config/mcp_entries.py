@@ -5,6 +5,8 @@ Accepted, per entry:
   `env` optional (absent means empty).
 - `type: "http"` (also `streamable-http`, `streamable_http`) and `type: "sse"`; `url` required
   (http or https); `headers` optional.
+- `type: "acp"` (MCP over ACP: a server the client provides itself); `serverId` required. Not
+  in config.toml, which has no client to provide it.
 - `env` and `headers` as the official `[{name, value}]` list or the older `{"NAME": "value"}`
   map (both seen from real clients).
 `type` is compared trimmed and lowercased. Anything else is an `InvalidParams` naming the method,
@@ -81,11 +83,16 @@ def normalise_entry(method: str, index: int, entry: Any) -> dict[str, Any]:
             raise InvalidParams(f"{where}.args must be an array of strings")
         env = _pairs(where, "env", entry.get("env"))
         return {"name": name, "command": command, "args": args, "env": env, **extra}
+    if kind == "acp":
+        server_id = entry.get("serverId")
+        if not isinstance(server_id, str) or not server_id:
+            raise InvalidParams(f'{where}.serverId: MCP server "{name}" serverId is required')
+        return {"type": "acp", "name": name, "serverId": server_id, **extra}
     transport = HTTP_ALIASES.get(kind)
     if transport is None:
         raise InvalidParams(
             f'{where}.type: MCP server "{name}" uses unsupported transport "{raw_type}" '
-            "(accepted: stdio, http, streamable-http, sse)"
+            "(accepted: stdio, http, streamable-http, sse, acp)"
         )
     url = entry.get("url")
     if not isinstance(url, str) or not url.strip():
@@ -139,6 +146,11 @@ def from_config(table: Any, base: Path) -> list[dict[str, Any]]:
     except InvalidParams as exc:
         raise ValueError(str(exc)) from None
     for server, place in zip(servers, places, strict=True):
+        if server.get("type") == "acp":
+            raise ValueError(
+                f'mcp_servers.{server["name"]}: type "acp" is a server a client provides over '
+                "its connection; config.toml cannot name one"
+            )
         command = server.get("command")
         if isinstance(command, str) and "/" in command and not os.path.isabs(command):
             server["command"] = os.path.join(os.path.abspath(base), command)

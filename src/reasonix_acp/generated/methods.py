@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, mcp/message, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities, McpServer from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 d672a756040b1a5b6fe65589ffc86fcc1845182a712edca2bcabb643cbf61a41) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -32,6 +32,7 @@ FS_READ_TEXT_FILE = "fs/read_text_file"
 FS_WRITE_TEXT_FILE = "fs/write_text_file"
 INITIALIZE = "initialize"
 LOGOUT = "logout"
+MCP_MESSAGE = "mcp/message"
 PROVIDERS_DISABLE = "providers/disable"
 PROVIDERS_LIST = "providers/list"
 PROVIDERS_SET = "providers/set"
@@ -222,6 +223,9 @@ METHODS: dict[str, MethodSpec] = {
         INITIALIZE, "agent", "request", "InitializeRequest", "InitializeResponse"
     ),
     LOGOUT: MethodSpec(LOGOUT, "agent", "request", "LogoutRequest", "LogoutResponse"),
+    MCP_MESSAGE: MethodSpec(
+        MCP_MESSAGE, "client", "request", "MessageMcpRequest", "MessageMcpResponse"
+    ),
     PROVIDERS_DISABLE: MethodSpec(
         PROVIDERS_DISABLE,
         "agent",
@@ -379,5 +383,11 @@ METHODS: dict[str, MethodSpec] = {
         "request",
         "WaitForTerminalExitRequest",
         "WaitForTerminalExitResponse",
+    ),
+}
+
+AGENT_SIDE: dict[str, MethodSpec] = {
+    MCP_MESSAGE: MethodSpec(
+        MCP_MESSAGE, "agent", "notification", "MessageMcpNotification", None
     ),
 }

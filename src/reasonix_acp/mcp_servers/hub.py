@@ -17,10 +17,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config.mcp_entries import shown_url
+from reasonix_acp.mcp_servers.acp_link import AcpLink, ServerLink
 from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.mcp_servers.naming import model_name
 
 if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.acp_channel import AcpChannel
     from reasonix_acp.mcp_servers.elicit import TurnInteractions
     from reasonix_acp.mcp_servers.tools import McpTool
 
@@ -39,19 +41,24 @@ class ServerSet:
         cwd: str,
         elicits: bool = False,
         extra: Sequence[str] = (),
+        channel: AcpChannel | None = None,
     ) -> None:
         """`elicits`: the client can answer an elicitation (it advertised `elicitation`, or
         opted in to the `_reasonix.io` MCP interaction); only then are servers told the host
         can elicit (the MCP `elicitation` capability). `cwd` and `extra` (the session's
-        additional directories) are the roots servers are offered."""
+        additional directories) are the roots servers are offered. `channel`: how servers the
+        client provides over ACP are reached (acp_channel.py)."""
         self.cwd = cwd
+        self.channel = channel
         self.extra = list(extra)
         # Set by the running turn; None: elicitations cancel, completions go nowhere.
         self.elicit: TurnInteractions | None = None
         self.elicits = elicits
         self.links = {s["name"]: self._link(s) for s in specs}
 
-    def _link(self, spec: dict[str, Any]) -> Link:
+    def _link(self, spec: dict[str, Any]) -> ServerLink:
+        if spec.get("type") == "acp":
+            return AcpLink(spec, self.channel)
         if not self.elicits:
             return Link(spec, self.cwd, extra=self.extra)
         return Link(spec, self.cwd, self._elicit, self._completed, self.extra)
@@ -76,7 +83,7 @@ class ServerSet:
         """Until every link has connected or failed (failures are left to `ready` to report)."""
         await asyncio.gather(*(link.ready() for link in self.links.values()))
 
-    async def ready(self) -> list[Link]:
+    async def ready(self) -> list[ServerLink]:
         """Wait for every link to connect or fail; the failures not yet reported."""
         await asyncio.gather(*(link.ready() for link in self.links.values()))
         fresh = [k for k in self.links.values() if k.state == "failed" and not k.reported]
@@ -87,7 +94,7 @@ class ServerSet:
     async def stop(self) -> None:
         await asyncio.gather(*(link.stop() for link in self.links.values()))
 
-    async def reconnect(self, name: str | None = None) -> list[Link]:
+    async def reconnect(self, name: str | None = None) -> list[ServerLink]:
         chosen = [k for n, k in self.links.items() if name in (None, n)]
         await asyncio.gather(*(link.stop() for link in chosen))
         for link in chosen:
@@ -121,7 +128,7 @@ class ServerSet:
         lines = ["MCP servers of this session:"]
         for link in self.links.values():
             url = link.spec.get("url")
-            where = shown_url(url) if url else link.spec.get("command")
+            where = shown_url(url) if url else link.spec.get("command", "provided by the client")
             line = f"- {link.name} ({link.transport}, {where}): {link.state}"
             if link.state == "connected":
                 names = ", ".join(t.name for t in link.tools) or "none"

@@ -17,8 +17,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from reasonix_acp.mcp_servers.acp_link import ServerLink
 from reasonix_acp.mcp_servers.hub import ServerSet
-from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.mcp_servers.naming import model_name
 
 
@@ -27,7 +27,7 @@ class PromptCommand:
     """One MCP prompt offered as a slash command."""
 
     name: str
-    link: Link
+    link: ServerLink
     prompt: Any  # mcp.types.Prompt
 
     @property

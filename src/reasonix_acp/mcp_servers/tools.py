@@ -13,11 +13,13 @@ is redacted in the first and its rest removed from the next, so neither shows ha
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reasonix_acp.mcp_servers.link import Link
 from reasonix_acp.scrubber import scrub_pieces
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+
+if TYPE_CHECKING:
+    from reasonix_acp.mcp_servers.acp_link import ServerLink
 
 _KIND_WORDS = (
     ("search", ("search", "grep", "find")),
@@ -39,7 +41,7 @@ def kind_for(tool: str) -> str:
 class McpTool:
     access = "mcp"
 
-    def __init__(self, link: Link, tool: Any, name: str) -> None:
+    def __init__(self, link: ServerLink, tool: Any, name: str) -> None:
         self.link = link
         self.tool_name: str = tool.name
         self.name = name
@@ -93,8 +95,11 @@ def convert(blocks: list[Any]) -> tuple[list[dict[str, Any]], str]:
 
 
 def _block(block: Any) -> dict[str, Any]:
-    """One MCP content block as ACP content."""
-    data = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+    """One MCP content block (the SDK's model, or as a server over ACP sent it) as ACP content."""
+    if isinstance(block, dict):
+        data = {k: v for k, v in block.items() if v is not None}
+    else:
+        data = block.model_dump(mode="json", by_alias=True, exclude_none=True)
     kind = data.get("type")
     if kind == "text":
         return {"type": "text", "text": str(data.get("text", ""))}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reasonix_acp.generated.methods import METHODS, MethodSpec
+from reasonix_acp.generated.methods import AGENT_SIDE, METHODS, MethodSpec
 from reasonix_acp.protocol.errors import MethodNotFound
 
 Handler = Callable[[Any, Any], Any]  # (call context, decoded params) → result or awaitable
@@ -44,7 +44,7 @@ class Router:
         guarded: bool = True,
         normalise: Normaliser | None = None,
     ) -> None:
-        spec = METHODS.get(method)
+        spec = AGENT_SIDE.get(method) or METHODS.get(method)
         if spec is None or spec.side not in ("agent", "protocol"):
             raise ValueError(f"{method!r} is not a method the agent side handles")
         if method in self._routes:

@@ -140,6 +140,7 @@ class Agent:
         r.add(m.SESSION_SET_MODEL, lambda c, p: self.services.changes.set_model(c, p))
         r.add(m.SESSION_PROMPT, lambda c, p: self.services.prompts.prompt(c, p))
         r.add(m.SESSION_CANCEL, lambda c, p: self.services.prompts.cancel(c, p))
+        r.add(m.MCP_MESSAGE, self._mcp_message)  # MCP over ACP: a request's notification
         r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.services.sessions.status(c, p))
         r.add(
             m.REASONIX_SESSION_RELOAD_EXTENSIONS,
@@ -208,9 +209,8 @@ class Agent:
 
         config = self.config
         store = Store(data_dir(self.options))
-        runtime = Runtime(
-            store, config, self._provider_factory(config), self._notify, self._reload_config
-        )
+        factory = self._provider_factory(config)
+        runtime = Runtime(store, config, factory, self._notify, self._reload_config, self._request)
         runtime.on_config = self.auth.changed  # a reload's config: auth/status_update
         runtime.status_wanted = lambda: bool(self.client is not None and self.client.status_updates)
         runtime.elicits = lambda: bool(
@@ -240,6 +240,11 @@ class Agent:
             Steering(sessions),
             Catalog(sessions),
         )
+
+    def _mcp_message(self, call: Any, params: Any) -> None:
+        channel = self._services.sessions.runtime.mcp_channel if self._services else None
+        if channel is not None:
+            channel.notified(params)
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self.connection is not None:

@@ -24,7 +24,7 @@ def agent_capabilities(images: bool = False) -> dict[str, Any]:
     return {
         "loadSession": True,
         "promptCapabilities": {"image": images, "audio": False, "embeddedContext": True},
-        "mcpCapabilities": {"http": True, "sse": True},
+        "mcpCapabilities": {"http": True, "sse": True, "acp": True},  # acp: unstable
         "sessionCapabilities": {
             "list": {},
             "resume": {},

@@ -75,6 +75,15 @@ class Opening:
         if session.machine.publishing and events:
             self.sessions.show(session, events, session.record.turn_count)
 
+    def _servers(self, given: list[Any]) -> list[dict[str, Any]]:
+        """The client's `mcpServers` as stored; those it provides over ACP are declared on
+        this connection (mcp_servers/acp_channel.py)."""
+        servers = _servers(given)
+        channel = self.sessions.runtime.mcp_channel
+        if channel is not None:
+            channel.declare(servers)
+        return servers
+
     def _build(self, method: str, record: SessionRecord, events: Events) -> Session:
         try:
             return self.sessions.runtime.build(record, events)
@@ -99,7 +108,7 @@ class Opening:
             unknown = await confirm(config, model)
         if unknown is not None:
             raise InvalidParams(f"{method}: {unknown} (from --model, ACP_MODEL or default_model)")
-        servers = _servers(params.mcp_servers)
+        servers = self._servers(params.mcp_servers)
         record = SessionRecord(
             id=uuid4(),
             cwd=cwd,
@@ -139,7 +148,7 @@ class Opening:
         if source is None:
             raise InvalidParams(f"{method}: unknown session {source_id}")
         through, plan = self._fork_point(method, source_id, params.field_meta, source.plan)
-        servers = _servers(params.mcp_servers or [])
+        servers = self._servers(params.mcp_servers or [])
         record = SessionRecord(
             id=uuid4(),
             cwd=cwd,
@@ -200,7 +209,7 @@ class Opening:
         session_id = check_session_id(method, params.session_id)
         system_prompt = client_prompt.given(method, params)
         given = params.mcp_servers
-        servers = _servers(given) if given is not None else None
+        servers = self._servers(given) if given is not None else None
         live = self.sessions.live.get(session_id)
         if live is not None:
             opening = (params.cwd, servers, system_prompt)

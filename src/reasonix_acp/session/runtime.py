@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from reasonix_acp.config import Config
 from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
+from reasonix_acp.mcp_servers.acp_channel import AcpChannel, Request
 from reasonix_acp.mcp_servers.hub import ServerSet, merged
 from reasonix_acp.providers.base import Provider
 from reasonix_acp.reasonix_io.inbox import InboxStore
@@ -45,7 +46,9 @@ class Runtime:
         make_provider: MakeProvider,
         notify: Notify,
         reload_config: ReloadConfig | None = None,
+        request: Request | None = None,
     ) -> None:
+        """`request`: a request to the client, which reaches the MCP servers it provides."""
         self.store = store
         self.notify = notify
         self.reload_config = reload_config
@@ -56,6 +59,8 @@ class Runtime:
         self.status_wanted: Callable[[], bool] = lambda: False
         # Whether the client can answer an MCP server's elicitation; set by the agent.
         self.elicits: Callable[[], bool] = lambda: False
+        # How the servers the client provides over ACP are reached (one per connection).
+        self.mcp_channel = AcpChannel(request) if request is not None else None
         # Called when the config sessions start with is replaced (auth/status_update).
         self.on_config: Callable[[], None] = lambda: None
 
@@ -138,7 +143,11 @@ class Runtime:
         specs = merged(config_servers, client)
         record = session.record
         session.servers = ServerSet(
-            specs, record.cwd, elicits=self.elicits(), extra=record.additional_directories
+            specs,
+            record.cwd,
+            elicits=self.elicits(),
+            extra=record.additional_directories,
+            channel=self.mcp_channel,
         )
         session.servers.start()
 

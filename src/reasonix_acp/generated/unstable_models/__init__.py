@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, mcp/message, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities, McpServer from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 d672a756040b1a5b6fe65589ffc86fcc1845182a712edca2bcabb643cbf61a41) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -36,6 +36,14 @@ WHERE: dict[str, Any] = {
     "ListProvidersResponse": "provider_current_config",
     "ListSessionsRequest": "list_sessions_request",
     "LoadSessionRequest": "load_session_request",
+    "McpError": "mcp_error",
+    "McpServerAcp": "mcp_server_acp",
+    "McpServerAcpModel": "mcp_server_acp",
+    "MessageMcpNotification": "message_mcp_notification",
+    "MessageMcpRequest": "message_mcp_request",
+    "MessageMcpResponse": "mcp_error",
+    "MessageMcpResponseError": "mcp_error",
+    "MessageMcpResponseResult": "mcp_error",
     "NewSessionRequest": "new_session_request",
     "PlanCapabilities": "plan_capabilities",
     "PlanFile": "plan_file",
@@ -81,7 +89,7 @@ WHERE: dict[str, Any] = {
     "SubagentCapabilities": "subagent_capabilities",
     "SubagentSessionCapabilities": "session_cancel_capabilities",
     "SubagentUpdate": "session_cancel_capabilities",
-    "SystemPrompt": "system_prompt",
+    "SystemPrompt": "mcp_server_acp",
     "UnarchiveSessionRequest": "unarchive_session_request",
     "UnarchiveSessionResponse": "unarchive_session_response",
     "UnknownStateUpdate": "unknown_state_update",

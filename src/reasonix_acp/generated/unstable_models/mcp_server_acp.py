@@ -1,5 +1,5 @@
 # GENERATED FROM @agentclientprotocol/sdk@2.4.0 schema/v1/schema.json (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a)
-# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
+# with session/fork, session/set_title, session/archive, session/unarchive, session/status, auth/status, auth/status_update, providers/list, providers/set, providers/disable, mcp/message, SessionForkCapabilities, SubagentCapabilities, SubagentUpdate, SessionMessage, SessionMessageChunk, SessionTitleCapabilities, SessionArchiveCapabilities, SessionStatusCapabilities, ListSessionsRequest, SessionInfo, NewSessionRequest, LoadSessionRequest, ResumeSessionRequest, SessionSystemPromptCapabilities, AuthStatusCapabilities, PlanUpdate, PlanRemoved, PlanCapabilities, ProvidersCapabilities, McpServer from schema/v1/schema.unstable.json (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189)
 # and schema/vendor/*.json (sha256 d672a756040b1a5b6fe65589ffc86fcc1845182a712edca2bcabb643cbf61a41) by codegen/ -- DO NOT EDIT.
 # Regenerate with `nox -s codegen`; `nox -s codegen_check` fails when this file is stale.
 # ruff: noqa
@@ -14,6 +14,24 @@ from reasonix_acp.generated.models.blob_resource_contents import (
     ContentBlockResourceLink,
     ContentBlockText,
 )
+
+
+class McpServerAcp(LenientModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    name: str
+    server_id: Annotated[str, Field(alias="serverId")]
+
+
+class McpServerAcpModel(McpServerAcp):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    type: Literal["acp"]
 
 
 class SystemPrompt(LenientModel):
@@ -35,7 +53,10 @@ class SystemPrompt(LenientModel):
     mode: Literal["append"] | Literal["override"] | str
 
 
-LENIENT_FIELDS: dict[str, Any] = {"SystemPrompt": {"_meta": "default"}}
+LENIENT_FIELDS: dict[str, Any] = {
+    "McpServerAcp": {"_meta": "default"},
+    "SystemPrompt": {"_meta": "default"},
+}
 
 REJECT_TAGS: dict[str, Any] = {}
 
