@@ -1,81 +1,17 @@
 """MCP over ACP through a real `acp`: a server the client provides itself (`mcpServers` entry
-`{"type": "acp", "name", "serverId"}`), reached with `mcp/message` requests to the client.
-
-The client here stands in for the official binding (`@agentclientprotocol/sdk` 2.4.0's
-`McpOverAcpProvider`) and refuses what it refuses: an unknown `serverId` (outer -33001), a
-`requestId` already active for the server (outer -32602), a request whose inner `_meta` lacks
-the MCP 2026-07-28 protocol version or the client capabilities (inner errors, -32022 and
--32602). tests/test_ts_sdk_client.py drives the same through the SDK itself."""
+`{"type": "acp", "name", "serverId"}`), reached with `mcp/message` requests to the client, which
+here is tests/mcp_acp.py's stand-in for the official binding (it refuses what the binding
+refuses). tests/test_ts_sdk_client.py drives the same through the SDK itself."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.client import Client
+from tests.mcp_acp import SERVER, Provider
 from tests.transcript import Scenario
-
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-SERVER = {"type": "acp", "name": "tools", "serverId": "srv-1"}
-ECHO = {
-    "name": "echo",
-    "description": "Echo a message",
-    "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}},
-}
-
-
-class Provider:
-    """The client's MCP server over ACP, with the binding's checks."""
-
-    def __init__(self, server_ids: tuple[str, ...] = ("srv-1",)) -> None:
-        self.server_ids = server_ids
-        self.seen: list[dict[str, Any]] = []
-        self.active: set[tuple[str, str]] = set()
-        self.tools: list[dict[str, Any]] = [ECHO]
-        self.call: Callable[[dict[str, Any]], dict[str, Any]] = lambda params: {
-            "result": {
-                "content": [{"type": "text", "text": "echo: " + params["arguments"]["message"]}],
-                "resultType": "complete",
-            }
-        }
-
-    def answer(self, frame: dict[str, Any]) -> dict[str, Any]:
-        """The response frame for one `mcp/message` request."""
-        params = frame["params"]
-        self.seen.append(params)
-        key = (params["serverId"], params["requestId"])
-        if params["serverId"] not in self.server_ids:
-            return _error(frame, -33001, "no registration for this server ID")
-        if key in self.active:
-            return _error(frame, -32602, "duplicate active MCP request ID")
-        meta = (params.get("params") or {}).get("_meta") or {}
-        if meta.get(VERSION_KEY) != "2026-07-28":
-            outcome: dict[str, Any] = {"error": {"code": -32022, "message": "Unsupported version"}}
-        elif not isinstance(meta.get(CAPABILITIES_KEY), dict):
-            outcome = {"error": {"code": -32602, "message": "Invalid params: capabilities"}}
-        elif params["method"] == "server/discover":
-            outcome = {
-                "result": {
-                    "supportedVersions": ["2026-07-28"],
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "stand-in", "version": "1"},
-                    "resultType": "complete",
-                }
-            }
-        elif params["method"] == "tools/list":
-            outcome = {"result": {"tools": self.tools, "resultType": "complete"}}
-        elif params["method"] == "tools/call":
-            outcome = self.call(params["params"])
-        else:
-            outcome = {"error": {"code": -32601, "message": "Method not found"}}
-        return {"jsonrpc": "2.0", "id": frame["id"], "result": outcome}
-
-
-def _error(frame: dict[str, Any], code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": frame["id"], "error": {"code": code, "message": message}}
 
 
 def agent(tmp_path: Path, lines: list[dict[str, Any]], scenario: Scenario | None = None) -> Client:

@@ -206,6 +206,12 @@ def _misc() -> st.SearchStrategy[Call]:
     )
 
 
+def _mcp() -> st.SearchStrategy[Call]:
+    """The tool of the MCP server the client provides over ACP (tests/hostile/player.py)."""
+    messages = st.sampled_from(["hi", "@HOME@/.ssh/id_ed25519", "@OUT@/canary", "$(id)"])
+    return messages.map(lambda m: call("mcp__tools__echo", message=m))
+
+
 def _task(inner: st.SearchStrategy[Call]) -> st.SearchStrategy[Call]:
     child = st.lists(inner, min_size=1, max_size=3).map(tuple)
     return child.map(
@@ -226,6 +232,7 @@ def families() -> dict[str, st.SearchStrategy[Calls]]:
         "bg": _background(st.one_of(st.sampled_from(BACKGROUND), STRADDLE)),
         "straddle": _background(STRADDLE),
         "bgread": _reading(),
+        "mcp": _mcp(),
         **{name: _bash(st.sampled_from(lines)) for name, lines in payloads.LINES.items()},
     }
     single["task"] = _task(st.one_of(*single.values()))

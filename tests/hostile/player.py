@@ -15,12 +15,16 @@ from tests.client import STATUS_OPT_IN, Client
 from tests.deepseek_server import DeepSeek
 from tests.hostile.user import User
 from tests.hostile.world import World
+from tests.mcp_acp import Provider
 from tests.test_deepseek import config
 from tests.test_history_exact import converse
 from tests.transcript import Scenario
 
 Frame = dict[str, Any]
 REWIND = "_reasonix.io/session/rewind"
+# The client's own MCP server, reached over ACP (tests/mcp_acp.py): its `echo` tool is
+# `mcp__tools__echo` to the model, and every call of it must have been allowed by the user.
+TOOLS = {"type": "acp", "name": "tools", "serverId": "hostile-tools"}
 
 
 class Frozen(AssertionError):
@@ -29,7 +33,7 @@ class Frozen(AssertionError):
 
 class Player:
     """One session of a real `acp`; `frames` holds every frame its processes sent, `stderr`
-    what each exited process wrote there."""
+    what each exited process wrote there; `tools` is the MCP server the client provides."""
 
     def __init__(self, world: World, server: DeepSeek, user: User) -> None:
         self.world = world
@@ -42,11 +46,12 @@ class Player:
         (config_dir / "config.toml").write_text(config(server, world.config()), encoding="utf-8")
         self.frames: list[Frame] = []
         self.stderr: list[bytes] = []
+        self.tools = Provider(server_ids=(TOOLS["serverId"],))
         self.client = self._process()
         self.client.result(
             "initialize", {"protocolVersion": 1, "clientCapabilities": STATUS_OPT_IN}
         )
-        opened = {"cwd": str(world.ws), "mcpServers": []}
+        opened = {"cwd": str(world.ws), "mcpServers": [TOOLS]}
         self.sid: str = self.client.result("session/new", opened)["sessionId"]
         if world.setting.preset != "workspace-write":
             self.preset(world.setting.preset)
@@ -56,11 +61,23 @@ class Player:
         return Client(self.world.root, scenario=self.scenario, cwd=str(self.world.ws))
 
     def _harvest(self) -> None:
-        self.frames += self.client.take_notes()
+        """Keep the frames read meanwhile, and answer the MCP requests among them."""
+        for frame in self.client.take_notes():
+            self.frames.append(frame)
+            if frame.get("method") == "mcp/message" and "id" in frame:
+                result = self._mcp(frame)
+                self.client.send({"jsonrpc": "2.0", "id": frame["id"], "result": result})
 
     def _asked(self, request: Frame) -> Any:
         self.frames.append(request)
+        if request["method"] == "mcp/message":
+            return self._mcp(request)
         return self.user.answer(request)
+
+    def _mcp(self, request: Frame) -> Any:
+        answer = self.tools.answer(request)
+        assert "result" in answer, f"the binding refused acp's mcp/message: {answer}"
+        return answer["result"]
 
     def preset(self, value: str) -> Frame:
         params = {"sessionId": self.sid, "configId": "tool_approval", "value": value}
@@ -110,7 +127,7 @@ class Player:
         self.end(kill)
         self.client = self._process()
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": STATUS_OPT_IN})
-        loaded = {"sessionId": self.sid, "cwd": str(self.world.ws), "mcpServers": []}
+        loaded = {"sessionId": self.sid, "cwd": str(self.world.ws), "mcpServers": [TOOLS]}
         return self.call("session/load", loaded)
 
     def alive(self) -> bool:

@@ -45,7 +45,7 @@ FREE = {
     "bgread": 2,
 }
 FREE |= {"task": 1, "git": 1, "git-files": 1, "wrap": 1, "loop": 1, "time": 1, "swap": 1}
-FREE |= {"peek": 1}
+FREE |= {"peek": 1, "mcp": 1}
 FREE |= {"swap-files": 1, "context": 1, "rewind": 1, "compact": 1, "reload": 1}
 
 

@@ -71,6 +71,18 @@ def denied(run: Run) -> None:
     subprocess.run([str(run.world.bin / "rm"), "-f", "a.txt"], cwd=run.world.ws, check=False)
 
 
+MCP_CALL = {
+    "jsonrpc": "2.0",
+    "id": 9,
+    "method": "mcp/message",
+    "params": {"serverId": "hostile-tools", "requestId": "r", "method": "tools/call"},
+}
+
+
+def mcp(run: Run) -> None:
+    run.player.frames.append(MCP_CALL)
+
+
 BREAKS: dict[str, tuple[Callable[[Run], None], str]] = {
     "outside": (outside, "outside: changed"),
     "git": (git, "git: changed"),
@@ -80,6 +92,7 @@ BREAKS: dict[str, tuple[Callable[[Run], None], str]] = {
     "the log": (log, "secrets: the provider key"),
     "web": (web, "web: [web] denies 127.0.0.1"),
     "denied": (denied, "denied: deny_commands ['rm']"),
+    "mcp": (mcp, "mcp: "),
 }
 
 
@@ -111,6 +124,26 @@ def test_a_question_saying_a_line_may_run_anywhere_names_its_relative_paths_anyw
     with pytest.raises(Broken, match="canary"):
         run.check()
     allowed(run, f"Run echo X > canary · cd U (may run in any folder: {ADRIFT})")
+    run.check()
+
+
+def test_each_call_of_the_client_s_mcp_tool_needs_its_own_allowed_question(run: Run) -> None:
+    """One allowed question covers one call; an "always" answer, every later one."""
+    question = {
+        "method": "session/request_permission",
+        "params": {"toolCall": {"title": "echo (tools)"}},
+    }
+    for choice in ("allow_once", "reject_once"):
+        run.player.frames.append(question)
+        run.user.asked.append((question["params"], choice))
+    run.player.frames.append(MCP_CALL)
+    run.check()
+    run.player.frames.append(MCP_CALL)
+    with pytest.raises(Broken, match="mcp: "):
+        run.check()
+    run.player.frames.append(question)
+    run.user.asked.append((question["params"], "allow_always"))
+    run.player.frames += [MCP_CALL, MCP_CALL]
     run.check()
 
 

@@ -161,3 +161,21 @@ def test_a_loop_whose_cd_drifts_is_asked_naming_the_folders_it_writes_in(
         played.check()
     finally:
         played.close()
+
+
+@pytest.mark.parametrize("policy", ["reject-all", "allow-once"])
+def test_the_client_s_own_mcp_tool_runs_only_when_the_user_allows_it(
+    tmp_path: Path, policy: str
+) -> None:
+    """The MCP server the client provides over ACP (tests/hostile/player.py) gets a call of its
+    tool only after a question the user allowed, each call its own."""
+    played = Run(Setting(policy=policy), tmp_path)
+    try:
+        echo = call("mcp__tools__echo", message="hi")
+        played.play(Turn((echo, echo)))
+        played.check()
+        asked = [p for p, _ in played.user.asked if "echo (tools)" in json.dumps(p)]
+        assert len(asked) == 2, played.user.asked
+        assert len(played.player.tools.calls) == (2 if policy == "allow-once" else 0)
+    finally:
+        played.close()
