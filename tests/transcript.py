@@ -389,7 +389,7 @@ def normalise(
     def walk(node: Any, key: str | None = None) -> Any:
         if isinstance(node, dict):
             out = {k: walk(v, k) for k, v in node.items()}
-            if key == "agentInfo" and "version" in out:
+            if key in ("agentInfo", "io.modelcontextprotocol/clientInfo") and "version" in out:
                 out["version"] = "<version>"
             if key == "runtime" and "workDurationMs" in out:  # a goal's wall time
                 out["workDurationMs"] = "<ms>"
