@@ -18,9 +18,13 @@ world's `Setting` and whose every other step is one move drawn by `moves(weights
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
+import traceback
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +206,18 @@ class Run:
             self.web.__exit__(None, None, None)
 
 
+@contextlib.contextmanager
+def _shown(what: str) -> Iterator[None]:
+    """A failure printed as it happens (with `-s`): hypothesis replays a failing run to report
+    it, and a failure that depends on timing may not come back the same way, which it reports
+    as flaky data generation instead."""
+    try:
+        yield
+    except BaseException:
+        print(f"\nhostile run: {what} failed:\n{traceback.format_exc()}", file=sys.stderr)
+        raise
+
+
 def _child(body: bytes) -> bool:
     """Whether a request is a `task` child's (its first user message opens with its key)."""
     messages = json.loads(body)["messages"]
@@ -266,12 +282,14 @@ def machine(
         @rule(move=moves(weights))
         def step(self, move: Move) -> None:
             assert self.run is not None
-            self.run.play(move)
+            with _shown(f"step {move!r}"):
+                self.run.play(move)
 
         @invariant()
         def consent(self) -> None:
             if self.run is not None:
-                self.run.check()
+                with _shown("the invariants"):
+                    self.run.check()
 
         def teardown(self) -> None:
             if self.run is not None:
