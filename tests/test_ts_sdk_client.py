@@ -36,7 +36,10 @@ MCP_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 def _node() -> str:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        pytest.skip("node and npm are needed to run the TypeScript SDK client")
+        reason = "node and npm are needed to run the TypeScript SDK client"
+        if os.environ.get("REASONIX_ACP_REQUIRE_NODE"):
+            pytest.fail(f"REASONIX_ACP_REQUIRE_NODE is set, and: {reason}")
+        pytest.skip(reason)
     return node
 
 
