@@ -43,6 +43,8 @@ TURN_PATH = (
     "reasonix_acp.tools.todo",
     "reasonix_acp.mcp_servers.tools",
     "reasonix_acp.config.pricing",
+    "reasonix_acp.config.ledger",  # the turn's cost ledger
+    "concurrent.futures.thread",  # the loop's default executor, first used by a turn
 )
 MODELS_PATH = (
     "pydantic",
