@@ -12,6 +12,8 @@
 - `elicitation/create` is answered as the scenario's `elicitation` says: `decline` (the
   default), `cancel`, or `accept` with every field filled (refused -32602 for a mode the client
   did not advertise).
+- `mcp/message` reaches the client's own MCP server over ACP (mcp_over_acp.py), for the
+  `{"type": "acp"}` entries of the `mcpServers` the client sent (`declare`).
 - Anything else is -32601, and so is an fs or terminal method the client did not advertise
   (as an editor without it would answer). A scenario's `errors` ({method: code}) refuses that
   method instead.
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from acp_conformance.mcp_over_acp import McpOverAcp
 from acp_conformance.terminals import Terminals
 
 Send = Callable[[dict[str, Any]], None]
@@ -63,6 +66,7 @@ class Client:
 
     def __post_init__(self) -> None:
         self.terminals = Terminals(self._reply, self.cwd)
+        self.mcp = McpOverAcp()
         for name, text in self.setup.get("buffers", {}).items():
             self.overlay[self.absolute(name)] = text
 
@@ -104,6 +108,8 @@ class Client:
         code = self.setup.get("errors", {}).get(method)
         if code is not None:
             return self._reply(frame["id"], call, error=(code, f"{method} refused (scenario)"))
+        if method == "mcp/message":  # its envelope is judged as the binding does, params and all
+            return self._mcp_message(frame["id"], call, params)
         handler = {
             "fs/read_text_file": self._read,
             "fs/write_text_file": self._write,
@@ -185,8 +191,15 @@ class Client:
         form = params.get("requestedSchema")
         return self._reply(rid, call, {"action": "accept", "content": filled(form)})
 
+    def _mcp_message(self, rid: Any, call: Call, params: Any) -> None:
+        def reply(result: Any = None, error: tuple[int, str] | None = None) -> None:
+            self._reply(rid, call, result, error)
+
+        self.mcp.handle(params, reply)
+
     def close(self) -> None:
         self.terminals.close()
+        self.mcp.close()
 
 
 def offered(advertised: dict[str, Any], method: str, params: Any) -> bool:

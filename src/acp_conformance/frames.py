@@ -51,6 +51,7 @@ class Frames:
             self.client.advertised = caps if isinstance(caps, dict) else {}
         if isinstance(frame, dict) and "id" in frame and "method" in frame:
             self.sent[json.dumps(frame["id"])] = frame
+            self.client.mcp.declare(obj(frame.get("params")).get("mcpServers"))
             if frame["method"] == "session/prompt" and self.model is not None:
                 self.model.new_turn(prompt_text(frame))
         self.agent.send(frame)

@@ -67,7 +67,9 @@ def _fits(role: str, name: str, props: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def _named(name: str, wanted: str) -> bool:
+def named(name: str, wanted: str) -> bool:
+    """`name` is the tool `wanted`, or ends with it after a separator (an MCP server's tool,
+    prefixed as the agent likes)."""
     return name == wanted or any(name.endswith(sep + wanted) for sep in ("_", ".", "/", ":"))
 
 
@@ -79,7 +81,7 @@ def choose(role: str, tools: Any, wanted: str = "") -> Chosen | None:
         name, props = _function(tool)
         names: dict[str, str] | None
         if role == "named":
-            names = {} if name and _named(name, wanted) else None
+            names = {} if name and named(name, wanted) else None
         else:
             names = _fits(role, name, props) if name else None
         if names is not None:

@@ -16,7 +16,14 @@ import tempfile
 from importlib import resources
 from typing import Any
 
-from acp_conformance import checks, note_checks, session_checks, tool_checks, turn_checks
+from acp_conformance import (
+    checks,
+    mcp_checks,
+    note_checks,
+    session_checks,
+    tool_checks,
+    turn_checks,
+)
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
 from acp_conformance.gates import required, unmet
@@ -36,7 +43,7 @@ from acp_conformance.scenario import Scenario, step_checks
 __all__ = ["CheckResult", "ScenarioResult", "Settings", "run"]
 
 CAPTURE = re.compile(r"\$\{(\w+)\}")
-TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS}
+TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS, **mcp_checks.CHECKS}
 NOTE_KINDS = {**note_checks.ON_NOTES, **session_checks.ON_NOTES}
 RESPONSE_KINDS = {**checks.ON_RESPONSE, **session_checks.ON_RESPONSE}
 WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far

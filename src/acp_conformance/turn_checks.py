@@ -7,7 +7,8 @@ nothing it could judge (no such request, no tool call): that check is SKIP with 
 Requests: `requests_schema` (each against its $def; `methods` to narrow), `paths_absolute`,
 `paths_inside` (the cwd), `sessions_known` (one the client opened), `requests_session` (all
 for `session`), `requests_advertised` (only what clientCapabilities offered), `requests_known` (only client
-methods the spec defines, or `_`-prefixed extensions),
+methods the spec defines, its unstable schema's `mcp/message` among them, or `_`-prefixed
+extensions),
 `terminals_released`, `terminal_ids_known`, `permission_options` (an allow and a reject
 kind), `permission_ids_unique`, `permission_tool_known` (its toolCallId reported before),
 `permission_count` (at most `max`), `elicitation_tool_known` (the toolCallId it is scoped to
@@ -43,6 +44,8 @@ REQUEST_DEFS = {
     "elicitation/create": "CreateElicitationRequest",
 }
 FINAL = ("completed", "failed")
+# Client methods of the unstable schema, judged by their own checks (mcp_checks.py).
+UNSTABLE_METHODS = ("mcp/message",)
 
 
 @dataclass
@@ -133,7 +136,8 @@ def _requests_advertised(turn: Turn, args: dict[str, Any]) -> str:
 
 def _requests_known(turn: Turn, args: dict[str, Any]) -> str:
     for call in turn.calls:
-        if call.method not in REQUEST_DEFS and not call.method.startswith("_"):
+        known = call.method in REQUEST_DEFS or call.method in UNSTABLE_METHODS
+        if not known and not call.method.startswith("_"):
             return f"{call.method}: neither a client method of the spec nor an extension (_...)"
     return ""
 

@@ -97,7 +97,9 @@ Faults:
   auth-forgets   after authenticate, session/new is refused with auth_required (-32000)
   logout-unserved  advertises auth.logout and answers logout -32601
   logout-shape   logout answers null
-and those of broken_tools.py.
+  mcp-acp-unserved  advertises mcpCapabilities.acp, then refuses a session/new with an acp
+                 MCP server (-32602)
+and those of broken_tools.py and broken_mcp.py (MCP servers over ACP).
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
   no-config      advertises no configOptions; session/set_config_option is -32601
@@ -115,6 +117,8 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
   auth-refused   refuses the credentials of its authentication method (-32000)
+  mcp-acp-eager  reaches the MCP servers its client provides over ACP as soon as it has
+                 answered session/new, not at the session's first turn
 and those of broken_tools.py.
 """
 
@@ -127,6 +131,7 @@ import threading
 import time
 from typing import Any
 
+from broken_mcp import AcpServers, declared
 from broken_tools import Tools
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
@@ -144,6 +149,7 @@ turning: set[str] = set()  # sessions whose turn is running
 sessions: dict[str, bool] = {}  # id → open
 places: dict[str, str] = {}  # session → cwd
 with_mcp: set[str] = set()  # sessions given the conformance MCP server
+acp_servers: dict[str, AcpServers] = {}  # session → the MCP servers its client provides
 titles: dict[str, str] = {}  # session → the client's title
 system_prompts: dict[str, str] = {}  # session → its systemPrompt's text, told the model
 authenticated: list[str] = []  # the methods authenticate took (auth-forgets: then -32000)
@@ -251,7 +257,8 @@ def turn(rid: Any, sid: str, cancelled: threading.Event, text: str) -> None:
             update(sid, chunk)
         replays[sid] += reply
     cwd = places.get(sid, os.getcwd())
-    tools = Tools(sid, client_caps, cwd, request, update, cancelled, sid in with_mcp)
+    acp = acp_servers.get(sid)
+    tools = Tools(sid, client_caps, cwd, request, update, cancelled, sid in with_mcp, acp)
     ran = tools.run(text)
     if ran is not None:
         stopped = ran[0] == "cancelled" and "ignore-cancel" not in BREAK
@@ -377,6 +384,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
                 "systemPrompt": {},
             },
             "auth": {"status": {}, "logout": {}},
+            "mcpCapabilities": {"acp": True},
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
         "authMethods": auth_methods(),
@@ -410,6 +418,9 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         system, refusal = system_prompt(params.get("systemPrompt"))
         if refusal:
             return error(rid, -32602, refusal)
+        provided = declared(params.get("mcpServers"))
+        if provided and "mcp-acp-unserved" in BREAK:
+            return error(rid, -32602, "mcpServers: acp servers are not supported")
         new = "s1" if "same-id" in BREAK and sessions else f"s{len(sessions) + 1}"
         if system and "sysprompt-dropped" not in BREAK:
             system_prompts[new] = system
@@ -418,6 +429,7 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         servers = params.get("mcpServers") if isinstance(params.get("mcpServers"), list) else []
         if any(isinstance(m, dict) and m.get("name") == "conformance" for m in servers):
             with_mcp.add(new)
+        acp_servers[new] = AcpServers(provided, request)
         modes, option = mode_state(new)
         answer = {"sessionId": 7 if "schema" in BREAK else new, "modes": modes}
         if "no-config" not in QUIRK:
@@ -428,7 +440,10 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
         if "legacy-models" in QUIRK:
             model = {"modelId": "m", "name": "m"}
             answer["models"] = {"availableModels": [model], "currentModelId": "m"}
-        return result(rid, answer)
+        result(rid, answer)
+        if "mcp-acp-eager" in QUIRK:
+            threading.Thread(target=acp_servers[new].connect, daemon=True).start()
+        return None
     if method == "session/list":
         shown = [s for s in sessions if s in prompted or "list-after-turn" not in QUIRK]
         wanted = params.get("cwd")

@@ -20,6 +20,8 @@ Correct by default; the faults (BREAK) it knows:
   ignore-errors   a client error is a success (and the file is written locally)
   no-tool-calls   reports no tool_call updates
   tool-unnamed    tool_call updates without the tool's name
+and those of broken_mcp.py (the MCP servers the client provides over ACP, whose tools it offers
+beside its own and asks permission for).
 
 QUIRK (a comma-separated list) makes it behave as some real agents lawfully do, for the
 calibration cases of test_peers.py:
@@ -48,7 +50,10 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from typing import Any
+
+from broken_mcp import AcpServers, StandInTools
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
@@ -69,7 +74,6 @@ OPEN_URL = "mcp__conformance__conformance_open_url"
 SEARCH = "search_tools"
 KINDS = {"write": "edit", "bash": "execute", "read": "read", SEARCH: "search"}
 KINDS |= {ELICIT: "other", OPEN_URL: "other"}
-FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
 
 
 def offered(mcp: bool, found: bool) -> list[dict[str, Any]]:
@@ -111,7 +115,7 @@ def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> di
     return None
 
 
-class Tools:
+class Tools(StandInTools):
     """One turn's tool loop. `request(method, params, cancelled)` is a blocking client request
     → (result, error), (None, None) when the turn was cancelled while it waited."""
 
@@ -127,8 +131,10 @@ class Tools:
         update: Callable[[str, dict[str, Any]], None],
         cancelled: threading.Event,
         mcp: bool = False,
+        acp: AcpServers | None = None,
     ) -> None:
         self.sid, self.caps, self.cwd, self.mcp = sid, caps, cwd, mcp
+        self.acp = acp or AcpServers([], request)
         self.found = False  # a search_tools call found the MCP server's tool
         self.request, self.update, self.cancelled = request, update, cancelled
         self.wire_sid = "s999" if "bad-session" in BREAK else sid
@@ -141,6 +147,7 @@ class Tools:
     def run(self, text: str) -> tuple[str, str] | None:
         """(stop reason, the model's last text), or None when the model made no tool call."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
+        self.acp.connect()
         made = False
         for _ in range(6):
             message = self._ask(messages)
@@ -168,7 +175,9 @@ class Tools:
             ask_model([{"role": "user", "content": "A title, please"}], [])
         box: list[dict[str, Any] | None] = []
         worker = threading.Thread(
-            target=lambda: box.append(ask_model(messages, offered(self.mcp, self.found))),
+            target=lambda: box.append(
+                ask_model(messages, offered(self.mcp, self.found) + self.acp.listed)
+            ),
             daemon=True,
         )
         worker.start()
@@ -190,11 +199,14 @@ class Tools:
             del start["name"]
         for _ in range(2 if "dup-tool-id" in BREAK else 1):
             if "no-tool-calls" not in BREAK:
-                self.update(self.sid, {**start, "kind": KINDS[name], "status": "pending", **where})
+                self.update(
+                    self.sid,
+                    {**start, "kind": KINDS.get(name, "other"), "status": "pending", **where},
+                )
         if name == "write" and "careful-dirs" in QUIRK and not os.path.isdir(os.path.dirname(path)):
             self.finish(shown, "failed", [])
             return False, f"no such directory: {os.path.dirname(path)}"
-        if name in ("write", "bash"):
+        if name in ("write", "bash", *self.acp.tools):
             asked = "ghost-asked" if "wrong-tool-id" in BREAK else shown  # yet another id
             verdict = self.permit(name, asked, where)
             if verdict == "cancelled" and "ignore-perm-cancel" not in BREAK:
@@ -205,7 +217,7 @@ class Tools:
                 return "stop-on-reject" in QUIRK, "the user refused this tool call"
         try:
             run = {ELICIT: self.do_elicit, SEARCH: self.do_search, OPEN_URL: self.do_url}.get(name)
-            run = run or getattr(self, f"do_{name}")
+            run = run or getattr(self, f"do_{name}", None) or partial(self.do_acp, name)
             result, content = run(args, path, shown)
         except Failed as exc:
             self.finish(shown, "failed", [])
@@ -338,32 +350,12 @@ class Tools:
         shown = "term-x" if "stale-terminal" in BREAK else term
         return str(out.get("output", "")), [{"type": "terminal", "terminalId": shown}]
 
-    def do_elicit(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
-        """What the MCP server's tool does, asked of the client as ACP elicitation/create."""
-        offered = (self.caps.get("elicitation") or {}).get("form") is not None
-        if not offered and "ignore-caps" not in BREAK:
-            return "cancel", []
-        params = {"toolCallId": tid, "mode": "form", "message": "Which colour?"}
-        params["requestedSchema"] = FORM
-        if "bad-requests" in BREAK:
-            del params["message"]
-        answer = self.client("elicitation/create", params)
-        action = str(answer.get("action"))
-        colour = (answer.get("content") or {}).get("colour")
-        text = f"accept:{colour}" if action == "accept" else action
+    def do_acp(self, name: str, args: dict[str, Any], *_: Any) -> tuple[str, list[Any]]:
+        """A tool of a server the client provides over ACP (broken_mcp.py)."""
+        done, text = self.acp.call(name, args)
+        if not done:
+            raise Failed(text)
         return text, [{"type": "content", "content": {"type": "text", "text": text}}]
-
-    def do_url(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
-        """A URL-mode elicitation of the MCP server's, asked of the client."""
-        if (self.caps.get("elicitation") or {}).get("url") is None and "ignore-caps" not in BREAK:
-            return "url:cancel", []
-        url = "https://example.com/conformance/sign-in"
-        params = {"toolCallId": tid, "mode": "url", "message": "Sign in", "url": url}
-        params["elicitationId"] = "conformance-url-1"
-        if "bad-requests" in BREAK:
-            del params["url"]
-        answer = self.client("elicitation/create", params)
-        return f"url:{answer.get('action')}", []
 
     def do_search(self, args: dict[str, Any], path: str, tid: str) -> tuple[str, list[Any]]:
         self.found = "conformance" in str(args.get("query", ""))

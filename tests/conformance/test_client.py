@@ -118,3 +118,36 @@ def test_an_elicitation_is_answered_as_the_scenario_says(tmp_path: Path) -> None
     c, sent = client(tmp_path)
     c.advertised = {"elicitation": {"form": {}}}
     assert ask(c, sent, "elicitation/create", params)["result"] == {"action": "decline"}
+
+
+def test_mcp_over_acp_is_answered_as_the_binding_answers(tmp_path: Path) -> None:
+    """The client's MCP server over ACP (mcp_over_acp.py): outer errors for a server never
+    declared and a requestId still active, inner errors for a request without the MCP `_meta`,
+    and each request's MCP answer a moment later."""
+    c, sent = client(tmp_path)
+    c.mcp.declare([{"type": "acp", "name": "tools", "serverId": "srv"}, {"name": "stdio"}])
+    version = "io.modelcontextprotocol/protocolVersion"
+    meta = {version: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+    def message(rid: int, request_id: str, method: str, inner: Any, server: str = "srv") -> None:
+        body = {"serverId": server, "requestId": request_id, "method": method, "params": inner}
+        c.answer({"jsonrpc": "2.0", "id": rid, "method": "mcp/message", "params": body})
+
+    message(1, "r1", "tools/list", {"_meta": meta})
+    message(2, "r1", "tools/list", {"_meta": meta})  # r1 is still being answered
+    message(3, "r2", "tools/list", {"_meta": meta}, server="other")
+    message(4, "r3", "tools/list", {"_meta": {**meta, version: "2025-06-18"}})
+    message(5, "r4", "tools/call", {"name": "conformance_echo", "arguments": {"message": "hi"}})
+    message(6, "r5", "tools/call", {"_meta": meta, "name": "conformance_echo", "arguments": {}})
+    refused = {f["id"]: f["error"]["code"] for f in sent if "error" in f}
+    assert refused == {2: -32602, 3: -33001}
+    time.sleep(0.3)
+    answers = {f["id"]: f["result"] for f in sent if "result" in f}
+    assert answers[1]["result"]["tools"][0]["name"] == "conformance_echo"
+    assert answers[4]["error"]["code"] == -32022
+    assert answers[5]["error"]["code"] == -32602  # no _meta at all
+    assert answers[6]["result"]["content"][0]["text"] == "conformance-acp-echo: "
+    got = c.mcp.received
+    assert [g.duplicate for g in got] == [False, True, False, False, False, False]
+    assert [call.method for call in c.calls] == ["mcp/message"] * 6
+    c.close()

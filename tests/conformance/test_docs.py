@@ -136,15 +136,18 @@ own fails the scenario. The exit status is 0 only when no MUST failed.
 A SKIP always gives its reason, one of these:
 
 - the agent advertised nothing of the kind: a `require` of the scenario is not met (no
-  `session/list`, no `loadSession`), no `configOptions` to judge an unknown option's code by,
-  no `_reasonix.io` surface in `initialize` (the `reasonix` suite then starts no process per
-  scenario: one probe, then every scenario SKIP);
+  `session/list`, no `loadSession`, no `mcpCapabilities.acp`), no `configOptions` to judge an
+  unknown option's code by, no `_reasonix.io` surface in `initialize` (the `reasonix` suite
+  then starts no process per scenario: one probe, then every scenario SKIP);
 - the scripted model is not wired: `{model_url}` appears neither in `--agent` nor in `--env`;
 - the agent offers its model no tools, or no tool that plays the part the scenario needs (a
   write, a shell, the MCP server's tool), or never asked the model for the turn;
 - the agent did the work without the client: it sent no `fs/write_text_file`,
   `session/request_permission` or `terminal/create` (an agent MAY write files and run
   commands itself), so the checks on that request have nothing to judge;
+- the agent sent no `mcp/message` to the client's MCP server over ACP, so the checks on those
+  requests have nothing to judge (where it offered the model no tool of that server,
+  `mcp-acp.tool-offered` fails instead);
 - the agent offered no option of the kind the scenario picks (no `allow_always` to remember);
 - the agent did not ask the model again after a tool call (a rejected permission may end the
   turn), so it owes the model no tool message;
@@ -169,15 +172,30 @@ outcome), `elicitation/create` is accepted with every field filled, declined or 
 `terminal/*` method the client did not advertise. To make an agent elicit, a scenario gives it
 the runner's own small MCP server (`mcpServers`: `${python} ${mcp_server}`) and the model calls
 its tool `conformance_elicit`, which puts a form to the agent, or `conformance_open_url`, a
-URL-mode elicitation. The checks of the `client` suite judge what the agent sends: each request
-against its schema `$def`, absolute paths inside the session's cwd, only sessions the client
-opened, only methods the client advertised, every terminal released before the prompt's
-response, terminal ids the client gave and still holds, permission options an allow and a
-reject, elicitations scoped to a reported tool call, nothing asked after the response; and what
+URL-mode elicitation. `mcp/message` reaches the client's own MCP server over ACP, which a
+scenario declares in a session's `mcpServers` (`{"type": "acp", "name": "conformance_acp",
+"serverId": ...}`, where the agent advertises `mcpCapabilities.acp`). It is answered as the
+official binding answers (the TypeScript SDK's `McpOverAcpProvider`, 2.4.0): outer errors
+-32602 for a malformed envelope or a `requestId` still active on that server, -33001 for a
+`serverId` the client never declared; an inner error for an inner request whose
+`params._meta` lacks `io.modelcontextprotocol/protocolVersion` (-32602) or names another version
+than 2026-07-28 (-32022), or lacks `io.modelcontextprotocol/clientCapabilities` (-32602); else
+its stateless MCP 2026-07-28 server answers `server/discover`, `tools/list` (one tool,
+`conformance_echo`) and `tools/call` (`conformance-acp-echo: ` and the message). Each answer
+goes out 50 ms after its request came, which stays active meanwhile: a request the agent
+pipelines under an active `requestId` is seen as the duplicate it is. The checks of the
+`client` suite judge what the agent sends: each request against its schema `$def`, absolute
+paths inside the session's cwd, only sessions the client opened, only methods the client
+advertised, every terminal released before the prompt's response, terminal ids the client gave
+and still holds, permission options an allow and a reject, elicitations scoped to a reported
+tool call, every `mcp/message` of the scenario (when the session opened or in the turn) against
+`MessageMcpRequest`, for a declared server, with the MCP `_meta` and no `requestId` reused while
+active, nothing asked after the response; and what
 it reports: tool calls announced before they are updated, unique ids, nothing after `completed`
 or `failed`, every call finished, a rejected or cancelled write not written, `always` answers
-not asked again, the tool results sent back to the model. The directories the scripted model
-writes into exist in the workspace beforehand.
+not asked again, the tool results sent back to the model, the MCP server's tool offered to the
+model and its call reaching the server. The directories the scripted model writes into exist in
+the workspace beforehand.
 
 ## What the suites cover
 
@@ -192,12 +210,13 @@ reads through `fs/*`, a missing file, a refused write, no `fs/*` or `terminal/*`
 advertised, a command in a client terminal and its cancellation, permission answers of every
 kind, a second session, two tool calls in one reply, a read after a write, tool calls in two
 turns, an MCP server's form elicitation accepted, declined, or not advertised, and its URL-mode
-elicitation), lines on stdout that are not JSON, client methods neither in the spec nor
-extensions, result fields the spec does not define, config options set, unknown methods and
-extension methods, notifications that must not be answered, `session/load`, `session/list` and
-`session/close` where advertised, parse errors, invalid requests, batch lines, positional
-params, unknown fields, ids past 2^53, negative, 4 KB long and in Unicode, requests before
-`initialize`, a 2 MB line, back-to-back requests, end of input. After a bad frame the runner asks
+elicitation, an MCP server the client provides over ACP where advertised), lines on stdout
+that are not JSON, client methods neither in the spec nor extensions, result fields the spec
+does not define, config options set, unknown methods and extension methods, notifications that
+must not be answered, `session/load`, `session/list` and `session/close` where advertised, parse
+errors, invalid requests, batch lines, positional params, unknown fields, ids past 2^53,
+negative, 4 KB long and in Unicode, requests before `initialize`, a 2 MB line, back-to-back
+requests, end of input. After a bad frame the runner asks
 for a session: a result, or a refusal with an integer code and a message (not -32700, -32600 or
 -32601: those say the request itself went unread) shows the agent still serving, so an agent
 with no model configured, which refuses `session/new` (-32000), is no robustness finding. A
@@ -207,10 +226,11 @@ repository's tests: `acp` passes every check it gives something to judge (it ask
 for a write inside the workspace, so the permission checks of `client.fs.write` are SKIP), a
 small agent broken on purpose fails each check at least once
 (`tests/conformance/broken_agent.py`, whose tool loop in `tests/conformance/broken_tools.py`
-asks the scripted model and goes through the client), the same small agent behaving as real
-agents lawfully do gets no finding (`tests/conformance/test_peers.py`: side requests to the
-model, a bare command line for a terminal, writes checked on the disk, no `always` options, no
-config options, a refused legacy `initialize`, session updates after a turn, a turn ended after
+asks the scripted model and goes through the client, reaching the client's MCP servers over ACP
+through `tests/conformance/broken_mcp.py`), the same small agent behaving as real agents
+lawfully do gets no finding (`tests/conformance/test_peers.py`: side requests to the model, a
+bare command line for a terminal, writes checked on the disk, no `always` options, no config
+options, a refused legacy `initialize`, session updates after a turn, a turn ended after
 a rejection, files written and commands run without the client, a cancel too late, sessions
 listed after their first turn, tools behind a tool search, no answer to frames no client sends),
 and the official Python SDK's example agents have their results pinned

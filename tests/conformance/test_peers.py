@@ -86,6 +86,12 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
     ),
     ("tool-search", ["client.elicitation.accept"], {"elicit-accept.model-result"}, set()),
     (
+        "mcp-acp-eager",
+        ["client.mcp.acp-server"],
+        {"mcp-acp.meta", "mcp-acp.request-ids", "mcp-acp.tool-called", "mcp-acp.model-result"},
+        set(),
+    ),
+    (
         "lax",
         [
             "core.extension.unknown-request",
