@@ -49,7 +49,9 @@ example:
 with it (credentials the agent refuses make it SKIP, not FAIL) and then opens a session, which
 must not be refused with auth_required (-32000). core.auth.logout logs out where the agent
 advertises agentCapabilities.auth.logout: in the agent's own home, never in yours (SKIP with
---keep-home, or with HOME or XDG_* in --env).
+--keep-home, or with HOME or XDG_* in --env). core.providers.set and core.providers.disable
+change the agent's provider configuration where it advertises agentCapabilities.providers:
+in its own home too, and SKIP in yours.
 
 --jobs N runs N scenarios at once (0: one per CPU), each with its own agent process; the
 report lists them in the same order as a run one after the other, and progress numbers them

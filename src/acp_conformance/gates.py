@@ -27,7 +27,8 @@ OPTIONS = {
     "auth_method": "requires --auth-method ID, the id of one of the agent's authMethods to "
     "authenticate with; none was given",
     "own_home": "requires the agent to run in a home of its own; it was given yours "
-    "(--keep-home, or HOME or XDG_* in --env), and logging out could sign you out there",
+    "(--keep-home, or HOME or XDG_* in --env), where the scenario would sign you out or "
+    "change your configuration of it",
 }
 EMPTY: tuple[Any, ...] = (None, "", [], {})
 

@@ -20,6 +20,7 @@ from acp_conformance import (
     checks,
     mcp_checks,
     note_checks,
+    provider_checks,
     session_checks,
     tool_checks,
     turn_checks,
@@ -45,7 +46,11 @@ __all__ = ["CheckResult", "ScenarioResult", "Settings", "run"]
 CAPTURE = re.compile(r"\$\{(\w+)\}")
 TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS, **mcp_checks.CHECKS}
 NOTE_KINDS = {**note_checks.ON_NOTES, **session_checks.ON_NOTES}
-RESPONSE_KINDS = {**checks.ON_RESPONSE, **session_checks.ON_RESPONSE}
+RESPONSE_KINDS = {
+    **checks.ON_RESPONSE,
+    **session_checks.ON_RESPONSE,
+    **provider_checks.ON_RESPONSE,
+}
 WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far
 
 

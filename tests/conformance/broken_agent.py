@@ -99,7 +99,8 @@ Faults:
   logout-shape   logout answers null
   mcp-acp-unserved  advertises mcpCapabilities.acp, then refuses a session/new with an acp
                  MCP server (-32602)
-and those of broken_tools.py and broken_mcp.py (MCP servers over ACP).
+and those of broken_tools.py, broken_mcp.py (MCP servers over ACP) and broken_providers.py
+(providers/*, advertised as agentCapabilities.providers).
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
   no-config      advertises no configOptions; session/set_config_option is -32601
@@ -131,6 +132,7 @@ import threading
 import time
 from typing import Any
 
+import broken_providers
 from broken_mcp import AcpServers, declared
 from broken_tools import Tools
 
@@ -385,6 +387,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
             },
             "auth": {"status": {}, "logout": {}},
             "mcpCapabilities": {"acp": True},
+            "providers": {},
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
         "authMethods": auth_methods(),
@@ -703,6 +706,8 @@ def serve(line: str) -> None:
         return authenticate(rid, params)
     if method == "logout":
         return logout(rid)
+    if method.startswith("providers/"):
+        return broken_providers.serve(rid, method, params, result, error)
     if "unknown-result" in BREAK:
         return result(rid, {})
     if "lax" in QUIRK and method.startswith("_"):

@@ -50,7 +50,16 @@ UNPINNED = {
     # right after session/new's answer (seen once, from a clean clone, under the suite's load).
     "reasonix.inbox.invalid": "the next request races the commands update",
 }
-SCENARIOS = [s.id for s in load_all() if s.id not in UNPINNED]
+# What `acp` is known to fail, by scenario: the scenario is left out of the pinned run, and
+# test_acp_still_fails_what_it_is_known_to keeps each failure seen until it is fixed (then that
+# test fails: drop the entry, and the scenario joins the pinned run).
+ACP_DEFECTS = {
+    # providers/set of the `openai` provider is answered {} and written to config.toml, but the
+    # environment's OPENAI_BASE_URL wins over config.toml (config/loading.py), so providers/list
+    # still shows the old baseUrl: the set has no effect while the variable is set.
+    "core.providers.set": {"providers.set.listed"},
+}
+SCENARIOS = [s.id for s in load_all() if s.id not in UNPINNED and s.id not in ACP_DEFECTS]
 # `acp` asks no permission for a write inside the workspace (its default preset): these
 # checks have nothing to judge there and are SKIP; every other check must pass.
 ACP_SKIPS = {
@@ -116,6 +125,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory) -> Path:
             *("--wire-dir", str(where), "--json", str(where / "results.json")),
             *("--junit", str(where / "junit.xml"), "--jobs", JOBS, "--timeout", TIMEOUT),
             *AUTH,
+            *("--skip", *ACP_DEFECTS),
         ],
         capture_output=True,
         text=True,
@@ -198,6 +208,15 @@ def test_acp_passes_every_check(wire: Path) -> None:
     assert sum(int(s.get("tests", "0")) for s in suites) == len(found)
     first = (wire / "core.initialize.v1.ndjson").read_text().splitlines()[0]
     assert json.loads(first)["dir"] == "c2a"
+
+
+def test_acp_still_fails_what_it_is_known_to(tmp_path: Path) -> None:
+    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
+    results = conformance(tmp_path, command, "--only", *ACP_DEFECTS, env=ENV)
+    found = statuses(results)
+    failing = {c for c, status in found.items() if status in ("fail", "warn")}
+    assert failing == set().union(*ACP_DEFECTS.values()), results["stdout"]
+    assert {c for c, status in found.items() if status == "skip"} == set(), results["stdout"]
 
 
 def test_acp_passes_the_command_scenarios_in_its_sandbox(tmp_path: Path) -> None:

@@ -75,7 +75,11 @@ would be SKIP, or FAIL where that provider is out of reach. `--keep-home` gives 
 home and its config instead. So `core.auth.logout`, which logs out wherever the agent advertises
 `agentCapabilities.auth.logout`, touches nothing of yours: the agent logs out of its own home,
 which goes with the scenario. Where the agent was given your home (`--keep-home`, or `HOME` or
-an `XDG_*` directory in `--env`), the scenario is SKIP rather than sign you out.
+an `XDG_*` directory in `--env`), the scenario is SKIP rather than sign you out. The same holds
+for `core.providers.set` and `core.providers.disable`, which change the agent's provider
+configuration (`providers/set`, `providers/disable`) where it advertises
+`agentCapabilities.providers`: the provider they point at `http://127.0.0.1:9/acp-conformance/v1`
+and the one they add and disable are written to the agent's own home, or not at all.
 
 `--auth-method ID` names one of the agent's `authMethods`: `core.auth.authenticate` sends
 `authenticate` with it, then `session/new`, which must not be refused with `auth_required`
@@ -136,9 +140,10 @@ own fails the scenario. The exit status is 0 only when no MUST failed.
 A SKIP always gives its reason, one of these:
 
 - the agent advertised nothing of the kind: a `require` of the scenario is not met (no
-  `session/list`, no `loadSession`, no `mcpCapabilities.acp`), no `configOptions` to judge an
-  unknown option's code by, no `_reasonix.io` surface in `initialize` (the `reasonix` suite
-  then starts no process per scenario: one probe, then every scenario SKIP);
+  `session/list`, no `loadSession`, no `mcpCapabilities.acp`, no `providers`), no
+  `configOptions` to judge an unknown option's code by, no `_reasonix.io` surface in
+  `initialize` (the `reasonix` suite then starts no process per scenario: one probe, then every
+  scenario SKIP);
 - the scripted model is not wired: `{model_url}` appears neither in `--agent` nor in `--env`;
 - the agent offers its model no tools, or no tool that plays the part the scenario needs (a
   write, a shell, the MCP server's tool), or never asked the model for the turn;
@@ -148,12 +153,16 @@ A SKIP always gives its reason, one of these:
 - the agent sent no `mcp/message` to the client's MCP server over ACP, so the checks on those
   requests have nothing to judge (where it offered the model no tool of that server,
   `mcp-acp.tool-offered` fails instead);
+- the agent refused what it may refuse, and the rest builds on it: `core.providers.disable`
+  disables a provider its `providers/set` added, and a `providers/set` that adds none may be
+  refused;
 - the agent offered no option of the kind the scenario picks (no `allow_always` to remember);
 - the agent did not ask the model again after a tool call (a rejected permission may end the
   turn), so it owes the model no tool message;
 - an option the scenario needs was not given, or forbids it: `core.auth.authenticate` without
   `--auth-method` (or with an id the agent does not advertise, or credentials it refused),
-  `core.auth.logout` where the agent was given your home;
+  `core.auth.logout`, `core.providers.set` and `core.providers.disable` where the agent was
+  given your home;
 - a race: the turn ended, or its tool call finished, before the cancel could be sent;
 - an earlier answer the step builds on never came ("not reached").
 
@@ -202,7 +211,10 @@ the workspace beforehand.
 The `core`, `client` and `robustness` suites (their scenarios and checks are counted and listed,
 with their citations, at the end of this page): initialization and version negotiation, session
 creation and its refusals (every refusal's message judged: non-empty, on one line), resume,
-delete and mode changes where advertised, authenticating and logging out, prompt turns
+delete and mode changes where advertised, authenticating and logging out, the provider
+configuration where advertised (`providers/list` against its schema with unique ids, a
+`providers/set` that `providers/list` then shows, a `providers/disable` after which the
+provider is listed disabled or not at all, an unknown id refused -32602), prompt turns
 against the scripted model (the stop reason, every update against the schema, nothing after the
 response, cancel, a failing model, a second turn, a tool call, a failing tool call, a cancel
 while a command runs or while a permission request is pending), the client side (writes and
@@ -223,11 +235,15 @@ with no model configured, which refuses `session/new` (-32000), is no robustness
 stdout closed early (`| head`) ends the runner without a traceback: `--list` exits 0, a run still
 writes its `--json` and `--junit` reports and exits with its verdict. The runner is calibrated in this
 repository's tests: `acp` passes every check it gives something to judge (it asks no permission
-for a write inside the workspace, so the permission checks of `client.fs.write` are SKIP), a
+for a write inside the workspace, so the permission checks of `client.fs.write` are SKIP) but
+`providers.set.listed`: the run gives it its provider through `OPENAI_BASE_URL`, which wins over
+the config a `providers/set` of that provider writes, so `providers/list` goes on showing the
+old `baseUrl` (`tests/conformance/test_acp_wire.py` keeps that failure seen until it is fixed); a
 small agent broken on purpose fails each check at least once
 (`tests/conformance/broken_agent.py`, whose tool loop in `tests/conformance/broken_tools.py`
 asks the scripted model and goes through the client, reaching the client's MCP servers over ACP
-through `tests/conformance/broken_mcp.py`), the same small agent behaving as real agents
+through `tests/conformance/broken_mcp.py`, and whose providers are
+`tests/conformance/broken_providers.py`), the same small agent behaving as real agents
 lawfully do gets no finding (`tests/conformance/test_peers.py`: side requests to the model, a
 bare command line for a terminal, writes checked on the disk, no `always` options, no config
 options, a refused legacy `initialize`, session updates after a turn, a turn ended after

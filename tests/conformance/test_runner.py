@@ -224,6 +224,17 @@ def test_authenticating_and_logging_out_are_skip_with_the_reason(tmp_path: Path)
     assert kept["core.auth.logout"].startswith("requires the agent to run in a home of its own")
 
 
+def test_the_provider_scenarios_are_skip_in_a_home_the_agent_was_given(tmp_path: Path) -> None:
+    """providers/set and providers/disable change the agent's configuration: only in a home of
+    its own, never in yours (--keep-home)."""
+    only = ("--only", "core.providers.set", "core.providers.disable")
+    found = conformance(tmp_path, f"{sys.executable} {BROKEN}", *only, "--keep-home")
+    reasons = [s.get("reason", "") for s in found["scenarios"]]
+    assert len(reasons) == 2, found["stdout"]
+    assert all(r.startswith("requires the agent to run in a home of its own") for r in reasons)
+    assert set(statuses(found).values()) == {"skip"}
+
+
 def test_an_agent_that_refuses_every_resume_fails_the_run(tmp_path: Path) -> None:
     """Resuming a session with no turn yet is a SHOULD; one that had a turn a MUST."""
     only = ("--only", "core.resume.valid", "core.resume.no-replay")
