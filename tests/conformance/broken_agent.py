@@ -125,6 +125,7 @@ and those of broken_tools.py.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -161,6 +162,7 @@ initialized = False
 stuck: list[Any] = []  # the ids of the errors sent (BREAK=stuck: any)
 client_caps: dict[str, Any] = {}
 pending: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}  # our requests, by id
+REQUEST_IDS = itertools.count(1)
 
 
 LOCK = threading.Lock()
@@ -231,7 +233,7 @@ def request(
 ) -> tuple[Any, Any]:
     """A request to the client → (result, error); (None, None) when `cancelled` is set first
     (unless `patient`: a permission question is always answered)."""
-    rid = f"b{len(pending) + 1}"
+    rid = f"b{next(REQUEST_IDS)}"  # one each, whichever thread asks
     done: tuple[threading.Event, list[dict[str, Any]]] = (threading.Event(), [])
     pending[rid] = done
     send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})

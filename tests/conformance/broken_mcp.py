@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -87,9 +86,8 @@ class AcpServers:
 
         methods = ("server/discover", "tools/list")
         threads = [threading.Thread(target=asking, args=(m,)) for m in methods]
-        for thread in threads:
+        for thread in threads:  # at once: the first is still active when the second goes
             thread.start()
-            time.sleep(0.01)  # two outer ids of their own; one inner requestId
         for thread in threads:
             thread.join()
         errors = [e for _, e in answers.values() if e is not None]
