@@ -1,7 +1,8 @@
 """The conformance runner calibrated: a correct small agent passes every applicable check, and
 every check is seen failing against an agent broken on purpose (a check that cannot fail is a
-defect); `acp` passes every applicable check in test_acp_wire.py, whose one run of every
-scenario also pins its wire. Real processes throughout."""
+defect); `acp` passes every applicable check in test_acp_wire.py but its known defects (kept
+seen failing there), and that run of every other scenario also pins its wire. Real processes
+throughout."""
 
 from __future__ import annotations
 
