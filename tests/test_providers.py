@@ -14,6 +14,7 @@ from typing import Any
 from tests.client import Client
 from tests.sse_server import Server
 from tests.test_auth_status import _client, _updates
+from tests.transcript import Scenario
 
 OLD_KEY = "sk-providers-old-0123456789"
 NEW_KEY = "sk-providers-new-9876543210"
@@ -102,7 +103,8 @@ def test_set_rewrites_the_table_keeping_the_file_and_sends_an_update(tmp_path: P
     assert "# my providers, by hand" in text and "# the main one" in text
     assert 'deny_commands = ["rm"]  # keep this' in text
     table = tomllib.loads(text)["providers"]["openai"]
-    assert table == {"base_url": "https://example.invalid/v2", "api_key": NEW_KEY, "models": ["m1"]}
+    routing = {"base_url": "https://example.invalid/v2", "client_routing": True}
+    assert table == {**routing, "api_key": NEW_KEY, "models": ["m1"]}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     listed = c.result("providers/list", {})
     first = listed["providers"][0]
@@ -198,3 +200,33 @@ def test_disable_refuses_the_required_and_an_unknown_provider(tmp_path: Path) ->
     assert unknown["code"] == -32602 and "nowhere" in unknown["message"]
     assert _config_file(c).read_text(encoding="utf-8") == before
     _secrets_gone(c)
+
+
+def test_a_set_wins_over_the_environment_s_base_url_now_and_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """OPENAI_BASE_URL wins over config.toml, but not over a routing a client chose with
+    providers/set: the set shows in providers/list at once and in a later process with the
+    same environment; the environment's key still applies where the set stored none."""
+    scenario = Scenario(tmp_path)
+    scenario.env.update(OPENAI_BASE_URL="http://127.0.0.1:9/from-env", OPENAI_API_KEY="")
+    scenario.env.update(DEEPSEEK_API_KEY="", ACP_MODEL="")
+    where = Path(scenario.env["REASONIX_ACP_CONFIG_DIR"])
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "config.toml").write_text(CONFIG, encoding="utf-8")
+
+    def current(c: Client) -> str:
+        listed = c.result("providers/list", {})["providers"]
+        return str(next(p for p in listed if p["providerId"] == "openai")["current"]["baseUrl"])
+
+    c = Client(tmp_path, scenario=scenario)
+    c.result("initialize", {"protocolVersion": 1})
+    assert current(c) == "http://127.0.0.1:9/from-env"
+    chosen = {"providerId": "openai", "apiType": "openai", "baseUrl": "http://127.0.0.1:9/chosen"}
+    assert c.result("providers/set", chosen) == {}
+    assert current(c) == "http://127.0.0.1:9/chosen"
+    assert c.close() == 0
+    later = Client(tmp_path, scenario=scenario)
+    later.result("initialize", {"protocolVersion": 1})
+    assert current(later) == "http://127.0.0.1:9/chosen"
+    assert later.close() == 0

@@ -5,7 +5,8 @@ config.toml, then `OPENAI_MODEL`, then the first model of the first configured p
 OpenAI-compatible endpoint that names none is asked for its models when a session opens:
 providers/discovery.py). Providers come from config.toml `[providers.<name>]` tables (`kind`,
 `base_url`, `api_key` or `api_key_env`, `models`) and from the environment (`DEEPSEEK_API_KEY`;
-`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`), the environment winning. A table with
+`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_MODEL`), the environment winning, but for a base
+URL a client chose with `providers/set` (`client_routing = true` in its table). A table with
 `disabled = true` (written by `providers/disable`) is no provider, whatever else it holds, and the
 environment does not bring it back. The built-in `offline` model
 is available only when it is selected (`--model offline`, `ACP_MODEL=offline`, or config).
@@ -313,6 +314,7 @@ def _provider(config: Config, name: str, table: dict[str, Any], strict: bool) ->
         price=price,
         context_window=window,
         vision=vision,
+        client_routing=table.get("client_routing") is True,
     )
 
 
@@ -338,7 +340,8 @@ def _from_environment(config: Config, env: dict[str, str]) -> str | None:
     if not (base or key) or "openai" in config.disabled:
         return None
     p = config.providers.setdefault("openai", ProviderConfig("openai", "openai"))
-    p.base_url = base or p.base_url or OPENAI_URL
+    chosen = p.base_url if p.client_routing else ""  # providers/set: the client's choice
+    p.base_url = chosen or base or p.base_url or OPENAI_URL
     p.api_key = key or p.api_key
     if model and model not in p.models:
         p.models.insert(0, model)

@@ -21,11 +21,14 @@ KEY_KEYS = ("api_key", "api_key_env")
 
 def set_provider(path: Path, name: str, kind: str, base_url: str, key: str) -> None:
     """The provider's routing replaced: `base_url`, and its key (`api_key`; an empty `key`
-    removes `api_key` and `api_key_env`). A new table gets `kind`; `disabled` is removed."""
+    removes `api_key` and `api_key_env`). A new table gets `kind`; `disabled` is removed.
+    `client_routing = true` marks the base URL a client chose: the environment's
+    (OPENAI_BASE_URL) does not replace it (config/loading.py)."""
     doc, table = _table(path, name)
     if not table and kind != name:
         table["kind"] = kind
     table["base_url"] = base_url
+    table["client_routing"] = True
     for gone in ("disabled", *KEY_KEYS):
         if gone in table:
             del table[gone]

@@ -65,6 +65,8 @@ class ProviderConfig:
 
     # The models it offers are the built-in list (DeepSeek's) until its endpoint lists its own.
     builtin: bool = False
+    # Its base URL was chosen by a client (providers/set): the environment's does not replace it.
+    client_routing: bool = False
 
     @property
     def dialect(self) -> str:

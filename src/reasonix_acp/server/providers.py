@@ -14,7 +14,8 @@ Rules:
   stores keys (`api_key`, the file 0600). Without that header the provider has no stored key
   (`api_key` and `api_key_env` removed; DEEPSEEK_API_KEY / OPENAI_API_KEY still apply to their
   providers). Any other header is refused: a provider has no extra headers here. An unknown id
-  makes a new OpenAI-compatible provider; a disabled one is enabled again.
+  makes a new OpenAI-compatible provider; a disabled one is enabled again. The base URL set
+  wins over OPENAI_BASE_URL (`client_routing = true` in the table: config/loading.py).
 - `providers/disable` writes `disabled = true` in the provider's table (the rest kept); the
   required provider or an id the agent does not know is refused.
 - Refusals are -32602 naming the field or header, never a value that may be secret; nothing
