@@ -157,6 +157,16 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def perf_guard(session: nox.Session) -> None:
+    """This tree's `acp` against a base commit's (`-- --base REV`; default the merge base with
+    origin/main, else HEAD), side by side in one run: start-up, first and later prompts'
+    agent time, and the load of a stored session; fails when a median moves past its
+    tolerance (bench/guard.py). Run it before you stop when `src/` changed."""
+    session.install("uv")
+    session.run("python", "bench/guard.py", *session.posargs, env=BYTECODE)
+
+
+@nox.session
 def soak(session: nox.Session) -> None:
     """The seeded session storm at length: STORM_SEEDS seeds (200 unless set) of STORM_STEPS
     steps against one real `acp` each; a failure names its seed, replayed with STORM_SEED. The

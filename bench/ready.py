@@ -98,10 +98,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class Agent:
-    def __init__(self, env: dict[str, str], *args: str) -> None:
+    def __init__(self, env: dict[str, str], *args: str, acp: str = ACP) -> None:
         self.start = time.perf_counter()
         self.p = subprocess.Popen(
-            [ACP, *args],
+            [acp, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -152,20 +152,23 @@ def environment(tmp: Path, model: Model | None) -> dict[str, str]:
     return env
 
 
-def session_ready(tmp: Path, cwd: str, model: Model | None) -> tuple[float, float]:
+def session_ready(tmp: Path, cwd: str, model: Model | None, acp: str = ACP) -> tuple[float, float]:
     """spawn → initialize and spawn → session/new (ms): on the local OpenAI-compatible
     endpoint with its model named, as a configured user starts, or on the offline model."""
     env = environment(tmp, model)
-    agent = Agent(env) if model is not None else Agent(env, "--model", "offline")
+    args = () if model is not None else ("--model", "offline")
+    agent = Agent(env, *args, acp=acp)
     _, init = agent.until(agent.send("initialize", {"protocolVersion": 1}))
     _, new = agent.until(agent.send("session/new", {"cwd": cwd, "mcpServers": []}))
     agent.close()
     return (init - agent.start) * 1000, (new - agent.start) * 1000
 
 
-def prompt_times(tmp: Path, cwd: str, model: Model, pause: float, later: int) -> list[float]:
+def prompt_times(
+    tmp: Path, cwd: str, model: Model, pause: float, later: int, acp: str = ACP
+) -> list[float]:
     """Agent time (ms) of each prompt: the first after `pause`, then `later` more."""
-    agent = Agent(environment(tmp, model))
+    agent = Agent(environment(tmp, model), acp=acp)
     agent.until(agent.send("initialize", {"protocolVersion": 1}))
     sid = agent.until(agent.send("session/new", {"cwd": cwd, "mcpServers": []}))[0]["sessionId"]
     time.sleep(pause)

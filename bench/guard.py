@@ -1,0 +1,175 @@
+"""perf_guard (`nox -s perf_guard`): this tree's `acp` against a base commit's, on this machine,
+in the same run, alternating A (the base) and B (this tree) round by round so that both see the
+same load; it fails when a median moves past its tolerance.
+
+The base is `--base REV` (default: the commit HEAD and `origin/main` share, else HEAD, so a
+tree with changes is measured against its last commit). Each side is installed into a venv of
+its own from a clean export (the base) or from the tree as it is, uncommitted changes included.
+
+Figures, each side's median over the rounds (ms), and B/A:
+- `ready`: spawn → `session/new` answered, on the offline model (bench/ready.py);
+- `first`: a first prompt's agent time, sent PAUSE s after `session/new`, against a local
+  OpenAI-compatible server (model request's first byte minus prompt sent, plus prompt answer
+  minus the model's last byte);
+- `later`: the median agent time of the next five prompts;
+- `load`: `session/load` of a stored session of LOAD_TURNS turns (each a `read` of an 8 KB file
+  and a reply), in a fresh process after `session/list`; the session is built once, by the base,
+  and each load gets a fresh copy of its store (a newer side may migrate it).
+
+Tolerance (B/A above 1 + tolerance fails): TOLERANCE below, from the ratios of the tree against
+itself (`--base HEAD` on a clean tree) in repeated runs on the 2-core machine; docs/running.md
+has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ready import PAUSE, Agent, Model, environment, prompt_times, session_ready
+
+REPO = Path(__file__).resolve().parents[1]
+LOAD_TURNS = 120
+# B/A above 1 + this fails; the noise of A against A (docs/running.md).
+TOLERANCE = {"ready": 0.10, "first": 0.25, "later": 0.25, "load": 0.12}
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def base_revision(given: str | None) -> str:
+    if given:
+        return _git("rev-parse", "--verify", given) or sys.exit(f"no such revision: {given}")
+    return _git("merge-base", "HEAD", "origin/main") or _git("rev-parse", "HEAD")
+
+
+def install(source: Path, venv: Path) -> str:
+    """`source` installed (not editable) into a fresh venv; its `acp`."""
+    uv = shutil.which("uv")
+    if uv:
+        subprocess.run([uv, "venv", "-q", str(venv)], check=True)
+        pip = [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+    else:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, str(source)], check=True)
+    return str(venv / "bin" / "acp")
+
+
+def export(revision: str, where: Path) -> Path:
+    """The tree of `revision`, as committed."""
+    where.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", revision],
+        check=True,
+        capture_output=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    return where
+
+
+def build_session(acp: str, tmp: Path) -> tuple[Path, str, str]:
+    """A stored session of LOAD_TURNS turns on the scripted offline model: (its home, id, cwd)."""
+    cwd = tmp / "ws"
+    cwd.mkdir(parents=True)
+    (cwd / "notes.txt").write_text("a line of notes\n" * 512)
+    script = tmp / "script.jsonl"
+    read = {"tool_call": {"name": "read", "arguments": {"path": "notes.txt"}}}
+    lines = [{"steps": [read]}, {"steps": [{"text": "Read it."}]}] * LOAD_TURNS
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    env = environment(tmp, None)
+    agent = Agent(env, "--model", "offline", "--script", str(script), acp=acp)
+    agent.until(agent.send("initialize", {"protocolVersion": 1}))
+    opened = agent.until(agent.send("session/new", {"cwd": str(cwd), "mcpServers": []}))[0]
+    sid = opened["sessionId"]
+    for n in range(LOAD_TURNS):
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": f"turn {n}"}]}
+        agent.until(agent.send("session/prompt", prompt))
+    agent.close()
+    return tmp / "home", sid, str(cwd)
+
+
+def load_time(acp: str, stored: tuple[Path, str, str], tmp: Path) -> float:
+    """`session/load` (ms) of a fresh copy of the stored session."""
+    home, sid, cwd = stored
+    copy = tmp / f"load-{time.monotonic_ns()}"
+    shutil.copytree(home.parent, copy, symlinks=True)
+    env = environment(copy, None)
+    agent = Agent(env, "--model", "offline", acp=acp)
+    agent.until(agent.send("initialize", {"protocolVersion": 1}))
+    agent.until(agent.send("session/list", {}))  # the session code loaded, as bench/sessions.py
+    sent = time.perf_counter()
+    _, done = agent.until(
+        agent.send("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+    )
+    agent.close()
+    shutil.rmtree(copy, ignore_errors=True)
+    return (done - sent) * 1000
+
+
+def one_round(acp: str, tmp: Path, model: Model, stored: tuple[Path, str, str]) -> dict[str, float]:
+    cwd = str(tmp / "cwd")
+    os.makedirs(cwd, exist_ok=True)
+    _, ready = session_ready(tmp / "ready", cwd, None, acp=acp)
+    prompts = prompt_times(tmp / "prompts", cwd, model, PAUSE, 5, acp=acp)
+    return {
+        "ready": ready,
+        "first": prompts[0],
+        "later": statistics.median(prompts[1:]),
+        "load": load_time(acp, stored, tmp),
+    }
+
+
+def compare(rounds: int, a: str, b: str, tmp: Path, say: Callable[[str], None]) -> int:
+    model = Model()
+    stored = build_session(a, tmp / "stored")
+    seen: dict[str, dict[str, list[float]]] = {"A": {}, "B": {}}
+    for n in range(rounds):
+        order = (("A", a), ("B", b)) if n % 2 == 0 else (("B", b), ("A", a))
+        for side, acp in order:
+            for name, value in one_round(acp, tmp / f"{side}{n}", model, stored).items():
+                seen[side].setdefault(name, []).append(value)
+    over = 0
+    say(f"perf_guard: {rounds} rounds, medians (ms), B/A against tolerance")
+    for name, tolerance in TOLERANCE.items():
+        first, second = (statistics.median(seen[s][name]) for s in ("A", "B"))
+        ratio = second / first if first else float("inf")
+        bad = ratio > 1 + tolerance
+        over += bad
+        mark = "OVER" if bad else "ok"
+        say(
+            f"  {name:6} A {first:8.2f}  B {second:8.2f}  B/A {ratio:5.2f}  (≤ {1 + tolerance:.2f}) {mark}"
+        )
+    return 1 if over else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", help="the revision to compare with (default: the merge base)")
+    parser.add_argument("--rounds", type=int, default=8)
+    args = parser.parse_args()
+    base = base_revision(args.base)
+    tmp = Path(tempfile.mkdtemp(prefix="perf-guard-"))
+    try:
+        print(f"perf_guard: A = {base[:12]}, B = the working tree", file=sys.stderr)
+        a = install(export(base, tmp / "base"), tmp / "venv-a")
+        b = install(REPO, tmp / "venv-b")
+        return compare(max(args.rounds, 3), a, b, tmp, print)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    os.chdir(Path(__file__).parent)
+    raise SystemExit(main())
