@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from acp_conformance import (
+    auth_checks,
     checks,
     mcp_checks,
     note_checks,
@@ -50,7 +51,9 @@ RESPONSE_KINDS = {
     **checks.ON_RESPONSE,
     **session_checks.ON_RESPONSE,
     **provider_checks.ON_RESPONSE,
+    **auth_checks.ON_RESPONSE,
 }
+CAPTURES = {**session_checks.CAPTURES, **auth_checks.CAPTURES}
 WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far
 
 
@@ -158,7 +161,12 @@ class Runner:
             value: dict[str, Any] = self.captured.get(step["inspect"]) or {}
             for check in step_checks(step):
                 args = substitute(check.args, self.captured)
-                self.results.append(judged(check, RESPONSE_KINDS[check.kind](value, args)))
+                try:
+                    problem = RESPONSE_KINDS[check.kind](value, args)
+                except checks.NotApplicable as why:
+                    self.results.append(skipped(check, str(why)))
+                    continue
+                self.results.append(judged(check, problem))
         elif "quiet" in step:
             frames = self.io.window(float(step["quiet"]) / 1000)
             for check in step_checks(step):
@@ -223,7 +231,7 @@ class Runner:
             self.results.append(judged(check, problem))
         self.announced |= tool_checks.announced_in(notes)
         for name, what in step.get("capture_from", {}).items():
-            self.captured[name] = session_checks.CAPTURES[what](response, notes)
+            self.captured[name] = CAPTURES[what](response, notes)
         for name, path in step.get("capture", {}).items():
             try:
                 self.captured[name] = checks.at(response, path)

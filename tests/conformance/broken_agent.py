@@ -63,11 +63,9 @@ Faults:
   resume-refused refuses session/resume
   close-keeps-turn  session/close leaves the session's running turn to finish
   close-busy     refuses to close a session while its turn runs
-  dup-auth       two authentication methods with one id
   load-silent    session/load replays nothing
   load-late      session/load replays after its response
   resume-replays session/resume replays the conversation before its response
-  terminal-auth  a terminal authentication method the client did not ask for
   no-extra-dirs  advertises additionalDirectories, then refuses a session/new that has them
   latin1-out     replies "hé!" and writes what is beyond ASCII in Latin-1, not UTF-8
   accept-unadvertised  serves image, audio and embedded resource content it does not advertise
@@ -91,16 +89,11 @@ Faults:
   sysprompt-refused  session/new refuses a systemPrompt in append mode
   sysprompt-dropped  session/new takes a systemPrompt and tells the model nothing of it
   sysprompt-any-mode session/new takes a systemPrompt mode it does not know as append
-  auth-status-shape  auth/status answers {"status": "ok"}, without its state
-  auth-status-32000  auth/status is refused with auth_required (-32000)
-  auth-shape     authenticate answers "ok", not an object
-  auth-forgets   after authenticate, session/new is refused with auth_required (-32000)
-  logout-unserved  advertises auth.logout and answers logout -32601
-  logout-shape   logout answers null
   mcp-acp-unserved  advertises mcpCapabilities.acp, then refuses a session/new with an acp
                  MCP server (-32602)
-and those of broken_tools.py, broken_mcp.py (MCP servers over ACP) and broken_providers.py
-(providers/*, advertised as agentCapabilities.providers).
+and those of broken_tools.py, broken_mcp.py (MCP servers over ACP), broken_providers.py
+(providers/*, advertised as agentCapabilities.providers) and broken_auth.py (authenticate,
+logout, auth/status and auth/status_update).
 
 QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_peers.py):
   no-config      advertises no configOptions; session/set_config_option is -32601
@@ -117,10 +110,9 @@ QUIRK (comma-separated) makes it behave as some real agents lawfully do (test_pe
   lax            no answer to lines it cannot read (not JSON, not a request, a batch);
                  accepts a relative cwd and a missing "jsonrpc"; refuses unknown `_`
                  requests with -32603
-  auth-refused   refuses the credentials of its authentication method (-32000)
   mcp-acp-eager  reaches the MCP servers its client provides over ACP as soon as it has
                  answered session/new, not at the session's first turn
-and those of broken_tools.py.
+and those of broken_tools.py and broken_auth.py.
 """
 
 from __future__ import annotations
@@ -133,6 +125,7 @@ import threading
 import time
 from typing import Any
 
+import broken_auth
 import broken_providers
 from broken_mcp import AcpServers, declared
 from broken_tools import Tools
@@ -155,7 +148,6 @@ with_mcp: set[str] = set()  # sessions given the conformance MCP server
 acp_servers: dict[str, AcpServers] = {}  # session → the MCP servers its client provides
 titles: dict[str, str] = {}  # session → the client's title
 system_prompts: dict[str, str] = {}  # session → its systemPrompt's text, told the model
-authenticated: list[str] = []  # the methods authenticate took (auth-forgets: then -32000)
 archived: set[str] = set()
 FILTERS = ("exclude", "include", "only")  # session/list's `archived`
 initialized = False
@@ -327,35 +319,6 @@ def bad_line(rid: Any, code: int, message: str) -> None:
         error(rid, code, message)
 
 
-def auth_methods() -> list[dict[str, Any]]:
-    """An API key it takes as it is (authenticate needs nothing more), unless a fault offers
-    others."""
-    key = {"id": "key", "name": "API key"}
-    if "dup-auth" in BREAK:
-        return [key, {**key, "name": "API key again"}]
-    if "terminal-auth" in BREAK:
-        return [{"id": "login", "name": "Log in", "type": "terminal", "args": ["--login"]}]
-    return [key]
-
-
-def authenticate(rid: Any, params: dict[str, Any]) -> None:
-    method = params.get("methodId")
-    if method not in [m["id"] for m in auth_methods()]:
-        return error(rid, -32602, f"unknown methodId {method}")
-    if "auth-refused" in QUIRK:
-        return error(rid, -32000, "the API key was refused")
-    authenticated.append(str(method))
-    return result(rid, "ok" if "auth-shape" in BREAK else {})
-
-
-def logout(rid: Any) -> None:
-    """Nothing is kept to forget: there is no credential to clear."""
-    if "logout-unserved" in BREAK:
-        return error(rid, -32601, "method not found: logout")
-    authenticated.clear()
-    return result(rid, None if "logout-shape" in BREAK else {})
-
-
 def initialize(rid: Any, params: dict[str, Any]) -> None:
     global initialized
     version = params.get("protocolVersion")
@@ -392,7 +355,7 @@ def initialize(rid: Any, params: dict[str, Any]) -> None:
             "providers": {},
             **({"promptCapabilities": RICH} if "refuse-advertised" in BREAK else {}),
         },
-        "authMethods": auth_methods(),
+        "authMethods": broken_auth.methods(),
     }
     if "no-agent-info" not in BREAK:
         answer["agentInfo"] = {"name": "broken-agent", "version": "1.0"}
@@ -408,7 +371,7 @@ def session_method(rid: Any, method: str, params: dict[str, Any]) -> None:
     if method == "session/new":
         if "no-model" in QUIRK:
             return error(rid, -32000, "session/new: no model provider is configured")
-        if "auth-forgets" in BREAK and authenticated:
+        if broken_auth.forgets():
             return error(rid, -32000, "authentication required")
         cwd = params.get("cwd")
         lax = "lax" in QUIRK and isinstance(cwd, str)
@@ -589,15 +552,6 @@ def system_prompt(given: Any) -> tuple[str, str]:
     return "\n\n".join(str(t) for t in texts), ""
 
 
-def auth_status(rid: Any) -> None:
-    """Nothing to sign in to: it has no model of its own to reach."""
-    if "auth-status-32000" in BREAK:
-        return error(rid, -32000, "authentication required")
-    return result(
-        rid, {"status": "ok"} if "auth-status-shape" in BREAK else {"state": "not_required"}
-    )
-
-
 def listed_as(sid: str) -> dict[str, Any]:
     info: dict[str, Any] = {"sessionId": sid, "cwd": places.get(sid, "/")}
     if sid in titles:
@@ -702,12 +656,8 @@ def serve(line: str) -> None:
         return None
     if method.startswith("session/") and method != "session/teleport":
         return session_method(rid, method, params)
-    if method == "auth/status":
-        return auth_status(rid)
-    if method == "authenticate":
-        return authenticate(rid, params)
-    if method == "logout":
-        return logout(rid)
+    if method in broken_auth.METHODS:
+        return broken_auth.serve(rid, method, params, result, error, send)
     if method.startswith("providers/"):
         return broken_providers.serve(rid, method, params, result, error)
     if "unknown-result" in BREAK:

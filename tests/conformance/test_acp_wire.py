@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,14 @@ ACP_SKIPS = {
     "prompt-audio.served",
     "prompt-embedded.refused",
     "prompt-embedded.refused.message",
+    # Its key is in the environment (ENV), which neither logout nor authenticate changes: the
+    # state auth/status reports stays, so no auth/status_update comes to judge
+    # (test_acp_sends_an_auth_status_update_when_logout_changes_its_state has one).
+    "auth-update.valid",
+    "auth-update.on-logout",
+    "auth-update.only-on-change",
+    "auth-update.authenticate-valid",
+    "auth-update.on-authenticate",
 }
 # The scenarios whose model has a command run: run again with the sandbox as `acp` has it by
 # default (bubblewrap where it works), which the pinned run turns off (a sandboxed command
@@ -214,6 +223,38 @@ def test_acp_still_fails_what_it_is_known_to(tmp_path: Path) -> None:
     failing = {c for c, status in found.items() if status in ("fail", "warn")}
     assert failing == set().union(*ACP_DEFECTS.values()), results["stdout"]
     assert {c for c, status in found.items() if status == "skip"} == set(), results["stdout"]
+
+
+# A provider whose key is in config.toml, which logout clears.
+KEYED = """default_model = "openai/m1"
+[providers.openai]
+base_url = "http://127.0.0.1:9/v1"
+api_key = "sk-conformance-0123456789"
+models = ["m1"]
+"""
+
+
+def test_acp_sends_an_auth_status_update_when_logout_changes_its_state(tmp_path: Path) -> None:
+    """With its key in config.toml (written into each scenario's {tmp} before `acp` starts),
+    logout clears it: auth/status goes from authenticated to not_required (a keyless
+    OpenAI-compatible endpoint), and the update that says so validates. authenticate then
+    reads the keyless config again and changes nothing: those checks are SKIP."""
+    config = (
+        'mkdir -p "$0/config" && printf %s "$1" > "$0/config/config.toml" && shift && exec "$@"'
+    )
+    acp = [*acp_command(), "--data-dir", "{tmp}/data"]
+    command = shlex.join(["sh", "-c", config, "{tmp}", KEYED, *acp])
+    env = {
+        **{k: "" for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ACP_MODEL")},
+        "REASONIX_ACP_CONFIG_DIR": "{tmp}/config",
+    }
+    only = ("--only", "core.auth.status-update", *AUTH)
+    found = statuses(conformance(tmp_path, command, *only, env=env))
+    passed = {"auth-update.valid", "auth-update.on-logout", "auth-update.only-on-change"}
+    assert {c for c, status in found.items() if status == "pass"} == passed, found
+    assert {found["auth-update.authenticate-valid"], found["auth-update.on-authenticate"]} == {
+        "skip"
+    }
 
 
 def test_acp_passes_the_command_scenarios_in_its_sandbox(tmp_path: Path) -> None:

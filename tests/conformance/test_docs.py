@@ -73,9 +73,10 @@ them). The run tests the agent, not the machine's config of it: a `config.toml` 
 `acp`, where config.toml's `default_model` comes before it): the scripted model's scenarios
 would be SKIP, or FAIL where that provider is out of reach. `--keep-home` gives the agent your
 home and its config instead. So `core.auth.logout`, which logs out wherever the agent advertises
-`agentCapabilities.auth.logout`, touches nothing of yours: the agent logs out of its own home,
-which goes with the scenario. Where the agent was given your home (`--keep-home`, or `HOME` or
-an `XDG_*` directory in `--env`), the scenario is SKIP rather than sign you out. The same holds
+`agentCapabilities.auth.logout`, and `core.auth.status-update`, which does where it also
+advertises `auth.status`, touch nothing of yours: the agent logs out of its own home, which goes
+with the scenario. Where the agent was given your home (`--keep-home`, or `HOME` or an `XDG_*`
+directory in `--env`), those scenarios are SKIP rather than sign you out. The same holds
 for `core.providers.set` and `core.providers.disable`, which change the agent's provider
 configuration (`providers/set`, `providers/disable`) where it advertises
 `agentCapabilities.providers`: the provider they point at `http://127.0.0.1:9/acp-conformance/v1`
@@ -85,9 +86,11 @@ and the one they add and disable are written to the agent's own home, or not at 
 `authenticate` with it, then `session/new`, which must not be refused with `auth_required`
 (-32000). The scenario is SKIP without the option, where the agent advertises no
 `authMethods` or none with that id, and where it refuses to authenticate (credentials may
-legitimately be refused: the reason holds its error). Give a method the agent can serve in the
-run's environment (for `acp`, `reasonix-setup` reads its configuration again, complete when the
-provider's variables are set).
+legitimately be refused: the reason holds its error). `core.auth.status-update` authenticates
+with it after its logout, and the part that judges the update that authenticate owes is SKIP
+for the same reasons. Give a method the agent can serve in the run's environment (for `acp`,
+`reasonix-setup` reads its configuration again, complete when the provider's variables are
+set).
 
 A scenario that needs the model is SKIP when `{model_url}` appears nowhere in the command or the
 environment. Each scenario gets a fresh process, and `--jobs N` runs N scenarios at once
@@ -161,8 +164,10 @@ A SKIP always gives its reason, one of these:
   turn), so it owes the model no tool message;
 - an option the scenario needs was not given, or forbids it: `core.auth.authenticate` without
   `--auth-method` (or with an id the agent does not advertise, or credentials it refused),
-  `core.auth.logout`, `core.providers.set` and `core.providers.disable` where the agent was
-  given your home;
+  `core.auth.logout`, `core.auth.status-update`, `core.providers.set` and
+  `core.providers.disable` where the agent was given your home;
+- the agent sent no `auth/status_update`, or the logout or authenticate left the state
+  `auth/status` reports as it was, so it owed none: the update checks have nothing to judge;
 - a race: the turn ended, or its tool call finished, before the cancel could be sent;
 - an earlier answer the step builds on never came ("not reached").
 
@@ -211,7 +216,10 @@ the workspace beforehand.
 The `core`, `client` and `robustness` suites (their scenarios and checks are counted and listed,
 with their citations, at the end of this page): initialization and version negotiation, session
 creation and its refusals (every refusal's message judged: non-empty, on one line), resume,
-delete and mode changes where advertised, authenticating and logging out, the provider
+delete and mode changes where advertised, authenticating and logging out, `auth/status` and
+its `auth/status_update` where advertised (every update against the schema, one that comes when
+a logout or an authenticate changes the state `auth/status` reports and says the new state,
+none that repeats the status last sent on the connection), the provider
 configuration where advertised (`providers/list` against its schema with unique ids, a
 `providers/set` that `providers/list` then shows, a `providers/disable` after which the
 provider is listed disabled or not at all, an unknown id refused -32602), prompt turns
@@ -234,16 +242,17 @@ for a session: a result, or a refusal with an integer code and a message (not -3
 with no model configured, which refuses `session/new` (-32000), is no robustness finding. A
 stdout closed early (`| head`) ends the runner without a traceback: `--list` exits 0, a run still
 writes its `--json` and `--junit` reports and exits with its verdict. The runner is calibrated in this
-repository's tests: `acp` passes every check it gives something to judge (it asks no permission
-for a write inside the workspace, so the permission checks of `client.fs.write` are SKIP) but
-`providers.set.listed`: the run gives it its provider through `OPENAI_BASE_URL`, which wins over
-the config a `providers/set` of that provider writes, so `providers/list` goes on showing the
-old `baseUrl` (`tests/conformance/test_acp_wire.py` keeps that failure seen until it is fixed); a
+repository's tests: `acp` passes every check it gives something to judge
+(`tests/conformance/test_acp_wire.py`: it asks no permission for a write inside the workspace,
+so the permission checks of `client.fs.write` are SKIP; the run gives it its key in the
+environment, which a logout leaves, so it sends no `auth/status_update` there, and a run with
+its key in `config.toml` sees the update its logout sends pass); a
 small agent broken on purpose fails each check at least once
 (`tests/conformance/broken_agent.py`, whose tool loop in `tests/conformance/broken_tools.py`
 asks the scripted model and goes through the client, reaching the client's MCP servers over ACP
-through `tests/conformance/broken_mcp.py`, and whose providers are
-`tests/conformance/broken_providers.py`), the same small agent behaving as real agents
+through `tests/conformance/broken_mcp.py`, whose providers are
+`tests/conformance/broken_providers.py` and whose authentication is
+`tests/conformance/broken_auth.py`), the same small agent behaving as real agents
 lawfully do gets no finding (`tests/conformance/test_peers.py`: side requests to the model, a
 bare command line for a terminal, writes checked on the disk, no `always` options, no config
 options, a refused legacy `initialize`, session updates after a turn, a turn ended after

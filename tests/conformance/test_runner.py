@@ -203,26 +203,31 @@ def test_a_turn_that_needs_its_script_is_skip_where_the_agent_offers_no_tools(
 def test_authenticating_and_logging_out_are_skip_with_the_reason(tmp_path: Path) -> None:
     """core.auth.authenticate runs only with --auth-method naming an advertised method, and
     credentials the agent refuses are no failure; core.auth.logout never logs out in a home
-    the agent was given (--keep-home)."""
+    the agent was given (--keep-home). core.auth.status-update, which logs out and then
+    authenticates, does neither where it may not."""
     agent = f"{sys.executable} {BROKEN}"
 
     def reasons(*args: str, env: dict[str, str] | None = None) -> dict[str, str]:
-        only = ("--only", "core.auth.authenticate", "core.auth.logout")
+        only = ("--only", "core.auth.authenticate", "core.auth.logout", "core.auth.status-update")
         found = conformance(tmp_path, agent, *only, *args, env=env)
         return {s["id"]: s.get("reason", "") for s in found["scenarios"]}
 
     unnamed = reasons()
     assert unnamed["core.auth.authenticate"].startswith("requires --auth-method ID")
     assert unnamed["core.auth.logout"] == ""
+    assert unnamed["core.auth.status-update"].startswith("requires --auth-method ID")
     assert reasons("--auth-method", "other")["core.auth.authenticate"] == (
         'requires caps.authMethods to hold an item with id "other"; the agent advertised '
         '[{"id": "key"}]'
     )
-    refused = reasons(*AUTH, env={"QUIRK": "auth-refused"})["core.auth.authenticate"]
-    assert refused.startswith("the agent refused to authenticate (it may") and "-32000" in refused
+    refusing = reasons(*AUTH, env={"QUIRK": "auth-refused"})
+    for refused in (refusing["core.auth.authenticate"], refusing["core.auth.status-update"]):
+        assert refused.startswith("the agent refused to authenticate (it may"), refused
+        assert "-32000" in refused
     kept = reasons(*AUTH, "--keep-home")
     assert kept["core.auth.authenticate"] == ""
     assert kept["core.auth.logout"].startswith("requires the agent to run in a home of its own")
+    assert kept["core.auth.status-update"].startswith("requires the agent to run in a home")
 
 
 def test_the_provider_scenarios_are_skip_in_a_home_the_agent_was_given(tmp_path: Path) -> None:
