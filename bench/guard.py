@@ -1,12 +1,14 @@
 """perf_guard (`nox -s perf_guard`): this tree's `acp` against a base commit's, on this machine,
-in the same run, alternating A (the base) and B (this tree) round by round so that both see the
-same load; it fails when a median moves past its tolerance.
+in the same run: each round measures every figure on A (the base) and B (this tree) back to
+back, so that both see the machine as it is then; it fails when the median of a figure's B/A
+ratios moves past its tolerance.
 
 The base is `--base REV` (default: the commit HEAD and `origin/main` share, else HEAD, so a
 tree with changes is measured against its last commit). Each side is installed into a venv of
-its own from a clean export (the base) or from the tree as it is, uncommitted changes included.
+its own (bytecode compiled, as users have it) from a clean export (the base) or from the tree
+as it is, uncommitted changes included.
 
-Figures, each side's median over the rounds (ms), and B/A:
+Figures (ms; each side's median is shown beside the ratio):
 - `ready`: spawn → `session/new` answered, on the offline model (bench/ready.py);
 - `first`: a first prompt's agent time, sent PAUSE s after `session/new`, against a local
   OpenAI-compatible server (model request's first byte minus prompt sent, plus prompt answer
@@ -38,6 +40,7 @@ from pathlib import Path
 from ready import PAUSE, Agent, Model, environment, prompt_times, session_ready
 
 REPO = Path(__file__).resolve().parents[1]
+Measure = Callable[[str], dict[str, float]]  # one side's `acp` → figures (ms)
 LOAD_TURNS = 120
 # B/A above 1 + this fails; the noise of A against A (docs/running.md).
 TOLERANCE = {"ready": 0.10, "first": 0.25, "later": 0.25, "load": 0.12}
@@ -59,7 +62,8 @@ def install(source: Path, venv: Path) -> str:
     uv = shutil.which("uv")
     if uv:
         subprocess.run([uv, "venv", "-q", str(venv)], check=True)
-        pip = [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+        python = str(venv / "bin" / "python")
+        pip = [uv, "pip", "install", "-q", "--compile-bytecode", "--python", python]
     else:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
@@ -118,38 +122,50 @@ def load_time(acp: str, stored: tuple[Path, str, str], tmp: Path) -> float:
     return (done - sent) * 1000
 
 
-def one_round(acp: str, tmp: Path, model: Model, stored: tuple[Path, str, str]) -> dict[str, float]:
+def measures(tmp: Path, model: Model, stored: tuple[Path, str, str]) -> list[Measure]:
+    """Each figure's measurement for one side (`acp`), in a directory of its own per call."""
     cwd = str(tmp / "cwd")
     os.makedirs(cwd, exist_ok=True)
-    _, ready = session_ready(tmp / "ready", cwd, None, acp=acp)
-    prompts = prompt_times(tmp / "prompts", cwd, model, PAUSE, 5, acp=acp)
-    return {
-        "ready": ready,
-        "first": prompts[0],
-        "later": statistics.median(prompts[1:]),
-        "load": load_time(acp, stored, tmp),
-    }
+    runs = iter(range(1 << 30))
+
+    def ready(acp: str) -> dict[str, float]:
+        return {"ready": session_ready(tmp / f"ready{next(runs)}", cwd, None, acp=acp)[1]}
+
+    def prompts(acp: str) -> dict[str, float]:
+        times = prompt_times(tmp / f"prompts{next(runs)}", cwd, model, PAUSE, 5, acp=acp)
+        return {"first": times[0], "later": statistics.median(times[1:])}
+
+    def load(acp: str) -> dict[str, float]:
+        return {"load": load_time(acp, stored, tmp)}
+
+    return [ready, prompts, load]
 
 
 def compare(rounds: int, a: str, b: str, tmp: Path, say: Callable[[str], None]) -> int:
+    """Each round measures each figure on both sides back to back (the order swapped every
+    round), so that both see the machine as it is then; a figure's verdict is the median of its
+    rounds' B/A ratios."""
     model = Model()
     stored = build_session(a, tmp / "stored")
     seen: dict[str, dict[str, list[float]]] = {"A": {}, "B": {}}
     for n in range(rounds):
         order = (("A", a), ("B", b)) if n % 2 == 0 else (("B", b), ("A", a))
-        for side, acp in order:
-            for name, value in one_round(acp, tmp / f"{side}{n}", model, stored).items():
-                seen[side].setdefault(name, []).append(value)
+        for measure in measures(tmp / f"round{n}", model, stored):
+            for side, acp in order:
+                for name, value in measure(acp).items():
+                    seen[side].setdefault(name, []).append(value)
     over = 0
-    say(f"perf_guard: {rounds} rounds, medians (ms), B/A against tolerance")
+    say(f"perf_guard: {rounds} rounds, medians (ms), B/A (median of the rounds' ratios)")
     for name, tolerance in TOLERANCE.items():
         first, second = (statistics.median(seen[s][name]) for s in ("A", "B"))
-        ratio = second / first if first else float("inf")
+        ratios = [y / x for x, y in zip(seen["A"][name], seen["B"][name], strict=True) if x]
+        ratio = statistics.median(ratios) if ratios else float("inf")
         bad = ratio > 1 + tolerance
         over += bad
         mark = "OVER" if bad else "ok"
         say(
-            f"  {name:6} A {first:8.2f}  B {second:8.2f}  B/A {ratio:5.2f}  (≤ {1 + tolerance:.2f}) {mark}"
+            f"  {name:6} A {first:8.2f}  B {second:8.2f}  B/A {ratio:5.2f}"
+            f"  (≤ {1 + tolerance:.2f}) {mark}"
         )
     return 1 if over else 0
 
