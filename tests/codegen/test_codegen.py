@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -239,3 +242,14 @@ def test_a_method_both_sides_use_is_a_request_to_the_client_and_a_notification_t
     ):
         with pytest.raises(methods.MethodTableError, match="x/y"):
             methods.collect(wrong)
+
+
+def test_the_codegen_extra_pins_what_the_codegen_sessions_install() -> None:
+    """The test session installs the `codegen` extra and regenerates (the hand-edit test): a
+    generator other than codegen_check's writes other code, and that test fails."""
+    root = Path(__file__).resolve().parents[2]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    noxfile = (root / "noxfile.py").read_text()
+    pinned = re.search(r"^CODEGEN_TOOLS = (\[.*\])$", noxfile, re.MULTILINE)
+    assert pinned is not None
+    assert extra["codegen"] == ast.literal_eval(pinned[1])
