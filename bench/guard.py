@@ -43,7 +43,9 @@ REPO = Path(__file__).resolve().parents[1]
 Measure = Callable[[str], dict[str, float]]  # one side's `acp` → figures (ms)
 LOAD_TURNS = 120
 # B/A above 1 + this fails; the noise of A against A (docs/running.md).
-TOLERANCE = {"ready": 0.10, "first": 0.25, "later": 0.25, "load": 0.12}
+# Seen on the idle 2-core machine, the tree against itself, 8 rounds, two runs: ready 0.94 and
+# 1.09, first 1.21 and 1.06, later 0.99 and 1.00, load 1.01 and 0.91.
+TOLERANCE = {"ready": 0.15, "first": 0.35, "later": 0.25, "load": 0.15}
 
 
 def _git(*args: str) -> str:
