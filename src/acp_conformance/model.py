@@ -21,10 +21,13 @@
     {"call": "named", "name": "conformance_elicit", "args": {..}}   the tool of that name
                                (when it is not offered but a tool-search tool is, the model
                                searches for it first: roles.py, placement.py)
+    {"call": "todo", "args": {"items": [{"content": "..", "status": "pending"}]}}
+                               the todo list, in the todo-like tool's own shape
   A reply with calls ends with finish_reason `tool_calls`; the agent's follow-up request (which
   carries the tool results and so one more assistant message) gets the next reply. When the agent offers no tool for a role,
   the reply is a short text instead and `missing` says why (the scenario is SKIP).
-- Every request body is kept (`requests`), and every call made (`calls`), for checks; each
+- Every request body is kept (`requests`), and every call made (`calls`, and `given`: each
+  one's role and role-level arguments, as scripted), for checks; each
   exchange (when, the tools offered, the messages, the reply given) is in `exchanges` for the
   wire log.
 """
@@ -98,6 +101,7 @@ class ModelServer:
         self.prompt: list[str] = []  # the text blocks of the prompt of the turn
         self.exchanges: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []  # {"id", "name", "arguments"} as sent
+        self.given: list[dict[str, Any]] = []  # {"role", "args"}: each call as scripted
         self.missing = ""  # why a scripted tool call could not be made
         self._lock = threading.Lock()
         self._failed: set[tuple[int, int]] = set()  # (turn, reply) places a `fail` was given
@@ -240,6 +244,7 @@ class ModelServer:
             "arguments": json.dumps(roles.arguments(chosen, args)),
         }
         self.calls.append(call)
+        self.given.append({"role": chosen.role, "args": args})
         return call
 
     def answer(

@@ -1,7 +1,7 @@
 """Checks on the notifications that came while a response was awaited (`await` steps).
 
 Kinds: `updates_valid` (every session/update against the schema's SessionNotification, for
-`session`), `has_update` (one whose sessionUpdate is `update`), `no_history` (none of a message:
+`session`; with `unstable`, the unstable schema's, for a client that advertised what it adds), `has_update` (one whose sessionUpdate is `update`), `no_history` (none of a message:
 user, agent or thought chunks), `notes_valid` (at least `min` notifications of `method`, each
 with params valid against `def`), `sequence_rises` (their params.sequence rises, and equals the
 value at `inner`). Checks on what a session says across requests are in session_checks.py.
@@ -19,7 +19,9 @@ from acp_conformance.checks import HISTORY_UPDATES, at
 def _updates_valid(notes: list[dict[str, Any]], args: dict[str, Any]) -> str:
     updates = [n for n in notes if n.get("method") == "session/update"]
     for note in updates:
-        found = schema.problems(note.get("params"), "SessionNotification")
+        found = schema.problems(
+            note.get("params"), "SessionNotification", bool(args.get("unstable"))
+        )
         if found:
             return f"an update does not validate: {found[0]}"
         if "session" in args and note["params"].get("sessionId") != args["session"]:

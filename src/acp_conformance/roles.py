@@ -8,16 +8,25 @@ names only (any agent names its tools its own way):
   tools of a scenario's MCP server, which agents prefix as they like: `mcp__srv__name`);
 - `search`: a tool that finds the agent's other tools (its name says tool and search, find,
   discover or load; a query-like parameter): agents that hide MCP tools behind one offer the
-  named tool only once the model searched for it.
+  named tool only once the model searched for it;
+- `todo`: the model's todo list or plan (its name says todo, plan or task), whose array
+  parameter (`todos`, `items`, `entries`, `tasks`, `plan`, `steps`) holds objects with a
+  text-like property (`content`, `text`, `title`, `description`, `step`, `task`) and maybe a
+  status-like one (`status`, `state`); a name that says todo first.
 
 A scripted tool call names a role and role-level arguments (`path`, `content`, `command`); they
-are put under the chosen tool's own parameter names.
+are put under the chosen tool's own parameter names. A todo call's `items` (`[{"content",
+"status"}]`, statuses `pending`, `in_progress`, `completed`) go into the tool's array under its
+own names, each status as the tool's enum spells it (`Done`, `in-progress`), and what the tool
+requires beyond them is filled: a string from the item's text (Claude Code's `activeForm`),
+an `id` from its place, an enum's `medium` or first value, a number from its place, a
+boolean false (Cursor's `merge`: the list replaces the last one).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PATH_NAMES = ("path", "file_path", "filepath", "absolute_path", "file", "filename", "target_file")
@@ -27,6 +36,16 @@ QUERY_NAMES = ("query", "q", "search", "keywords", "pattern", "name", "tool_name
 SEARCH_WORDS = re.compile(r"search|find|discover|load|lookup", re.IGNORECASE)
 READ_WORDS = re.compile(r"read|view|open|cat", re.IGNORECASE)
 WRITE_WORDS = re.compile(r"write|create|save", re.IGNORECASE)
+TODO_WORDS = re.compile(r"todo|plan|task", re.IGNORECASE)
+LIST_NAMES = ("todos", "items", "entries", "tasks", "plan", "steps", "todo_list", "todolist")
+TEXT_NAMES = ("content", "text", "title", "description", "step", "task")
+STATUS_NAMES = ("status", "state")
+# ACP's plan statuses and what tools' enums call them (lowercased, spaces and hyphens as "_").
+STATUS_WORDS = {
+    "pending": ("pending", "todo", "not_started", "open"),
+    "in_progress": ("in_progress", "active", "doing", "started", "ongoing", "current"),
+    "completed": ("completed", "done", "complete", "finished"),
+}
 
 
 @dataclass(frozen=True)
@@ -34,17 +53,24 @@ class Chosen:
     role: str
     name: str  # the tool's name, as the agent offered it
     names: dict[str, str]  # role argument → the tool's parameter name
+    params: dict[str, Any] = field(default_factory=dict)  # a todo tool's parameters schema
 
 
 def _function(tool: Any) -> tuple[str, dict[str, Any]]:
     """(name, properties) of an OpenAI `tools` item; ("", {}) when it is not one."""
+    name, params = _parameters(tool)
+    props = params.get("properties")
+    return name, (props if isinstance(props, dict) else {})
+
+
+def _parameters(tool: Any) -> tuple[str, dict[str, Any]]:
+    """(name, parameters schema) of an OpenAI `tools` item; ("", {}) when it is not one."""
     if not isinstance(tool, dict) or not isinstance(tool.get("function"), dict):
         return "", {}
     function = tool["function"]
     params = function.get("parameters")
-    props = params.get("properties") if isinstance(params, dict) else None
     name = function.get("name")
-    return (name if isinstance(name, str) else ""), (props if isinstance(props, dict) else {})
+    return (name if isinstance(name, str) else ""), (params if isinstance(params, dict) else {})
 
 
 def _first(props: dict[str, Any], candidates: tuple[str, ...]) -> str | None:
@@ -67,6 +93,30 @@ def _fits(role: str, name: str, props: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
+def _item(props: dict[str, Any], key: str) -> dict[str, Any]:
+    """The item schema of the array parameter `key` ({} when it is no array of objects)."""
+    prop = props.get(key)
+    item = prop.get("items") if isinstance(prop, dict) else None
+    if not isinstance(item, dict) or not isinstance(item.get("properties"), dict):
+        return {}
+    return item
+
+
+def _todo(name: str, props: dict[str, Any]) -> dict[str, str] | None:
+    """A todo tool's names: its array, and in each item the text and the status (or "")."""
+    if not TODO_WORDS.search(name):
+        return None
+    lowered = {p.lower(): p for p in props}
+    for wanted in LIST_NAMES:
+        key = lowered.get(wanted)
+        item = _item(props, key) if key else {}
+        text = _first(item.get("properties") or {}, TEXT_NAMES)
+        if key and text:
+            status = _first(item["properties"], STATUS_NAMES) or ""
+            return {"items": key, "content": text, "status": status}
+    return None
+
+
 def named(name: str, wanted: str) -> bool:
     """`name` is the tool `wanted`, or ends with it after a separator (an MCP server's tool,
     prefixed as the agent likes)."""
@@ -78,22 +128,75 @@ def choose(role: str, tools: Any, wanted: str = "") -> Chosen | None:
     for `named`, the one named `wanted`."""
     fitting = []
     for tool in tools if isinstance(tools, list) else []:
-        name, props = _function(tool)
+        name, params = _parameters(tool)
+        _, props = _function(tool)
         names: dict[str, str] | None
         if role == "named":
             names = {} if name and named(name, wanted) else None
+        elif role == "todo":
+            names = _todo(name, props) if name else None
         else:
             names = _fits(role, name, props) if name else None
         if names is not None:
-            fitting.append(Chosen(role, name, names))
+            fitting.append(Chosen(role, name, names, params if role == "todo" else {}))
     if role == "write":
         fitting.sort(key=lambda c: not WRITE_WORDS.search(c.name))
+    if role == "todo":
+        fitting.sort(key=lambda c: "todo" not in c.name.lower())
     return fitting[0] if fitting else None
 
 
 def arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
     """Role-level arguments under the tool's own parameter names (others pass as they are)."""
+    if chosen.role == "todo":
+        return _todo_arguments(chosen, args)
     return {chosen.names.get(key, key): value for key, value in args.items()}
+
+
+def _todo_arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
+    """A todo call's `items` in the tool's array, under its names, with what it requires."""
+    props = chosen.params.get("properties") or {}
+    item = _item(props, chosen.names["items"])
+    text, status = chosen.names["content"], chosen.names["status"]
+    status_prop = (item.get("properties") or {}).get(status) if status else None
+    entries = []
+    for index, given in enumerate(args.get("items") or []):
+        entry: dict[str, Any] = {text: given.get("content", "")}
+        if status:
+            entry[status] = _status(status_prop, given.get("status", "pending"))
+        entries.append(_filled(item, entry, index, str(given.get("content", ""))))
+    rest = {key: value for key, value in args.items() if key != "items"}
+    return _filled(chosen.params, {**rest, chosen.names["items"]: entries}, 0, "The plan")
+
+
+def _status(prop: Any, wanted: str) -> str:
+    """`wanted` (an ACP status) as the tool's enum spells it, when it has one that does."""
+    enum = prop.get("enum") if isinstance(prop, dict) else None
+    for value in enum if isinstance(enum, list) else []:
+        spelt = str(value).lower().replace(" ", "_").replace("-", "_")
+        if spelt in STATUS_WORDS.get(wanted, (wanted,)):
+            return str(value)
+    return wanted
+
+
+def _filled(schema: dict[str, Any], given: dict[str, Any], index: int, text: str) -> dict[str, Any]:
+    """`given` with each property `schema` requires and it lacks filled in (the module's rule)."""
+    props = schema.get("properties") or {}
+    out = dict(given)
+    for key in schema.get("required") or []:
+        prop = props.get(key) if isinstance(key, str) else None
+        if key in out or not isinstance(prop, dict):
+            continue
+        enum, kind = prop.get("enum"), prop.get("type")
+        if isinstance(enum, list) and enum:
+            out[key] = "medium" if "medium" in enum else enum[0]
+        elif kind in ("integer", "number"):
+            out[key] = index + 1
+        elif kind == "boolean":
+            out[key] = False
+        else:
+            out[key] = str(index + 1) if key.lower() == "id" else text
+    return out
 
 
 def names(tools: Any) -> list[str]:

@@ -21,6 +21,7 @@ from acp_conformance import (
     checks,
     mcp_checks,
     note_checks,
+    plan_checks,
     provider_checks,
     session_checks,
     tool_checks,
@@ -45,7 +46,12 @@ from acp_conformance.scenario import Scenario, step_checks
 __all__ = ["CheckResult", "ScenarioResult", "Settings", "run"]
 
 CAPTURE = re.compile(r"\$\{(\w+)\}")
-TURN_KINDS = {**turn_checks.CHECKS, **tool_checks.CHECKS, **mcp_checks.CHECKS}
+TURN_KINDS = {
+    **turn_checks.CHECKS,
+    **tool_checks.CHECKS,
+    **mcp_checks.CHECKS,
+    **plan_checks.CHECKS,
+}
 NOTE_KINDS = {**note_checks.ON_NOTES, **session_checks.ON_NOTES}
 RESPONSE_KINDS = {
     **checks.ON_RESPONSE,

@@ -54,22 +54,25 @@ def vendor() -> dict[str, Any]:
 
 
 @functools.cache
-def _validator(ref: str) -> Draft202012Validator:
+def _validator(ref: str, as_unstable: bool = False) -> Draft202012Validator:
     defs = document()["$defs"]
     if ref.startswith("Reasonix"):
         defs = {**defs, **vendor()}
-    elif ref not in defs:  # an unstable method's shapes: the unstable file, whole
+    elif ref not in defs or as_unstable:  # an unstable method's shapes: the unstable file, whole
         defs = unstable()
     if ref not in defs:
         raise KeyError(f"no schema has $defs/{ref}")
     return Draft202012Validator({"$ref": f"#/$defs/{ref}", "$defs": defs})
 
 
-def problems(value: Any, ref: str) -> list[str]:
-    """Why `value` does not validate against `$defs/<ref>` (empty: it does)."""
+def problems(value: Any, ref: str, as_unstable: bool = False) -> list[str]:
+    """Why `value` does not validate against `$defs/<ref>` (empty: it does); `as_unstable`,
+    against the unstable schema's `$defs/<ref>` where both have one (a client that advertised
+    an unstable capability takes what its unstable shapes add: `plan_update` among the
+    session updates)."""
     return [
         f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-        for e in _validator(ref).iter_errors(value)
+        for e in _validator(ref, as_unstable).iter_errors(value)
     ]
 
 

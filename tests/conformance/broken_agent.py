@@ -91,7 +91,8 @@ Faults:
   sysprompt-any-mode session/new takes a systemPrompt mode it does not know as append
   mcp-acp-unserved  advertises mcpCapabilities.acp, then refuses a session/new with an acp
                  MCP server (-32602)
-and those of broken_tools.py, broken_mcp.py (MCP servers over ACP), broken_providers.py
+and those of broken_tools.py, broken_mcp.py (MCP servers over ACP), broken_plan.py (the todo list
+as the plan), broken_providers.py
 (providers/*, advertised as agentCapabilities.providers) and broken_auth.py (authenticate,
 logout, auth/status and auth/status_update).
 

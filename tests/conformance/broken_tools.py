@@ -21,7 +21,7 @@ Correct by default; the faults (BREAK) it knows:
   no-tool-calls   reports no tool_call updates
   tool-unnamed    tool_call updates without the tool's name
 and those of broken_mcp.py (the MCP servers the client provides over ACP, whose tools it offers
-beside its own and asks permission for).
+beside its own and asks permission for) and broken_plan.py (its todo list, `write_todos`).
 
 QUIRK (a comma-separated list) makes it behave as some real agents lawfully do, for the
 calibration cases of test_peers.py:
@@ -38,6 +38,7 @@ calibration cases of test_peers.py:
   own-shell       runs commands itself even when the client offers terminals
   done-before-cancel  a command is done at once; the turn then ends end_turn after 0.6 s
   tool-search     hides its MCP server's tools behind `search_tools` until a search finds them
+and broken_plan.py's.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import broken_plan
 from broken_mcp import AcpServers, StandInTools
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
@@ -67,12 +69,19 @@ def _tool(name: str, params: list[str]) -> dict[str, Any]:
 
 
 TOOLS = [_tool("write", ["path", "content"]), _tool("bash", ["command"]), _tool("read", ["path"])]
+TOOLS.append(broken_plan.TOOL)
 # The conformance MCP server's one tool, offered (never started: the call is made here) when
 # the session was given an MCP server named "conformance".
 ELICIT = "mcp__conformance__conformance_elicit"
 OPEN_URL = "mcp__conformance__conformance_open_url"
 SEARCH = "search_tools"
-KINDS = {"write": "edit", "bash": "execute", "read": "read", SEARCH: "search"}
+KINDS = {
+    "write": "edit",
+    "bash": "execute",
+    "read": "read",
+    SEARCH: "search",
+    "write_todos": "think",
+}
 KINDS |= {ELICIT: "other", OPEN_URL: "other"}
 
 
@@ -349,6 +358,9 @@ class Tools(StandInTools):
                 self.request("terminal/release", {"sessionId": self.wire_sid, **ids})
         shown = "term-x" if "stale-terminal" in BREAK else term
         return str(out.get("output", "")), [{"type": "terminal", "terminalId": shown}]
+
+    def do_write_todos(self, args: dict[str, Any], *_: Any) -> tuple[str, list[Any]]:
+        return broken_plan.report(self.sid, args, self.caps, self.update)
 
     def do_acp(self, name: str, args: dict[str, Any], *_: Any) -> tuple[str, list[Any]]:
         """A tool of a server the client provides over ACP (broken_mcp.py)."""

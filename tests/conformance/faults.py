@@ -138,6 +138,15 @@ SUITES = [
     ("mcp-acp-meta", "client.mcp.acp-server"),
     ("mcp-acp-dup-id", "client.mcp.acp-server"),
     ("mcp-acp-local", "client.mcp.acp-server"),
+    # broken_plan.py: the todo list as the session's plan
+    ("plan-no-id", "client.plan.by-id"),
+    ("plan-partial", "client.plan.by-id,client.plan.not-advertised"),
+    ("plan-reorder", "client.plan.by-id"),
+    ("plan-new-id", "client.plan.by-id"),
+    ("plan-both", "client.plan.by-id"),
+    ("plan-no-remove", "client.plan.by-id"),
+    ("plan-once", "client.plan.by-id,client.plan.not-advertised"),
+    ("plan-unadvertised", "client.plan.not-advertised"),
 ]
 
 SCENARIOS: dict[str, tuple[str, ...]] = {
@@ -158,6 +167,8 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
         "client.permission.allow-once",
         "client.permission.reject",
         "client.permission.reject-always",
+        "client.plan.by-id",
+        "client.plan.not-advertised",
         "client.session.second-session",
         "client.terminal.no-capability",
         "client.terminal.run",
@@ -802,4 +813,12 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "mcp-acp-meta": ("client.mcp.acp-server",),
     "mcp-acp-dup-id": ("client.mcp.acp-server",),
     "mcp-acp-local": ("client.mcp.acp-server",),
+    "plan-no-id": ("client.plan.by-id",),
+    "plan-partial": ("client.plan.by-id", "client.plan.not-advertised"),
+    "plan-reorder": ("client.plan.by-id",),
+    "plan-new-id": ("client.plan.by-id",),
+    "plan-both": ("client.plan.by-id",),
+    "plan-no-remove": ("client.plan.by-id",),
+    "plan-once": ("client.plan.by-id", "client.plan.not-advertised"),
+    "plan-unadvertised": ("client.plan.not-advertised",),
 }

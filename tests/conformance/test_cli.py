@@ -72,7 +72,7 @@ def test_wire_logs_have_times_and_the_model_traffic(tmp_path: Path) -> None:
     model = [
         json.loads(x) for x in (wire / "client.fs.write.model.ndjson").read_text().splitlines()
     ]
-    assert model[0]["tools"] == ["write", "bash", "read"]
+    assert model[0]["tools"] == ["write", "bash", "read", "write_todos"]
     assert model[0]["messages"][0]["role"] == "user"
     assert any("tool_call" in action for action in model[0]["reply"])
 

@@ -49,9 +49,14 @@ scenario's script (text and reasoning deltas, a stall a cancel can land in, an H
 usage, tool calls), streamed or not as the agent asks. A scripted tool call names a role, and
 the server makes it with the tool of the agent's own `tools` array that plays it, judged by name
 and parameter names: a write-like tool (a path and a content parameter), a shell-like tool (a
-command), a read-like tool (a path, named read, view or open); the arguments go under that
-tool's parameter names, and the follow-up request, which carries the tool result, gets the
-script's next reply. Replies are placed by the request's turn (the prompts the runner sent) and
+command), a read-like tool (a path, named read, view or open), a todo-like tool (named todo,
+plan or task, one named todo first, with an array parameter, `todos`, `items`, `entries`,
+`tasks`, `plan` or `steps`, of objects with a text, `content`, `text`, `title`,
+`description`, `step` or `task`, and maybe a `status` or `state`); the arguments go under that
+tool's parameter names (a todo list's items in the tool's array, each status as the tool's
+enum spells it, what else the tool requires filled: a string from the item's text, as Claude
+Code's `activeForm`, an `id` from its place, a boolean false), and the follow-up request,
+which carries the tool result, gets the script's next reply. Replies are placed by the request's turn (the prompts the runner sent) and
 its place in the conversation (its assistant messages), never by arrival: a side request (a
 title or summary asked beside the turn) gets a short default reply and uses up nothing, and an
 MCP tool the agent hides behind its own tool-search tool is searched for first. A request that
@@ -156,6 +161,10 @@ A SKIP always gives its reason, one of these:
 - the agent sent no `mcp/message` to the client's MCP server over ACP, so the checks on those
   requests have nothing to judge (where it offered the model no tool of that server,
   `mcp-acp.tool-offered` fails instead);
+- the agent told the model's todo list with no `plan_update`, though the client advertised
+  the unstable `plan` (it may keep to the legacy `plan` update, or show the list as a tool
+  call only), so the checks on plan updates by id have nothing to judge; or with no `plan`
+  update where the client did not advertise it, so the legacy list's check has none;
 - the agent refused what it may refuse, and the rest builds on it: `core.providers.disable`
   disables a provider its `providers/set` added, and a `providers/set` that adds none may be
   refused;
@@ -208,8 +217,38 @@ active, nothing asked after the response; and what
 it reports: tool calls announced before they are updated, unique ids, nothing after `completed`
 or `failed`, every call finished, a rejected or cancelled write not written, `always` answers
 not asked again, the tool results sent back to the model, the MCP server's tool offered to the
-model and its call reaching the server. The directories the scripted model writes into exist in
-the workspace beforehand.
+model and its call reaching the server, the model's todo list as the session's plan. The
+directories the scripted model writes into exist in the workspace beforehand.
+
+## The plan by id
+
+`client.plan.by-id` advertises the unstable `clientCapabilities.plan` (`{}`: the client takes
+`plan_update` and `plan_removed`), and the scripted model calls the agent's todo-like tool three
+times in one turn: two items (`in_progress`, `pending`), the first `completed` and the second
+`in_progress`, then an empty list; then it answers with text. Every update of the turn is read
+against the unstable schema's `SessionNotification`, which has the updates by id (MUST,
+`plan-id.updates-valid`); the other checks are judged only where the agent sent a
+`plan_update` (SKIP where it told the list as the legacy `plan` only, or not as a plan: updates
+by id are unstable, and the draft's agent plan makes the legacy update the baseline):
+
+| check | level | tier | what it judges, and why that level |
+|---|---|---|---|
+| `plan-id.items` | MUST | mandatory | every `plan_update` holds one of the model's lists whole, each item with the status the model gave: the schema's `PlanItems.entries` and the agent plan say in so many words that the agent sends the complete list with the current statuses (a markdown plan holds each item's text; a file plan is not read) |
+| `plan-id.each-list` | SHOULD | advisory | each list the model gave came in a `plan_update`: the agent plan says an agent SHOULD report the plan and its updates |
+| `plan-id.order` | SHOULD | advisory | the items in the model's order: nothing requires it, but the client shows them as sent |
+| `plan-id.same-id` | SHOULD | advisory | the updates of the list name one `planId`, not empty: `PlanId` identifies a plan in the session and `planId` names the plan an update replaces; another id leaves a second plan beside the first, but no text requires the same id |
+| `plan-id.one-shape` | SHOULD | advisory | no legacy `plan` update beside the updates by id: the legacy update is what an agent falls back to for a client that omits `plan`; sent both ways, the list shows twice |
+| `plan-id.emptied` | SHOULD | advisory | once the model emptied its list, the client is told: a `plan_removed` naming the list's `planId`, or a `plan_update` of it with no entries. Telling is owed only as reporting updates is (SHOULD); each update, when sent, is the complete list |
+| `plan-id.removed` | MAY | informational | that the emptied list was removed with `plan_removed` rather than left as an empty list: the agent plan says an agent *can* remove a plan so; the empty update is the other lawful way |
+
+`client.plan.not-advertised` plays the same script to a client that does not advertise `plan`:
+no `plan_update` nor `plan_removed` comes (MUST, mandatory: the draft's agent plan says Agents
+MUST NOT send them unless the client advertised `plan`; they are not in the stable schema
+either, which `plan-unadvertised.updates-valid` reads the updates against), every legacy `plan`
+update holds one of the model's lists whole with its statuses (MUST: the stable `Plan.entries`
+says the same as `PlanItems.entries`), and each list the model gave came as one (SHOULD: the
+plan is reported as a SHOULD, and the legacy update is what such a client gets). Both scenarios
+are SKIP for an agent that offers no todo-like tool ("agent offers no todo-like tool").
 
 ## What the suites cover
 
@@ -230,7 +269,9 @@ reads through `fs/*`, a missing file, a refused write, no `fs/*` or `terminal/*`
 advertised, a command in a client terminal and its cancellation, permission answers of every
 kind, a second session, two tool calls in one reply, a read after a write, tool calls in two
 turns, an MCP server's form elicitation accepted, declined, or not advertised, and its URL-mode
-elicitation, an MCP server the client provides over ACP where advertised), lines on stdout
+elicitation, an MCP server the client provides over ACP where advertised, the model's todo
+list as the session's plan, by id where the client advertises `plan` and as the legacy `plan`
+update where it does not), lines on stdout
 that are not JSON, client methods neither in the spec nor extensions, result fields the spec
 does not define, config options set, unknown methods and extension methods, notifications that
 must not be answered, `session/load`, `session/list` and `session/close` where advertised, parse
@@ -250,14 +291,16 @@ its key in `config.toml` sees the update its logout sends pass); a
 small agent broken on purpose fails each check at least once
 (`tests/conformance/broken_agent.py`, whose tool loop in `tests/conformance/broken_tools.py`
 asks the scripted model and goes through the client, reaching the client's MCP servers over ACP
-through `tests/conformance/broken_mcp.py`, whose providers are
+through `tests/conformance/broken_mcp.py`, telling its todo list as the plan through
+`tests/conformance/broken_plan.py`, whose providers are
 `tests/conformance/broken_providers.py` and whose authentication is
 `tests/conformance/broken_auth.py`), the same small agent behaving as real agents
 lawfully do gets no finding (`tests/conformance/test_peers.py`: side requests to the model, a
 bare command line for a terminal, writes checked on the disk, no `always` options, no config
 options, a refused legacy `initialize`, session updates after a turn, a turn ended after
 a rejection, files written and commands run without the client, a cancel too late, sessions
-listed after their first turn, tools behind a tool search, no answer to frames no client sends),
+listed after their first turn, tools behind a tool search, a todo list told as the legacy
+`plan` only, no answer to frames no client sends),
 and the official Python SDK's example agents have their results pinned
 (`tests/conformance/sdk_examples.json`): a batch line ends their connection, they answer neither
 parse errors nor invalid requests, they answer unknown `_` requests and unknown config options
@@ -349,7 +392,10 @@ here keeps them, judging nothing). ACP-AUTH-003 runs only with `--auth-method`, 
 does with its own option: no method id can be guessed, and an agent's login may need credentials
 only its user has. ACP-AUTH-004, which acp-tck runs only when told it may log out, runs here
 wherever logout is advertised, since the agent logs out of a home of its own (SKIP where it was
-given yours).
+given yours). acp-tck's v1 requirements say nothing of plans by id (the unstable `plan`); its
+v2 ACP-PATCH-205, every `plan_update`'s plan carries a non-empty id, is what
+`plan-id.updates-valid` (a `planId`, which the unstable schema requires) and `plan-id.same-id`
+(not empty) judge of v1's unstable `plan_update`.
 
 Where the two differ, this suite is right, and says why:
 
@@ -432,7 +478,9 @@ What `acp` does not do, because v1 has no such thing:
   `session/new` without it (-32602 naming `mcpServers`).
 - v2's tool-call, plan and terminal shapes (ACP-PATCH-204 to 207), and the removal of `fs/*` and
   `terminal/*` (ACP-CLIENTCAP-202): `acp` uses the v1 shapes and calls `fs/*` and `terminal/*`
-  when the client advertises them.
+  when the client advertises them. Its todo list goes by id (v1's unstable `plan_update`, the
+  item-based shape v2 makes the default) only to a client that advertises `plan`
+  (`client.plan.by-id`).
 
 ## Scenarios and checks
 """

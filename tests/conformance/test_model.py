@@ -9,6 +9,7 @@ from typing import Any
 
 from acp_conformance import roles
 from acp_conformance.model import ModelServer
+from reasonix_acp.tools.todo import TodoWrite
 
 
 def tool(name: str, *params: str) -> dict[str, Any]:
@@ -42,6 +43,110 @@ def test_roles_are_chosen_by_name_and_parameter_names() -> None:
     chosen = roles.choose("named", named, "conformance_elicit")
     assert chosen is not None and chosen.name == "mcp__conformance__conformance_elicit"
     assert roles.choose("named", named[1:], "conformance_elicit") is None
+
+
+def function(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": params}}
+
+
+def todos(key: str, item: dict[str, Any], required: list[str], **top: Any) -> dict[str, Any]:
+    """The parameters of a todo tool: an array `key` of objects `item` (`required` of them)."""
+    items = {"type": "object", "properties": item, "required": required}
+    return {"type": "object", "properties": {key: {"type": "array", "items": items}, **top}}
+
+
+STATUSES = {"type": "string", "enum": ["pending", "in_progress", "completed"]}
+# Real agents' todo tools, as they offer them: Claude Code's TodoWrite (activeForm required),
+# Codex's update_plan, Kimi's SetTodoList (its own status words), Cursor's todo_write (merge
+# and ids required); beside them tools that are no todo list (a subagent, a plan as text).
+CLAUDE = function(
+    "TodoWrite",
+    todos(
+        "todos",
+        {"content": {"type": "string"}, "status": STATUSES, "activeForm": {"type": "string"}},
+        ["content", "status", "activeForm"],
+    ),
+)
+CODEX = function(
+    "update_plan",
+    todos("plan", {"step": {"type": "string"}, "status": STATUSES}, ["step", "status"]),
+)
+KIMI = function(
+    "SetTodoList",
+    todos(
+        "todos",
+        {"title": {"type": "string"}, "status": {"enum": ["Pending", "In Progress", "Done"]}},
+        ["title", "status"],
+    ),
+)
+CURSOR = function(
+    "todo_write",
+    {
+        **todos(
+            "todos",
+            {"id": {"type": "string"}, "content": {"type": "string"}, "status": STATUSES},
+            ["id", "content", "status"],
+            merge={"type": "boolean"},
+        ),
+        "required": ["merge", "todos"],
+    },
+)
+DECOYS = [
+    function("Task", {"properties": {"description": {"type": "string"}, "prompt": {}}}),
+    function("present_plan", {"properties": {"plan": {"type": "string"}}}),
+]
+GIVEN = {
+    "items": [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Write the tests", "status": "in_progress"},
+    ]
+}
+
+
+def todo_call(tool: dict[str, Any], *others: dict[str, Any]) -> dict[str, Any]:
+    chosen = roles.choose("todo", [*DECOYS, *others, tool])
+    assert chosen is not None and chosen.name == tool["function"]["name"]
+    return roles.arguments(chosen, GIVEN)
+
+
+def test_the_todo_role_fills_each_agents_own_todo_tool() -> None:
+    assert todo_call(CLAUDE) == {
+        "todos": [
+            {"content": "Read the code", "status": "completed", "activeForm": "Read the code"},
+            {
+                "content": "Write the tests",
+                "status": "in_progress",
+                "activeForm": "Write the tests",
+            },
+        ]
+    }
+    assert todo_call(TodoWrite.schema, CODEX) == {
+        "todos": [
+            {"content": "Read the code", "status": "completed"},
+            {"content": "Write the tests", "status": "in_progress"},
+        ]
+    }
+    assert todo_call(CODEX) == {
+        "plan": [
+            {"step": "Read the code", "status": "completed"},
+            {"step": "Write the tests", "status": "in_progress"},
+        ]
+    }
+    assert todo_call(KIMI)["todos"] == [
+        {"title": "Read the code", "status": "Done"},
+        {"title": "Write the tests", "status": "In Progress"},
+    ]
+    assert todo_call(CURSOR) == {
+        "merge": False,
+        "todos": [
+            {"id": "1", "content": "Read the code", "status": "completed"},
+            {"id": "2", "content": "Write the tests", "status": "in_progress"},
+        ],
+    }
+    assert roles.choose("todo", DECOYS) is None
+    assert roles.missing("todo", DECOYS) == "agent offers no todo-like tool"
+    claude = roles.choose("todo", [CLAUDE])
+    assert claude is not None and roles.arguments(claude, {"items": []}) == {"todos": []}
 
 
 def post(model: ModelServer, body: dict[str, Any]) -> bytes:

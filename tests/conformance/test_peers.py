@@ -92,6 +92,12 @@ PEERS: list[tuple[str, list[str], set[str], set[str]]] = [
         set(),
     ),
     (
+        "legacy-plan",
+        ["client.plan.by-id", "client.plan.not-advertised"],
+        {"plan-id.updates-valid", "plan-unadvertised.items", "plan-unadvertised.fallback"},
+        {"plan-id.items", "plan-id.same-id", "plan-id.emptied", "plan-id.removed"},
+    ),
+    (
         "lax",
         [
             "core.extension.unknown-request",
