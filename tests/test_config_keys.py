@@ -194,3 +194,42 @@ def test_doctor_says_a_file_that_does_not_parse_once(tmp_path: Path) -> None:
     said = done.stdout + done.stderr
     assert said.count(WHERE) == 1, said
     assert "ignor" not in said, said
+
+
+# A typo in each table whose parser checks its keys itself: named with the nearest key, as the
+# keys of the other tables are, at start and by doctor.
+TABLE_TYPOS = """[web]
+alow = ["docs.python.org"]
+[sandbox]
+mod = "off"
+[mcp_servers.docs]
+comand = "/nonexistent/docs-mcp"
+[mcp_servers.tracker]
+type = "http"
+url = "http://127.0.0.1:9/mcp"
+heders = { Authorization = "Bearer x" }
+"""
+NEAREST = (
+    "[web] alow (did you mean allow?)",
+    "[sandbox] mod (did you mean mode?)",
+    "[mcp_servers.docs] comand (did you mean command?)",
+    "[mcp_servers.tracker] heders (did you mean headers?)",
+)
+
+
+def test_a_typo_in_a_table_checked_whole_is_named_with_the_nearest_key(tmp_path: Path) -> None:
+    said = started(tmp_path / "start", TABLE_TYPOS)
+    for typo in NEAREST:
+        assert said.count(typo) == 1, (typo, said)
+    (tmp_path / "doctor").mkdir()
+    scenario(tmp_path / "doctor", TABLE_TYPOS)
+    done = doctor(tmp_path / "doctor")
+    assert done.returncode == 1, done.stdout
+    for typo in NEAREST:
+        sentence = typo.replace(" (did", " is not a key acp reads (did")
+        assert done.stdout.count(sentence) == 1, (sentence, done.stdout)
+    # The rest of each table applies; a server that cannot start without the key is the one
+    # left out, the other still tried.
+    (left_out,) = [line for line in done.stdout.splitlines() if "ignoring" in line]
+    assert "[mcp_servers.docs]" in left_out and "command is required" in left_out, left_out
+    assert "MCP server tracker (http" in done.stdout, done.stdout

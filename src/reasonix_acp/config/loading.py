@@ -60,7 +60,7 @@ from reasonix_acp.config.context import ContextSettings, provider_window
 from reasonix_acp.config.deepseek import DEEPSEEK_MODELS, DEEPSEEK_URL, documented, successor
 from reasonix_acp.config.files import config_dir, read_table
 from reasonix_acp.config.keys import Reads, unknown_keys
-from reasonix_acp.config.mcp_entries import from_config, secret_values
+from reasonix_acp.config.mcp_entries import each_from_config, secret_values
 from reasonix_acp.config.sandbox import SANDBOX_MODES, SandboxSettings
 from reasonix_acp.config.settings import (
     OFFLINE_MODEL,
@@ -108,10 +108,8 @@ def load(
     except ValueError as exc:
         _ignore(config, strict, "[context]", exc)
     if "mcp_servers" in data:
-        try:
-            config.mcp_servers = from_config(data["mcp_servers"], path.parent)
-        except ValueError as exc:
-            config.ignored.append(f"ignoring [mcp_servers] of {path}: {exc}")
+        config.mcp_servers, left_out = each_from_config(data["mcp_servers"], path)
+        config.ignored += left_out
     _plugins(config, data, config_dir(env) / "plugins", strict)
     if "pricing" in data:
         try:

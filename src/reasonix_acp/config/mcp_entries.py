@@ -30,6 +30,8 @@ from urllib.parse import SplitResult, unquote, unquote_plus, urlparse, urlsplit,
 from reasonix_acp.protocol.errors import InvalidParams
 
 HTTP_ALIASES = {"http": "http", "streamable-http": "http", "streamable_http": "http", "sse": "sse"}
+# What a config.toml entry may hold besides its name (the table's) and `cwd` (`_config_cwd`).
+ENTRY_KEYS = ("type", "command", "args", "env", "url", "headers", "_meta")
 PAIR_SHAPE = 'an array of {"name", "value"} objects or a {"NAME": "value"} map'
 
 
@@ -140,7 +142,9 @@ def from_config(table: Any, base: Path) -> list[dict[str, Any]]:
         if not isinstance(body, dict):
             raise ValueError(f"mcp_servers.{name} must be a table")
         places.append(_config_cwd(name, body))
-        entries.append({**{k: v for k, v in body.items() if k != "cwd"}, "name": name})
+        # Only the keys an entry has are read, so a typo (`comand`) is named as unknown with
+        # the nearest key (config/keys.py) rather than swallowed by reading the table whole.
+        entries.append({**{k: body[k] for k in ENTRY_KEYS if k in body}, "name": name})
     try:
         servers = normalise("config.toml", entries)
     except InvalidParams as exc:
@@ -157,6 +161,21 @@ def from_config(table: Any, base: Path) -> list[dict[str, Any]]:
         if place is not None:
             server["cwd"] = place
     return servers
+
+
+def each_from_config(table: Any, path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """config.toml's (at `path`) `[mcp_servers.<name>]` tables, each on its own: the servers
+    that hold, and a sentence for each left out (the others still start)."""
+    if not isinstance(table, dict):
+        return [], [f"ignoring [mcp_servers] of {path}: it must be a table of tables"]
+    servers: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    for name in table:
+        try:
+            servers += from_config({name: table[name]}, path.parent)
+        except ValueError as exc:
+            left_out.append(f"ignoring [mcp_servers.{name}] of {path}: {exc}")
+    return servers, left_out
 
 
 def _config_cwd(name: str, body: dict[str, Any]) -> str | None:

@@ -52,12 +52,11 @@ class WebSettings:
 
     @classmethod
     def parse(cls, table: Any) -> WebSettings:
-        """The settings of a `[web]` table; ValueError names the key that is wrong."""
+        """The settings of a `[web]` table; ValueError names the value that is wrong. A key it
+        does not read is named as every such key is (config/keys.py), the rest applied: a typo
+        beside `deny` must not cost the user their deny rules."""
         if not isinstance(table, dict):
             raise ValueError("[web] must be a table")
-        unknown = sorted(set(table) - {"allow", "deny", "search_url", "fetch_seconds"})
-        if unknown:
-            raise ValueError(f"[web] has no key {unknown[0]!r}")
         lists = {}
         for key in ("allow", "deny"):
             value = table.get(key, [])
