@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports only its own layer's siblings (without c
 the layers below it:
 
     cli → server → turn → session → {vendor, plugins, mcp_servers, providers, tools}
-        → {machines, config, redact, sqlite, ids, digests, dirs, safe_read, command_proof}
+        → {machines, config, redact, sqlite, ids, digests, dirs, safe_read, words, command_proof}
         → {protocol, generated}
 
 Function-level imports count like any other. The few that exist only to keep start-up fast
@@ -37,6 +37,7 @@ LAYERS: list[set[str]] = [
         "digests",
         "dirs",
         "safe_read",
+        "words",
         "command_proof",
     },
     {"protocol", "generated", "__init__"},

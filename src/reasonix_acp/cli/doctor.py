@@ -31,6 +31,7 @@ from reasonix_acp.providers.discovery import list_models, take
 from reasonix_acp.redact import scrub
 from reasonix_acp.session.commands import names as command_names
 from reasonix_acp.tools.sandbox import summary as sandbox_summary
+from reasonix_acp.words import counted
 
 PACKAGES = ("pydantic", "httpx", "mcp", "transitions", "platformdirs", "tree-sitter", "tomlkit")
 DB_NAME = "reasonix-acp.sqlite3"
@@ -102,7 +103,7 @@ async def _provider(report: Report, p: settings.ProviderConfig) -> list[str] | N
         return None
     take(p, models)
     listed = ", ".join(models[:10]) + (", ..." if len(models) > 10 else "")
-    served = f"{len(models)} model{'' if len(models) == 1 else 's'}"
+    served = counted(len(models), "model")
     report.line(f"{where}, {key}: answers; serves {served}: {listed}")
     return models
 
@@ -135,7 +136,7 @@ def _store(report: Report, data: Path) -> None:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             count = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
-        report.line(f"session store {db}: schema version {version}, {count} sessions")
+        report.line(f"session store {db}: schema version {version}, {counted(count, 'session')}")
     except sqlite3.Error as exc:
         report.line(f"session store {db}: cannot be read: {exc}", ok=False)
 
@@ -148,7 +149,7 @@ async def _mcp(report: Report, config: settings.Config) -> None:
         with contextlib.suppress(Exception):  # the link records why it failed
             await link.ready()
         ok = link.state == "connected"
-        said = f"{len(link.tools)} tools" if ok else f"fails: {link.error or link.state}"
+        said = counted(len(link.tools), "tool") if ok else f"fails: {link.error or link.state}"
         report.line(f"MCP server {link.name} ({link.transport}, {where}): {said}", ok=ok)
         await link.stop()
 

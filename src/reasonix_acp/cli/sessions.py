@@ -18,6 +18,7 @@ from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import untitled
 from reasonix_acp.session.projector import REPLAYED, updates
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
+from reasonix_acp.words import counted
 
 USAGE = SESSIONS.rstrip("\n")
 
@@ -68,14 +69,9 @@ def markdown(store: Store, session_id: str, out: TextIO) -> None:
         elif event.kind == "compaction":
             current = None
             compacted = event.body.get("compacted", 0)
-            out.write(f"\n\n## Compacted ({plural(compacted, 'earlier message')})\n\n")
+            out.write(f"\n\n## Compacted ({counted(compacted, 'earlier message')})\n\n")
             out.write(str(event.body.get("summary", "")) + "\n")
     out.write("\n")
-
-
-def plural(count: int, thing: str) -> str:
-    """`1 earlier message`, `2 earlier messages`."""
-    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
 
 
 def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
@@ -91,7 +87,7 @@ def checkpoints(rows: CheckpointRows, session_id: str, out: TextIO) -> None:
     out.write(f"checkpoints              {len(points)} (/rewind N goes back over the last N)\n")
     for back, (turn, body) in zip(range(len(points), 0, -1), points, strict=True):
         changed = files.get(turn, [])
-        line = f"  {back:>3}  turn {turn}: {len(changed)} file{'' if len(changed) == 1 else 's'}"
+        line = f"  {back:>3}  turn {turn}: {counted(len(changed), 'file')}"
         if changed:
             line += "  " + " ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
         untracked = body.get("untracked") or []

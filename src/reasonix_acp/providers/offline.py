@@ -54,6 +54,7 @@ from reasonix_acp.providers.base import (
     ToolCallRequest,
     UsageReport,
 )
+from reasonix_acp.words import counted
 
 
 class ScriptError(ValueError):
@@ -210,7 +211,7 @@ class OfflineProvider:
         if last.get("role") == "tool":
             try:
                 todos = json.loads(last["content"]).get("todos", [])
-                reply = f"Planned {len(todos)} steps."
+                reply = f"Planned {counted(len(todos), 'step')}."
             except (ValueError, AttributeError):
                 reply = f"Tool result: {str(last.get('content', '')).splitlines()[0][:80] if last.get('content') else '(empty)'}"
         else:

@@ -25,6 +25,7 @@ from typing import Any
 
 from reasonix_acp.config import GoalLimits
 from reasonix_acp.machines.goal import GoalMachine, State
+from reasonix_acp.words import counted
 
 REASON_LIMIT = 2048
 MARKER = re.compile(r"\[goal:(continue|complete|completed|done|blocked)\]", re.IGNORECASE)
@@ -116,7 +117,7 @@ class Goal:
         if not self.objective:
             return "no goal"
         r = self.runtime
-        words = f"goal {SHOWN_STATUS[self.state]}: {self.objective} ({r.turns} turns"
+        words = f"goal {SHOWN_STATUS[self.state]}: {self.objective} ({counted(r.turns, 'turn')}"
         if r.stop_cause:
             words += f", stopped by {r.stop_cause}"
         return words + ")"
@@ -126,7 +127,7 @@ class Goal:
         runtime when it adopted or resumed the goal), or ""."""
         r, lim = self.runtime, self.limits
         if r.turns - since.turns >= lim.turns:
-            return f"turn limit ({lim.turns} turns)"
+            return f"turn limit ({counted(lim.turns, 'turn')})"
         if r.tokens - since.tokens >= lim.tokens:
             return f"token limit ({lim.tokens} tokens)"
         if r.work_ms - since.work_ms >= lim.seconds * 1000:

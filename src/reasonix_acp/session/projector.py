@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_acp.ids import uuid4
+from reasonix_acp.words import counted
 
 REPLAYED = (
     "user_message",
@@ -119,8 +120,7 @@ def _todo_plan(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def compacted_text(body: dict[str, Any]) -> str:
     count = body.get("compacted", 0)
-    messages = "message" if count == 1 else "messages"
-    return f"\n\n[compacted {count} earlier {messages} to save context]\n\n"
+    return f"\n\n[compacted {counted(count, 'earlier message')} to save context]\n\n"
 
 
 # Events shown as chunks of a message: each gets a `messageId` when it is recorded (an

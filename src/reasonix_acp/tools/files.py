@@ -27,6 +27,7 @@ from reasonix_acp.tools.base import (
     text_content,
 )
 from reasonix_acp.tools.search import SEARCH_TOOLS
+from reasonix_acp.words import counted
 
 MAX_LINES = 2000
 MAX_READ = 64 * 1024 * 1024  # bytes: a bigger file is not read whole
@@ -278,7 +279,7 @@ class EditFile:
         await _store(ctx, real, diff["newText"])
         shown = ctx.workspace.display(real)
         return ToolResult(
-            text=f"edited {shown} ({len(args['edits'])} replacements)", content=[diff]
+            text=f"edited {shown} ({counted(len(args['edits']), 'replacement')})", content=[diff]
         )
 
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from reasonix_acp.tools.base import ToolContext, ToolFailed, ToolResult
+from reasonix_acp.words import counted
 
 STATUSES = ("pending", "in_progress", "completed")
 
@@ -60,7 +61,7 @@ class TodoWrite:
                 {"content": str(item["content"]).strip(), "priority": priority, "status": status}
             )
         text = json.dumps({"todos": entries})
-        summary = f"Plan updated: {len(entries)} entries"
+        summary = f"Plan updated: {counted(len(entries), 'entry', 'entries')}"
         return ToolResult(
             text=text,
             content=[{"type": "content", "content": {"type": "text", "text": summary}}],

@@ -30,6 +30,7 @@ from reasonix_acp.tools.base import (
     function_schema,
     text_content,
 )
+from reasonix_acp.words import counted
 
 if TYPE_CHECKING:
     import httpx
@@ -161,7 +162,7 @@ class WebSearch:
             text = f"No results for {query!r} ({self.engine.name})."
             return ToolResult(text, text_content(text))
         shown = scrub_known(listing(results))
-        count = f"{len(results)} result{'' if len(results) == 1 else 's'}"
+        count = counted(len(results), "result")
         head = f"{count} for {query!r} ({self.engine.name})."
         framed = f"{head}\n{UNTRUSTED}\n<web_results>\n{shown}\n</web_results>"
         return ToolResult(framed, text_content(f"{head}\n\n{shown}"), raw_output=results)

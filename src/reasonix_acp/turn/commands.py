@@ -18,6 +18,7 @@ from reasonix_acp.session.history import history_starts
 from reasonix_acp.session.live import Session
 from reasonix_acp.session.rewind import METHOD, Rewinds
 from reasonix_acp.session.service import Sessions
+from reasonix_acp.words import counted
 
 if TYPE_CHECKING:
     from reasonix_acp.mcp_servers.prompts import PromptCommand
@@ -66,7 +67,7 @@ class Commands:
         elif name == "status":
             text = (
                 f"model {record.model} (effort {session.effort}), mode {record.mode}, "
-                f"permissions {record.approval}, {turns(record.turn_count)} stored, cwd {record.cwd}, "
+                f"permissions {record.approval}, {counted(record.turn_count, 'turn')} stored, cwd {record.cwd}, "
                 f"{session.sandbox.describe()}; {session.goal.describe()}; "
                 f"{session.project.describe()}; {session.jobs.describe()}"
             )
@@ -136,10 +137,6 @@ class Commands:
                 session, blocks, [*done.events, ("agent_message", {"text": done.reply})]
             )
         return ForModel(done.prompt, done.events)
-
-
-def turns(count: int) -> str:
-    return f"{count} turn" if count == 1 else f"{count} turns"
 
 
 def _prompt_entry(text: str, prompts: list[PromptCommand]) -> tuple[PromptCommand, str] | None:
