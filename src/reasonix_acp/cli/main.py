@@ -91,6 +91,24 @@ def sessions_command(args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(args)
+    except BrokenPipeError:  # a reader that stopped reading: `acp demo | head -1`
+        _stdout_gone()
+        return 0  # the reader has what it wanted
+
+
+def _stdout_gone() -> None:
+    """What is left to print goes nowhere, the interpreter's last flush at exit included (it
+    would raise again)."""
+    gone = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(gone, sys.stdout.fileno())
+    finally:
+        os.close(gone)
+
+
+def _main(args: list[str]) -> int:
     usage = help_for(args)  # `acp [COMMAND] --help`: its usage, and nothing else done
     if usage is not None:
         sys.stdout.write(usage)
