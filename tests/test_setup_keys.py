@@ -129,14 +129,30 @@ def test_an_unreachable_endpoint_fails_and_writes_nothing_unless_told_not_to_che
 
 def test_a_retired_deepseek_model_is_refused_naming_the_current_ones(tmp_path: Path) -> None:
     with DeepSeek() as server:
-        for model, check in (("deepseek-chat", ()), ("deepseek-reasoner", ("--no-check",))):
+        for model, check in (
+            ("deepseek-chat", ()),
+            ("deepseek-reasoner", ("--no-check",)),
+            ("deepseek/deepseek-reasoner", ("--no-check",)),  # as the agent names models
+        ):
             given = ("--provider", "deepseek", "--base-url", server.url, "--model", model)
             done = setup(tmp_path, *given, *check, DEEPSEEK_API_KEY=KEY)
             assert done.returncode != 0, done.stderr
             said = done.stderr
-            assert "retired" in said and model in said, said
+            assert "retired" in said and model.rsplit("/", 1)[-1] in said, said
             assert "deepseek-flash" in said and "deepseek-v4-pro" in said, said
             assert not (tmp_path / "config" / "config.toml").exists()
+
+
+def test_a_model_named_as_the_agent_names_it_is_the_providers_model(tmp_path: Path) -> None:
+    """`--model deepseek/deepseek-flash` (provider/model, as the agent and its docs name
+    models) is the provider's deepseek-flash, not a model named deepseek/deepseek-flash."""
+    with DeepSeek() as server:
+        given = ("--provider", "deepseek", "--base-url", server.url)
+        done = setup(tmp_path, *given, "--model", "deepseek/deepseek-flash", DEEPSEEK_API_KEY=KEY)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "config" / "config.toml").read_text(encoding="utf-8")
+    assert 'default_model = "deepseek/deepseek-flash"' in written, written
+    assert "does not list" not in done.stderr, done.stderr
 
 
 def test_a_usual_variable_that_would_win_over_the_key_given_is_noted(tmp_path: Path) -> None:

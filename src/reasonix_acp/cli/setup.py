@@ -164,9 +164,10 @@ def _choose(flags: dict[str, str], doc: tomlkit.TOMLDocument) -> Choice:
     )
     if not re.match(r"(?i)^https?://[^/\s]", base_url):
         raise SetupError(f"the base URL must start with http:// or https://: {base_url!r}")
-    choice = Choice(
-        name, base_url, flags.get("model", ""), api_key_env=flags.get("api-key-env", "")
-    )
+    model = flags.get("model", "")
+    if model.lower().startswith(name.lower() + "/"):  # provider/model, as the agent names it
+        model = model[len(name) + 1 :]
+    choice = Choice(name, base_url, model, api_key_env=flags.get("api-key-env", ""))
     _current(choice, preset)  # before the key is asked
     if not choice.api_key_env:
         _key(choice, preset, _table_of(doc, name), interactive)
