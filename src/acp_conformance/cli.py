@@ -37,9 +37,11 @@ EPILOG = """placeholders, filled in per scenario in --agent and in --env values:
                that need the model are SKIP unless it appears somewhere
 
 Each agent gets a home of its own, {tmp}/home, as HOME, with XDG_CONFIG_HOME, XDG_DATA_HOME,
-XDG_STATE_HOME and XDG_CACHE_HOME under it: your own config of the agent (a default model of
-yours, a provider out of reach) is not what is tested. --keep-home gives it yours; --env wins
-over both.
+XDG_STATE_HOME and XDG_CACHE_HOME under it, and of your environment only PATH, the locale,
+TERM, TZ, the temp directory, the user and shell names, the proxy and CA bundle variables: your
+own config of the agent (a default model of yours, a provider out of reach, a variable that
+names either) is not what is tested. --keep-home gives it your home and your environment;
+--env wins over both.
 
 example:
   acp-conformance --agent "my-agent --acp --data-dir {tmp}/data" \\
@@ -121,8 +123,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--keep-home",
         action="store_true",
-        help="give the agent your HOME and XDG_* directories (default: each agent gets a home "
-        "of its own under {tmp}/home, so your own config of it is not what is tested)",
+        help="give the agent your HOME, XDG_* directories and whole environment (default: each "
+        "agent gets a home of its own under {tmp}/home and of your environment only what finds "
+        "programs, the locale, the network and temp files, so your config of it is not what is "
+        "tested)",
     )
     p.add_argument(
         "--auth-method",

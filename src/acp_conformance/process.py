@@ -4,9 +4,11 @@ placeholders filled, read line by line on a thread, every byte logged both ways.
 Placeholders in the command and in `--env` values: `{tmp}` (a fresh directory for this
 scenario), `{cwd}` (the scenario's workspace inside it) and `{model_url}` (the scripted model's
 base URL, when one runs). Each agent has a home of its own, {tmp}/home, as HOME and with the
-XDG_* directories under it, unless the runner is told to keep the user's (`--keep-home`): what
-is tested is the agent, not the user's config of it on this machine. `--env` values win over
-both. Frames the agent writes that are not JSON objects are kept as
+XDG_* directories under it, and of the runner's environment only what finds programs, speaks the
+locale, reaches the network and makes temp files (`PASSED`): a variable that configures an agent
+(`REASONIX_ACP_CONFIG_DIR`, `OPENAI_MODEL`, an API key) is the user's config too. Unless the
+runner is told to keep the user's home and environment (`--keep-home`): what is tested is the
+agent, not the user's config of it on this machine. `--env` values win over both. Frames the agent writes that are not JSON objects are kept as
 `{"_unparsed": line}` so a check can name them.
 """
 
@@ -68,6 +70,23 @@ OWN_HOME = {
 }
 
 
+# What an agent with a home of its own gets of the runner's environment (and every LC_*).
+PASSED = frozenset(
+    (
+        *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "TMP", "TEMP"),
+        *("USER", "LOGNAME", "SHELL", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT"),
+        *(f"{proxy}_proxy" for proxy in ("http", "https", "no", "all")),
+        *(f"{proxy}_PROXY" for proxy in ("HTTP", "HTTPS", "NO", "ALL")),
+        *("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"),
+    )
+)
+
+
+def passed_env() -> dict[str, str]:
+    """The runner's variables an agent of its own gets (`PASSED`, `LC_*`)."""
+    return {k: v for k, v in os.environ.items() if k in PASSED or k.startswith("LC_")}
+
+
 def own_home(tmp: str) -> dict[str, str]:
     """HOME and the XDG_* directories under `tmp`/home, made."""
     home = os.path.join(tmp, "home")
@@ -89,14 +108,15 @@ class Agent:
         # Held while a line sent is logged, and while the lines of one read are: never while
         # writing to the agent, so reading its output never waits on a write its input blocks.
         self._logging = threading.Lock()
-        home = own_home(places["tmp"]) if "tmp" in places and not keep_home else {}
+        own = "tmp" in places and not keep_home
+        base, home = (passed_env(), own_home(places["tmp"])) if own else (dict(os.environ), {})
         try:
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env={**os.environ, **home, **{k: fill(v, places) for k, v in env.items()}},
+                env={**base, **home, **{k: fill(v, places) for k, v in env.items()}},
                 cwd=places.get("cwd"),
                 start_new_session=True,
             )

@@ -174,3 +174,39 @@ def test_the_user_s_own_config_is_not_what_is_tested(tmp_path: Path) -> None:
         timeout=300,
     )
     assert kept.returncode == 1, kept.stdout
+
+
+def test_the_user_s_own_environment_is_not_what_is_tested(tmp_path: Path) -> None:
+    """The same run by a user who exports variables that configure the agent (a config directory
+    acp reads, a model): the agent gets of the runner's environment only what finds programs,
+    the locale, the network and temp files, so the run judges acp; --keep-home keeps them."""
+    config = tmp_path / "mine"
+    config.mkdir()
+    (config / "config.toml").write_text(
+        'default_model = "elsewhere/big"\n\n[providers.elsewhere]\nkind = "openai"\n'
+        'base_url = "http://127.0.0.1:9/v1"\napi_key = "k"\nmodels = ["big"]\n',
+        encoding="utf-8",
+    )
+    acp = Path(sys.executable).with_name("acp")
+    given = {"OPENAI_BASE_URL": "{model_url}", "OPENAI_API_KEY": "unused"}
+    extra = [a for k, v in given.items() for a in ("--env", f"{k}={v}")]
+    command = [sys.executable, "-m", "acp_conformance", "--agent", f"{acp} --data-dir {{tmp}}/d"]
+    only = ("--only", "core.prompt.end-turn", "--quiet")
+    user = {**os.environ, "REASONIX_ACP_CONFIG_DIR": str(config), "OPENAI_MODEL": "big"}
+    done = subprocess.run(
+        [*command, *extra, "--env", "OPENAI_MODEL=conformance-model", *only],
+        capture_output=True,
+        text=True,
+        env=user,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "scenarios: 1 pass" in done.stdout, done.stdout
+    kept = subprocess.run(
+        [*command, *extra, *only, "--keep-home"],
+        capture_output=True,
+        text=True,
+        env=user,
+        timeout=300,
+    )
+    assert kept.returncode == 1, kept.stdout  # the user's config directory and model

@@ -73,11 +73,18 @@ acp-conformance --agent "acp --data-dir {tmp}/d" --env OPENAI_BASE_URL={model_ur
 
 Each agent process gets a home of its own, `{tmp}/home`: `HOME` is it, and `XDG_CONFIG_HOME`,
 `XDG_DATA_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` are under it (`--env` values win over
-them). The run tests the agent, not the machine's config of it: a `config.toml` of yours whose
-`default_model` names another provider would otherwise win over `OPENAI_MODEL` (as it does in
-`acp`, where config.toml's `default_model` comes before it): the scripted model's scenarios
-would be SKIP, or FAIL where that provider is out of reach. `--keep-home` gives the agent your
-home and its config instead. So `core.auth.logout`, which logs out wherever the agent advertises
+them). Of your environment it gets only what finds programs, speaks the locale, reaches the
+network and makes temp files: `PATH`, `LANG`, `LANGUAGE`, `LC_*`, `TERM`, `TZ`, `TMPDIR`,
+`TMP`, `TEMP`, `USER`, `LOGNAME`, `SHELL`, the proxy variables (`HTTP_PROXY`, `https_proxy`
+…), the CA bundle variables (`SSL_CERT_FILE`, `SSL_CERT_DIR`, `REQUESTS_CA_BUNDLE`,
+`NODE_EXTRA_CA_CERTS`) and Windows' system variables. The run tests the agent, not the
+machine's config of it: a `config.toml` of yours whose `default_model` names another provider
+would otherwise win over `OPENAI_MODEL` (as it does in `acp`, where config.toml's
+`default_model` comes before it), and so would a variable you export that configures the agent
+(`REASONIX_ACP_CONFIG_DIR`, `OPENAI_MODEL`, a key): the scripted model's scenarios would be
+SKIP, or FAIL where that provider is out of reach. A variable an agent needs is given with
+`--env`. `--keep-home` gives the agent your home, its config and your whole environment
+instead. So `core.auth.logout`, which logs out wherever the agent advertises
 `agentCapabilities.auth.logout`, and `core.auth.status-update`, which does where it also
 advertises `auth.status`, touch nothing of yours: the agent logs out of its own home, which goes
 with the scenario. Where the agent was given your home (`--keep-home`, or `HOME` or an `XDG_*`
