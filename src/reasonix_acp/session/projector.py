@@ -16,9 +16,10 @@ Transcript events (kind, body), as stored:
   plan              {"entries": [PlanEntry, ...]}   the todo list as it is now; shown as the
                     plan `todo` (`plan_update` of its items, `plan_removed` once empty) to
                     clients that advertise the unstable `plan`, as a `plan` update to the others
-  plan_proposal     {"planId": "proposal", "content": str}   the plan `present_plan` puts to
-                    the user, in markdown: a `plan_update` for clients that advertise `plan`
-                    (the others see it as the agent message said before the question)
+  plan_proposal     {"planId": "proposal", "content": str,   the plan `present_plan` puts to
+                     "x-said": str, "x-message": str}       the user, in markdown: a `plan_update`
+                    for clients that advertise `plan`, else the message `x-said` (id `x-message`;
+                    one stored without them was said as an `agent_message` of its own)
   extension_surface {"surface": ReasonixExtensionSurface}   (extension_surface.py)
   subagent          {"sessionId"?: str, "update": SessionUpdate} an update of the unstable
                     subagent wire (turn/subagents.py), on the child's session or (no
@@ -157,7 +158,11 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         return _todo_plan(body.get("entries", []))
     if kind == "plan_proposal":
         content = {"type": "markdown", "planId": body["planId"], "content": body["content"]}
-        return [{"sessionUpdate": "plan_update", "plan": content}]
+        shown: list[dict[str, Any]] = [{"sessionUpdate": "plan_update", "plan": content}]
+        said, message = body.get("x-said"), body.get("x-message")
+        if type(said) is str and type(message) is str:  # stored before: a message of its own
+            shown.append(fallback("plan", said, message))
+        return shown
     if kind == "subagent":
         return _subagent(body)
     if kind == "compaction":

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
@@ -125,8 +126,11 @@ class TurnRunner:
         self.transcript.said(text)
 
     def propose(self, text: str) -> None:
-        """The plan `present_plan` puts to the user, as the plan `proposal` (after its text)."""
-        self.record("plan_proposal", {"planId": PROPOSAL_PLAN, "content": text})
+        """The plan `present_plan` puts to the user, once: the plan `proposal` for a client that
+        takes plans by id, else the message it is said in (kept with it: `x-said`)."""
+        said = self.transcript.paragraph(f"**The plan**\n\n{text}")
+        body = {"planId": PROPOSAL_PLAN, "content": text, "x-said": said, "x-message": uuid4()}
+        self.record("plan_proposal", body)
 
     def show_plan(self, entries: list[dict[str, Any]]) -> None:
         self.plan = entries

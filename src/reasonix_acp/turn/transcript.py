@@ -88,14 +88,21 @@ class Transcript:
 
     def said(self, text: str) -> None:
         """An agent message of the agent's own, a paragraph apart from the text before it."""
+        self.record("agent_message", {"text": self.paragraph(text)})
+        self.end_message()
+
+    def paragraph(self, text: str) -> str:
+        """`text` as an agent message of its own shows it after the turn's text so far: the
+        blank line it needs before it, the message before it ended. For an event that shows it
+        as a message to some clients only (the plan `proposal`) and for `said`."""
         self.end_message()
         if self._tail:
             breaks = (
                 len(self._tail) - len(self._tail.rstrip("\n")) + len(text) - len(text.lstrip("\n"))
             )
             text = "\n" * max(2 - breaks, 0) + text
-        self.record("agent_message", {"text": text})
-        self.end_message()
+        self._tail = (self._tail + text)[-2:]
+        return text
 
     def end_message(self) -> None:
         """The message being streamed is over: the next delta starts another (a new id)."""
