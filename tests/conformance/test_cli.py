@@ -210,3 +210,24 @@ def test_the_user_s_own_environment_is_not_what_is_tested(tmp_path: Path) -> Non
         timeout=300,
     )
     assert kept.returncode == 1, kept.stdout  # the user's config directory and model
+
+
+def test_acp_with_no_model_configured_is_robust_without_warnings(tmp_path: Path) -> None:
+    """The robustness suite against a real `acp` that has no model at all (a new user's): its
+    precise refusal of session/new is not counted against it, every scenario passes."""
+    acp = Path(sys.executable).with_name("acp")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "acp_conformance", "--agent", f"{acp} --data-dir {{tmp}}/d"),
+            *("--suite", "robustness", "--jobs", "2", "--json", str(tmp_path / "r.json")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    statuses = {r["status"] for r in results["scenarios"]}
+    warned = [c for r in results["scenarios"] for c in r["checks"] if c["status"] != "pass"]
+    assert statuses == {"pass"} and warned == [], (statuses, warned)
+    assert len(results["scenarios"]) >= 17, results["scenarios"]
