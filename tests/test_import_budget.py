@@ -249,3 +249,41 @@ def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path
     loaded = modules("".join(seen))
     assert "reasonix_acp.tools.web_fetch" in loaded  # the tools are there
     assert not {"httpx", "httpcore", "reasonix_acp.tools.web_guard"} & loaded
+
+
+def test_a_process_that_leaves_soon_after_its_session_opens_never_loads_pydantic(
+    tmp_path: Path,
+) -> None:
+    """What only some prompts need (pydantic, the prompt's models) loads ahead after a pause
+    (server/warm.py MODELS_AFTER): a client that opens a session and leaves a second after it
+    (a probe, `acpx exec` after its text prompt) does not pay for it."""
+    agent = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={
+            "PATH": "/usr/bin:/bin",
+            **PLACES["home"](tmp_path),
+            "REASONIX_ACP_LOG_LEVEL": "debug",
+        },
+    )
+    assert agent.stdin is not None and agent.stderr is not None
+    new = {"cwd": str(tmp_path), "mcpServers": []}
+    for i, method, params in ((1, "initialize", {"protocolVersion": 1}), (2, "session/new", new)):
+        frame = {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+        agent.stdin.write((json.dumps(frame) + "\n").encode())
+    agent.stdin.flush()
+    seen: list[str] = []
+    for raw in agent.stderr:
+        seen.append(raw.decode("utf-8", "replace"))
+        if "loading the prompt path ahead" in seen[-1]:
+            break
+    time.sleep(1.0)  # the turn's modules load meanwhile; the models wait
+    agent.stdin.close()
+    seen.append(agent.stderr.read().decode("utf-8", "replace"))
+    assert agent.wait(30) == 0
+    loaded = modules("".join(seen))
+    # (a module imported by name, as the thread does, is not itself listed: what it imports is)
+    assert "reasonix_acp.command_proof.command_line" in loaded  # the turn's modules loaded
+    assert not [m for m in loaded if m.startswith(("pydantic", "reasonix_acp.generated.models"))]

@@ -8,6 +8,11 @@ loaded: imports are serialised by the interpreter's module locks, so it waits fo
 thread is halfway through instead of loading it twice. (`session/new` itself is not warmed after `initialize`: editors send it at
 once, and two threads importing against each other were slower than one, measured.)
 
+What a text prompt needs loads first; pydantic and the prompt's models (what only a prompt with
+other blocks, or a request decoded by its model, needs) after MODELS_AFTER seconds more: a text
+prompt sent at once does not share the interpreter with them, a process that leaves soon after
+(`acpx exec`, a script, a probe) never loads them, and a user typing for seconds finds them loaded.
+
 Warming is best effort and silent: a failure is logged at debug level and changes nothing
 (the request that needs the module then loads it and reports any error itself).
 
@@ -54,6 +59,7 @@ MODELS_PATH = (
 
 Step = str | Callable[[], object]  # a module to import, or something to call
 EXIT_WAIT = 10.0  # seconds the exit waits for a loading thread
+MODELS_AFTER = 2.0  # seconds between the turn's modules and MODELS_PATH
 _started: list[threading.Thread] = []
 _running: list[threading.Thread] = []
 _leaving = threading.Event()  # set at exit: a loading thread stops after its step under way
@@ -63,6 +69,11 @@ def _wait_at_exit() -> None:
     _leaving.set()
     for thread in _running:
         thread.join(EXIT_WAIT)
+
+
+def _pause() -> None:
+    """MODELS_AFTER seconds with nothing loaded ahead; the exit ends it at once."""
+    _leaving.wait(MODELS_AFTER)
 
 
 def _validator() -> None:
@@ -84,7 +95,7 @@ def prompt_path(
     prepare: Callable[[], object] | None = None, loaded: Callable[[], object] | None = None
 ) -> None:
     """Start loading the prompt path, once per process, running the first session's provider's
-    `prepare` between the turn's modules and pydantic; called on the event loop's thread, where
+    `prepare` between the turn's modules and pydantic (after a pause); called on the event loop's thread, where
     `loaded` is called once it is all loaded (not when loading failed)."""
     if _started:
         return
@@ -100,7 +111,7 @@ def prompt_path(
             loop.call_soon_threadsafe(_finish, loaded)
 
     log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
-    steps: list[Step] = [*TURN_PATH, *([prepare] if prepare else []), *MODELS_PATH]
+    steps: list[Step] = [*TURN_PATH, *([prepare] if prepare else []), _pause, *MODELS_PATH]
     _started.append(start(steps, then))
 
 
