@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from reasonix_acp.ids import uuid4
 from reasonix_acp.machines.turn import Outcome
 from reasonix_acp.plugins.actions import surface_events
 from reasonix_acp.providers.base import (
@@ -35,7 +34,6 @@ from reasonix_acp.providers.base import (
 from reasonix_acp.reasonix_io.goal import Markers
 from reasonix_acp.session.history import answer_open_calls, typed_text
 from reasonix_acp.session.images import user_content
-from reasonix_acp.session.projector import PROPOSAL_PLAN
 from reasonix_acp.tools.ask import choice_note
 from reasonix_acp.tools.base import ToolResult
 from reasonix_acp.turn.compaction import (
@@ -110,7 +108,7 @@ class TurnRunner:
         if self.context.warn is None:
             self.context.warn = self.warn
         self.context.say = self.say
-        self.context.propose = self.propose
+        self.context.propose = self.transcript.propose
         if (charged := self.context.charge) is not None:  # a search's price: the turn's too
             self.context.charge = lambda *fee: self._charged(charged(*fee))
         self.asked = False  # a question put in the conversation: the turn ends after its round
@@ -121,16 +119,9 @@ class TurnRunner:
             self.record(kind, body)
 
     def say(self, text: str) -> None:
-        """An agent message of its own (a warning; a tool's question, or the plan before it),
-        in a paragraph of its own."""
+        """An agent message of its own (a warning, a tool's question), in a paragraph of its
+        own."""
         self.transcript.said(text)
-
-    def propose(self, text: str) -> None:
-        """The plan `present_plan` puts to the user, once: the plan `proposal` for a client that
-        takes plans by id, else the message it is said in (kept with it: `x-said`)."""
-        said = self.transcript.paragraph(f"**The plan**\n\n{text}")
-        body = {"planId": PROPOSAL_PLAN, "content": text, "x-said": said, "x-message": uuid4()}
-        self.record("plan_proposal", body)
 
     def show_plan(self, entries: list[dict[str, Any]]) -> None:
         self.plan = entries

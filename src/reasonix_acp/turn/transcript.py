@@ -91,6 +91,13 @@ class Transcript:
         self.record("agent_message", {"text": self.paragraph(text)})
         self.end_message()
 
+    def propose(self, text: str) -> None:
+        """The plan `present_plan` puts to the user, once: the plan `proposal` for a client that
+        takes plans by id, else the message it is said in (kept with it: `x-said`)."""
+        said = self.paragraph(f"**The plan**\n\n{text}")
+        body = {"planId": projector.PROPOSAL_PLAN, "content": text, "x-said": said}
+        self.record("plan_proposal", {**body, "x-message": uuid4()})
+
     def paragraph(self, text: str) -> str:
         """`text` as an agent message of its own shows it after the turn's text so far: the
         blank line it needs before it, the message before it ended. For an event that shows it
