@@ -129,7 +129,7 @@ def test_a_blocked_goal_pauses_and_leaves_goal_mode(tmp_path: Path) -> None:
     assert last["goal"]["runtime"]["stopCause"] == "blocked"
     assert last["mode"] == "normal"
     reply, notes = run_prompt(c, sid, "/status")
-    assert "; goal blocked: Deploy it (1 turns, stopped by blocked); " in shown_text(notes)
+    assert "; goal blocked: Deploy it (1 turn, stopped by blocked); " in shown_text(notes)
     assert c.close() == 0
 
 
