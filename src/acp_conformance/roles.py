@@ -12,15 +12,27 @@ names only (any agent names its tools its own way):
 - `todo`: the model's todo list or plan (its name says todo, plan or task), whose array
   parameter (`todos`, `items`, `entries`, `tasks`, `plan`, `steps`) holds objects with a
   text-like property (`content`, `text`, `title`, `description`, `step`, `task`) and maybe a
-  status-like one (`status`, `state`); a name that says todo first.
+  status-like one (`status`, `state`); a name that says todo first. The array and its items
+  are read through a nullable `anyOf`/`oneOf` and local `$ref`s (schema_props.py: Kimi's
+  `todos` is an array or null, Mistral Vibe's items a `$ref` into the parameters' `$defs`).
 
 A scripted tool call names a role and role-level arguments (`path`, `content`, `command`); they
 are put under the chosen tool's own parameter names. A todo call's `items` (`[{"content",
 "status"}]`, statuses `pending`, `in_progress`, `completed`) go into the tool's array under its
 own names, each status as the tool's enum spells it (`Done`, `in-progress`), and what the tool
-requires beyond them is filled: a string from the item's text (Claude Code's `activeForm`),
-an `id` from its place, an enum's `medium` or first value, a number from its place, a
-boolean false (Cursor's `merge`: the list replaces the last one).
+requires beyond them is filled, by the property's schema and name:
+
+- an enum: its write-like verb (`write`, `set`, `update`, `replace`, `create`, `save`, in that
+  order; Mistral Vibe's `action`, which would read the list with any other), else `medium`,
+  else its first value;
+- a number: the item's place (1, 2, ...); a boolean: false (Cursor's `merge`: the list
+  replaces the last one); an array: []; an object: {};
+- a string named like a priority (`priority`, `importance`, `urgency`): `medium`; named like
+  an action (`action`, `operation`, `op`): `write`; named like a text (`content`, `text`,
+  `title`, `description`, `step`, `task`, `activeForm`, `summary`, `name`, `label`, ...): the
+  item's text (Claude Code's `activeForm`; "The plan" beside the array); any other (an `id`, a
+  name unknown): the item's place as a string ("1", "2": short, never empty, unique in the
+  list, as ids must be).
 """
 
 from __future__ import annotations
@@ -28,6 +40,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from acp_conformance.schema_props import resolved
 
 PATH_NAMES = ("path", "file_path", "filepath", "absolute_path", "file", "filename", "target_file")
 CONTENT_NAMES = ("content", "contents", "file_text", "text", "new_content", "data", "body")
@@ -40,6 +54,22 @@ TODO_WORDS = re.compile(r"todo|plan|task", re.IGNORECASE)
 LIST_NAMES = ("todos", "items", "entries", "tasks", "plan", "steps", "todo_list", "todolist")
 TEXT_NAMES = ("content", "text", "title", "description", "step", "task")
 STATUS_NAMES = ("status", "state")
+WRITE_VERBS = ("write", "set", "update", "replace", "create", "save")
+# Names of required strings (lowercased, without "_" and "-"), by what fills them.
+PRIORITY_LIKE = ("priority", "prio", "importance", "urgency")
+ACTION_LIKE = ("action", "operation", "op")
+TEXT_LIKE = (
+    *TEXT_NAMES,
+    "activeform",
+    "contents",
+    "summary",
+    "name",
+    "label",
+    "subject",
+    "note",
+    "notes",
+    "details",
+)
 # ACP's plan statuses and what tools' enums call them (lowercased, spaces and hyphens as "_").
 STATUS_WORDS = {
     "pending": ("pending", "todo", "not_started", "open"),
@@ -93,23 +123,24 @@ def _fits(role: str, name: str, props: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def _item(props: dict[str, Any], key: str) -> dict[str, Any]:
-    """The item schema of the array parameter `key` ({} when it is no array of objects)."""
-    prop = props.get(key)
-    item = prop.get("items") if isinstance(prop, dict) else None
-    if not isinstance(item, dict) or not isinstance(item.get("properties"), dict):
-        return {}
-    return item
+def _item(params: dict[str, Any], key: str) -> dict[str, Any]:
+    """The item schema of the array parameter `key` of `params` ({} when it is no array of
+    objects), read through nullable unions and local refs."""
+    props = params.get("properties")
+    prop = resolved(props.get(key), params) if isinstance(props, dict) else {}
+    item = resolved(prop.get("items"), params)
+    return item if isinstance(item.get("properties"), dict) else {}
 
 
-def _todo(name: str, props: dict[str, Any]) -> dict[str, str] | None:
+def _todo(name: str, params: dict[str, Any]) -> dict[str, str] | None:
     """A todo tool's names: its array, and in each item the text and the status (or "")."""
-    if not TODO_WORDS.search(name):
+    props = params.get("properties")
+    if not TODO_WORDS.search(name) or not isinstance(props, dict):
         return None
     lowered = {p.lower(): p for p in props}
     for wanted in LIST_NAMES:
         key = lowered.get(wanted)
-        item = _item(props, key) if key else {}
+        item = _item(params, key) if key else {}
         text = _first(item.get("properties") or {}, TEXT_NAMES)
         if key and text:
             status = _first(item["properties"], STATUS_NAMES) or ""
@@ -134,7 +165,7 @@ def choose(role: str, tools: Any, wanted: str = "") -> Chosen | None:
         if role == "named":
             names = {} if name and named(name, wanted) else None
         elif role == "todo":
-            names = _todo(name, props) if name else None
+            names = _todo(name, params) if name else None
         else:
             names = _fits(role, name, props) if name else None
         if names is not None:
@@ -155,18 +186,18 @@ def arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
 
 def _todo_arguments(chosen: Chosen, args: dict[str, Any]) -> dict[str, Any]:
     """A todo call's `items` in the tool's array, under its names, with what it requires."""
-    props = chosen.params.get("properties") or {}
-    item = _item(props, chosen.names["items"])
+    item = _item(chosen.params, chosen.names["items"])
     text, status = chosen.names["content"], chosen.names["status"]
-    status_prop = (item.get("properties") or {}).get(status) if status else None
+    status_prop = resolved((item.get("properties") or {}).get(status), chosen.params)
     entries = []
     for index, given in enumerate(args.get("items") or []):
         entry: dict[str, Any] = {text: given.get("content", "")}
         if status:
             entry[status] = _status(status_prop, given.get("status", "pending"))
-        entries.append(_filled(item, entry, index, str(given.get("content", ""))))
+        entries.append(_filled(item, entry, index, str(given.get("content", "")), chosen.params))
     rest = {key: value for key, value in args.items() if key != "items"}
-    return _filled(chosen.params, {**rest, chosen.names["items"]: entries}, 0, "The plan")
+    top = {**rest, chosen.names["items"]: entries}
+    return _filled(chosen.params, top, 0, "The plan", chosen.params)
 
 
 def _status(prop: Any, wanted: str) -> str:
@@ -179,24 +210,37 @@ def _status(prop: Any, wanted: str) -> str:
     return wanted
 
 
-def _filled(schema: dict[str, Any], given: dict[str, Any], index: int, text: str) -> dict[str, Any]:
-    """`given` with each property `schema` requires and it lacks filled in (the module's rule)."""
+def _filled(
+    schema: dict[str, Any], given: dict[str, Any], index: int, text: str, root: dict[str, Any]
+) -> dict[str, Any]:
+    """`given` with each property `schema` requires and it lacks filled in (the module's rule;
+    refs are resolved in `root`, the tool's parameters)."""
     props = schema.get("properties") or {}
     out = dict(given)
     for key in schema.get("required") or []:
         prop = props.get(key) if isinstance(key, str) else None
         if key in out or not isinstance(prop, dict):
             continue
-        enum, kind = prop.get("enum"), prop.get("type")
-        if isinstance(enum, list) and enum:
-            out[key] = "medium" if "medium" in enum else enum[0]
-        elif kind in ("integer", "number"):
-            out[key] = index + 1
-        elif kind == "boolean":
-            out[key] = False
-        else:
-            out[key] = str(index + 1) if key.lower() == "id" else text
+        out[key] = _filler(key, resolved(prop, root), index, text)
     return out
+
+
+def _filler(key: str, prop: dict[str, Any], index: int, text: str) -> Any:
+    """The value of a required property `key` (schema `prop`) of the item at `index`."""
+    enum, kind = prop.get("enum"), prop.get("type")
+    name = key.lower().replace("_", "").replace("-", "")
+    if isinstance(enum, list) and enum:
+        spelt = {str(v).lower(): v for v in enum}
+        verbs = [spelt[v] for v in WRITE_VERBS if v in spelt]
+        return verbs[0] if verbs else "medium" if "medium" in enum else enum[0]
+    fixed = {"integer": index + 1, "number": index + 1, "boolean": False, "array": [], "object": {}}
+    if isinstance(kind, str) and kind in fixed:
+        return fixed[kind]
+    if name in PRIORITY_LIKE:
+        return "medium"
+    if name in ACTION_LIKE:
+        return "write"
+    return text if name in TEXT_LIKE else str(index + 1)
 
 
 def names(tools: Any) -> list[str]:

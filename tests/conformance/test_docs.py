@@ -52,10 +52,14 @@ and parameter names: a write-like tool (a path and a content parameter), a shell
 command), a read-like tool (a path, named read, view or open), a todo-like tool (named todo,
 plan or task, one named todo first, with an array parameter, `todos`, `items`, `entries`,
 `tasks`, `plan` or `steps`, of objects with a text, `content`, `text`, `title`,
-`description`, `step` or `task`, and maybe a `status` or `state`); the arguments go under that
-tool's parameter names (a todo list's items in the tool's array, each status as the tool's
-enum spells it, what else the tool requires filled: a string from the item's text, as Claude
-Code's `activeForm`, an `id` from its place, a boolean false), and the follow-up request,
+`description`, `step` or `task`, and maybe a `status` or `state`; the array may be nullable,
+an `anyOf` or `oneOf` with null, and its items or their properties a local `$ref`, as
+pydantic writes them under `$defs`); the arguments go under that tool's parameter names (a
+todo list's items in the tool's array, each status as the tool's enum spells it, what else the
+tool requires filled: an enum's write-like verb, as Mistral Vibe's `action` `write`, a
+priority `medium`, a text-like string from the item's text, as Claude Code's `activeForm`, an
+`id` or another string from its place, a number from its place, a boolean false), and the
+follow-up request,
 which carries the tool result, gets the script's next reply. Replies are placed by the request's turn (the prompts the runner sent) and
 its place in the conversation (its assistant messages), never by arrival: a side request (a
 title or summary asked beside the turn) gets a short default reply and uses up nothing, and an

@@ -57,8 +57,11 @@ def todos(key: str, item: dict[str, Any], required: list[str], **top: Any) -> di
 
 STATUSES = {"type": "string", "enum": ["pending", "in_progress", "completed"]}
 # Real agents' todo tools, as they offer them: Claude Code's TodoWrite (activeForm required),
-# Codex's update_plan, Kimi's SetTodoList (its own status words), Cursor's todo_write (merge
-# and ids required); beside them tools that are no todo list (a subagent, a plan as text).
+# Codex's update_plan, Kimi's SetTodoList (its own status words, its array nullable: `anyOf`
+# with null), Cursor's todo_write (merge and ids required), opencode's todowrite (ids and a
+# priority required, as strings), Mistral Vibe's todo (pydantic's: a nullable array of `$ref`
+# items defined under `$defs`, statuses by `$ref` too, and an `action` that reads or writes
+# required); beside them tools that are no todo list (a subagent, a plan as text).
 CLAUDE = function(
     "TodoWrite",
     todos(
@@ -71,13 +74,14 @@ CODEX = function(
     "update_plan",
     todos("plan", {"step": {"type": "string"}, "status": STATUSES}, ["step", "status"]),
 )
+KIMI_LIST = todos(
+    "todos",
+    {"title": {"type": "string"}, "status": {"enum": ["Pending", "In Progress", "Done"]}},
+    ["title", "status"],
+)["properties"]["todos"]
 KIMI = function(
     "SetTodoList",
-    todos(
-        "todos",
-        {"title": {"type": "string"}, "status": {"enum": ["Pending", "In Progress", "Done"]}},
-        ["title", "status"],
-    ),
+    {"type": "object", "properties": {"todos": {"anyOf": [KIMI_LIST, {"type": "null"}]}}},
 )
 CURSOR = function(
     "todo_write",
@@ -91,6 +95,49 @@ CURSOR = function(
         "required": ["merge", "todos"],
     },
 )
+OPENCODE = function(
+    "todowrite",
+    todos(
+        "todos",
+        {p: {"type": "string"} for p in ("content", "status", "priority", "id")},
+        ["content", "status", "priority", "id"],
+    ),
+)
+
+
+def vibe(action: dict[str, Any], defs: str = "$defs") -> dict[str, Any]:
+    """Mistral Vibe's todo tool, its `action` as given, its definitions under `defs`."""
+    ref = {"$ref": f"#/{defs}/TodoItem"}
+    item = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "content": {"type": "string"},
+            "status": {"$ref": f"#/{defs}/TodoStatus", "default": "pending"},
+            "priority": {"$ref": f"#/{defs}/TodoPriority", "default": "medium"},
+        },
+        "required": ["id", "content"],
+    }
+    statuses = ["pending", "in_progress", "completed", "cancelled"]
+    return function(
+        "todo",
+        {
+            "type": "object",
+            "properties": {
+                "action": action,
+                "todos": {"anyOf": [{"type": "array", "items": ref}, {"type": "null"}]},
+            },
+            "required": ["action"],
+            defs: {
+                "TodoItem": item,
+                "TodoStatus": {"type": "string", "enum": statuses},
+                "TodoPriority": {"type": "string", "enum": ["low", "medium", "high"]},
+            },
+        },
+    )
+
+
+VIBE = vibe({"type": "string", "enum": ["read", "write"]})
 DECOYS = [
     function("Task", {"properties": {"description": {"type": "string"}, "prompt": {}}}),
     function("present_plan", {"properties": {"plan": {"type": "string"}}}),
@@ -143,10 +190,62 @@ def test_the_todo_role_fills_each_agents_own_todo_tool() -> None:
             {"id": "2", "content": "Write the tests", "status": "in_progress"},
         ],
     }
+    assert todo_call(OPENCODE)["todos"] == [
+        {"content": "Read the code", "status": "completed", "priority": "medium", "id": "1"},
+        {"content": "Write the tests", "status": "in_progress", "priority": "medium", "id": "2"},
+    ]
+    vibe_todos = [
+        {"id": "1", "content": "Read the code", "status": "completed"},
+        {"id": "2", "content": "Write the tests", "status": "in_progress"},
+    ]
+    assert todo_call(VIBE) == {"action": "write", "todos": vibe_todos}
     assert roles.choose("todo", DECOYS) is None
     assert roles.missing("todo", DECOYS) == "agent offers no todo-like tool"
     claude = roles.choose("todo", [CLAUDE])
     assert claude is not None and roles.arguments(claude, {"items": []}) == {"todos": []}
+
+
+def test_what_a_todo_tool_requires_is_filled_by_its_name_and_schema() -> None:
+    """A required enum with a write-like verb gets it (the call writes the list, never reads
+    it); a priority its enum's `medium`, or `medium`; an action with no enum `write`; a
+    text-like name the item's text, any other string its place. Definitions are read under
+    `definitions` as under `$defs`, and a nullable `oneOf` as a nullable `anyOf`."""
+    given = {"items": [{"content": "Read the code", "status": "pending"}]}
+
+    def filled(tool: dict[str, Any]) -> dict[str, Any]:
+        chosen = roles.choose("todo", [tool])
+        assert chosen is not None
+        return roles.arguments(chosen, given)
+
+    first = {"id": "1", "content": "Read the code", "status": "pending"}
+    assert filled(vibe({"type": "string"})) == {"action": "write", "todos": [first]}
+    actions = {"enum": ["read", "write", "save", "restore"]}
+    assert filled(vibe(actions, "definitions"))["action"] == "write"
+    assert filled(vibe({"enum": ["get", "set"]}))["action"] == "set"
+    assert filled(vibe({"enum": ["get", "list"]}))["action"] == "get"
+    item = {
+        "task": {"type": "string"},
+        "priority": {"enum": ["high", "low"]},
+        "activeForm": {"type": "string"},
+        "owner": {"type": "string"},
+        "tags": {"type": "array"},
+        "estimate": {"oneOf": [{"type": "null"}, {"type": "integer"}]},
+    }
+    plan = todos("steps", item, list(item))
+    nullable = {"oneOf": [{"type": "null"}, plan["properties"]["steps"]]}
+    tool = function("plan", {**plan, "properties": {"steps": nullable}})
+    assert filled(tool) == {
+        "steps": [
+            {
+                "task": "Read the code",
+                "priority": "high",
+                "activeForm": "Read the code",
+                "owner": "1",
+                "tags": [],
+                "estimate": 1,
+            }
+        ]
+    }
 
 
 def post(model: ModelServer, body: dict[str, Any]) -> bytes:
