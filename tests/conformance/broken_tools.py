@@ -48,18 +48,16 @@ import os
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import broken_plan
 from broken_mcp import AcpServers, StandInTools
+from broken_model import ask_model
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
-MODEL = os.environ.get("SCRIPTED_MODEL", "")
 
 
 def _tool(name: str, params: list[str]) -> dict[str, Any]:
@@ -93,35 +91,6 @@ def offered(mcp: bool, found: bool) -> list[dict[str, Any]]:
     if "tool-search" in QUIRK and not found:
         return [*TOOLS, _tool(SEARCH, ["query"])]
     return [*TOOLS, _tool(ELICIT, ["question"]), _tool(OPEN_URL, ["reason"])]
-
-
-def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The model's message, or None (no model, or it failed)."""
-    if not MODEL:
-        return None
-    body: dict[str, Any] = {"model": "conformance-model", "messages": messages}
-    if "no-tools" not in BREAK and tools:
-        body["tools"] = tools
-    request = urllib.request.Request(
-        MODEL.rstrip("/") + "/chat/completions",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    # retry-errors: a failed request is sent again after a pause, as SDKs with backoff do, for
-    # longer than the runner waits for an answer.
-    tries = 8 if "retry-errors" in QUIRK else 1
-    for attempt in range(tries):
-        try:
-            with urllib.request.urlopen(request, timeout=30) as reply:
-                message: dict[str, Any] = json.load(reply)["choices"][0]["message"]
-                return message
-        except urllib.error.HTTPError:
-            if attempt == tries - 1:
-                return None
-            time.sleep(0.5)
-        except (OSError, ValueError, KeyError, IndexError):
-            return None
-    return None
 
 
 class Tools(StandInTools):
