@@ -54,6 +54,37 @@ def test_paused_while_the_first_session_is_built_and_running_once_it_is_open(
     log = tmp_path / "gc"
     new = {"jsonrpc": "2.0", "id": 2, "method": "session/new"}
     new["params"] = {"cwd": str(tmp_path), "mcpServers": []}
+    agent = subprocess.Popen(
+        [sys.executable, "-c", WATCHING, str(log), "--model", "offline"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+    )
+    assert agent.stdin is not None and agent.stderr is not None
+    agent.stdin.write(_frames(INIT, new))
+    agent.stdin.flush()
+    said = b""
+    for line in agent.stderr:  # running again while the session is open, not at its end
+        said += line
+        if RESUMED.encode() in line:
+            break
+    out, rest = agent.communicate(b"", timeout=60)
+    said += rest
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert any(a.get("id") == 2 and "result" in a for a in answers), said[-2000:]
+    assert log.read_text().splitlines() == ["building enabled=False", "exit enabled=True"]
+    assert said.decode().count(RESUMED) == 1
+
+
+def test_a_process_ending_before_it_resumed_collects_nothing_more_on_its_way_out(
+    tmp_path: Path,
+) -> None:
+    """The end of input before the collector resumed: collection is turned back on, without
+    the collection and freeze that resuming does (the process is ending)."""
+    log = tmp_path / "gc"
+    new = {"jsonrpc": "2.0", "id": 2, "method": "session/new"}
+    new["params"] = {"cwd": str(tmp_path), "mcpServers": []}
     done = subprocess.run(
         [sys.executable, "-c", WATCHING, str(log), "--model", "offline"],
         input=_frames(INIT, new),
@@ -61,10 +92,8 @@ def test_paused_while_the_first_session_is_built_and_running_once_it_is_open(
         timeout=60,
         env=_env(tmp_path),
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert any(a.get("id") == 2 and "result" in a for a in answers), done.stderr[-2000:]
     assert log.read_text().splitlines() == ["building enabled=False", "exit enabled=True"]
-    assert done.stderr.decode().count(RESUMED) == 1
+    assert RESUMED not in done.stderr.decode(), done.stderr[-2000:]
 
 
 def test_running_again_soon_when_no_session_opens(tmp_path: Path) -> None:

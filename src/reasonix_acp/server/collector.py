@@ -5,7 +5,8 @@ machinery): tens of thousands of objects, none of them garbage. Collecting while
 only walks them again and again, a noticeable part of the time to a session. So `serve` pauses
 the collector (`pause`) and resumes it (`resume`) once the first session is open and what its
 first prompt needs is loaded ahead (server/warm.py), or RESUME_AFTER seconds after the
-connection starts, or when `serve` returns, whichever comes first. Resuming first freezes what
+connection starts, whichever comes first; when `serve` returns first, it only turns collection
+back on (`leave`: the process is ending, a collection then walks what exit frees anyway). Resuming first freezes what
 exists (`gc.freeze`): the start-up objects move out of the collector's sight for good, so the
 full collections of a long session (and of its first prompt) do not walk them either.
 
@@ -39,3 +40,10 @@ def resume() -> None:
         gc.freeze()
         gc.enable()
         log.debug("collector resumed; %d start-up objects frozen", gc.get_freeze_count())
+
+
+def leave() -> None:
+    """Collection back on as it was, without collecting: `serve` returned, the process ends."""
+    if _paused:
+        _paused.clear()
+        gc.enable()

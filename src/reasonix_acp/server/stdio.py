@@ -156,7 +156,7 @@ def serve(line_limit: int, options: object = None, early: EarlyStop | None = Non
     try:
         return _serve(line_limit, options, early)
     finally:
-        collector.resume()
+        collector.leave()
 
 
 def _serve(line_limit: int, options: object, early: EarlyStop | None) -> int:
