@@ -317,5 +317,10 @@ def test_a_rewind_to_just_after_a_reply_puts_back_what_the_later_prompts_changed
         assert last["messageId"] == replies[-1]
         ended_again = c.call(REWIND, {"sessionId": sid, "messageId": replies[-1]})
         assert "nothing to undo" in ended_again["error"]["message"]
+        asked = next(u for u in shown if u["sessionUpdate"] == "user_message_chunk")
+        prompt_refused = c.call(REWIND, {"sessionId": sid, "messageId": asked["messageId"]})
+        assert prompt_refused["error"]["message"].endswith(
+            "is the user's prompt, not a reply: rewind to the reply that ends the turn before it"
+        )
         assert c.close() == 0
     assert server.refused == []

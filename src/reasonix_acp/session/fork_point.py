@@ -38,9 +38,12 @@ def message_id(method: str, meta: Any) -> str | None:
     return given
 
 
-def turn_ending_at(method: str, events: Iterable[StoredEvent], given: str, busy: bool) -> int:
+def turn_ending_at(
+    method: str, events: Iterable[StoredEvent], given: str, busy: bool, to: str = "fork at"
+) -> int:
     """The turn whose reply ends with message `given`: the fork keeps turns up to it. `busy`:
-    the source is open here with a turn running (its last turn is not finished)."""
+    the source is open here with a turn running (its last turn is not finished). `to`: what a
+    refusal tells the user to do instead ("rewind to" for a rewind)."""
     said: dict[int, StoredEvent] = {}
     found: StoredEvent | None = None
     for event in events:
@@ -54,11 +57,11 @@ def turn_ending_at(method: str, events: Iterable[StoredEvent], given: str, busy:
     if found.kind != "agent_message":
         what = "the user's prompt" if found.kind == "user_message" else "a thought"
         raise InvalidParams(
-            f"{where} is {what}, not a reply: fork at the reply that ends the turn before it"
+            f"{where} is {what}, not a reply: {to} the reply that ends the turn before it"
         )
     if busy and found.turn == max(said):
         raise InvalidParams(f"{where} is in the turn still running")
     last = said.get(found.turn)
     if last is None or last.body.get("messageId") != given:
-        raise InvalidParams(f"{where} does not end its turn's reply: fork at the reply's end")
+        raise InvalidParams(f"{where} does not end its turn's reply: {to} the reply's end")
     return found.turn

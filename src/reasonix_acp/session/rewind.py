@@ -95,7 +95,8 @@ class Rewinds:
             raise InvalidParams(f"{METHOD}: messageId must be a message id")
         store = self.sessions.store
         events = self.sessions.store_call(METHOD, lambda: list(store.events(session.id)))
-        through = fork_point.turn_ending_at(METHOD, events, given, busy=False)  # idle here
+        # idle here: no turn is running
+        through = fork_point.turn_ending_at(METHOD, events, given, busy=False, to="rewind to")
         points = self.sessions.store_call(METHOD, lambda: self.rows.points(session.id))
         after = sum(1 for turn, _ in points if turn > through)
         if after == 0:
