@@ -19,6 +19,7 @@ from typing import Any
 from acp_conformance import (
     auth_checks,
     checks,
+    history_checks,
     mcp_checks,
     note_checks,
     plan_checks,
@@ -51,6 +52,7 @@ TURN_KINDS = {
     **tool_checks.CHECKS,
     **mcp_checks.CHECKS,
     **plan_checks.CHECKS,
+    **history_checks.CHECKS,
 }
 NOTE_KINDS = {**note_checks.ON_NOTES, **session_checks.ON_NOTES}
 RESPONSE_KINDS = {
@@ -58,8 +60,9 @@ RESPONSE_KINDS = {
     **session_checks.ON_RESPONSE,
     **provider_checks.ON_RESPONSE,
     **auth_checks.ON_RESPONSE,
+    **history_checks.ON_RESPONSE,
 }
-CAPTURES = {**session_checks.CAPTURES, **auth_checks.CAPTURES}
+CAPTURES = {**session_checks.CAPTURES, **auth_checks.CAPTURES, **history_checks.CAPTURES}
 WHOLE_RUN = ("only_json", "utf8")  # judged on everything the agent wrote on stdout so far
 
 

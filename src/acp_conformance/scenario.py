@@ -35,10 +35,10 @@
 
 An await step may also keep what its notifications said for a later step:
 `"capture_from": {"live": "message_ids", "option": "mode_option"}` (session_checks.py;
-`auth_updates`, auth_checks.py).
+`auth_updates`, auth_checks.py; `reply_id` and `user_message_id`, history_checks.py).
 A check: `{"id", "level": "MUST" | "SHOULD" | "MAY", "cite", "kind", ...}`; the kinds are in
 checks.py, note_checks.py, turn_checks.py, tool_checks.py, mcp_checks.py, plan_checks.py,
-session_checks.py, provider_checks.py and auth_checks.py. A step that
+session_checks.py, history_checks.py, provider_checks.py and auth_checks.py. A step that
 judges a refusal (a check of kind `error`) also judges the error's message, non-empty and on one
 line: the SHOULD check `<its first error check's id>.message` is implied (`message_check`),
 unless the step has an `error_message` check of its own. With `"when": "<captured path>"` a

@@ -1,8 +1,10 @@
 """A small agent over stdio with the `_reasonix.io` surface (status, steer, inbox, reload, rewind) that
 the conformance runner's `reasonix` suite is calibrated against: correct by default, and wrong
 in the ways BREAK (a comma-separated list) names, so every reasonix check is seen failing at
-least once (tests/conformance/test_runner.py). It never calls the scripted model: a turn is a
-status update, a chunk and a pause a steer can land in.
+least once (tests/conformance/test_runner.py). A turn is a status update, a thought, the
+scripted model asked (broken_history.py, beside the main loop), a pause a steer can land in, and
+the model's reply as one chunk. Sessions fork, load (replaying each turn's prompt and reply) and are listed,
+and a fork or rewind takes the point a message id names (broken_history.py).
 
 Faults:
   meta           advertises inbox methods under other names
@@ -21,6 +23,8 @@ Faults:
                  queued; a steered turn ends cancelled
   reload         reloadExtensions answers {"queued": "no"}
   rewind         rewinds past the prompts there are, by 0 too, and answers in the wrong shape
+and broken_history.py's (fork-msg-broken, fork-msg-unserved, msg-all, msg-none, msg-lax,
+msg-reworded).
 """
 
 from __future__ import annotations
@@ -29,20 +33,17 @@ import json
 import os
 import select
 import sys
+import threading
 import time
 import uuid
 from typing import Any
+
+from broken_history import Conversation, Refused, Sessions, Turn
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 M = "_reasonix.io/session/inbox/"
 UPDATE = "_reasonix.io/session/status_update"
 METHODS = ["delete", "enqueue", "get", "list", "move", "refresh", "retry", "setPaused", "update"]
-
-
-class Refused(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def send(frame: dict[str, Any]) -> None:
@@ -77,6 +78,9 @@ class Session:
         self.revision = 0
         self.paused = False
         self.turn: tuple[Any, float] | None = None  # (prompt request id, when it ends)
+        self.conversation = Conversation()
+        self.asking: threading.Thread | None = None  # the turn's model requests
+        self.answer: Turn | None = None  # what they made of the turn
         self.steered = False
         self.kick = False  # a turn to start once the current request is answered
         self.prompts = 0  # turns ended: what a rewind can go back over
@@ -113,22 +117,40 @@ class Session:
             params["sequence"] = 100 - self.sequence
         send({"jsonrpc": "2.0", "method": UPDATE, "params": params})
 
-    def start(self, request_id: Any) -> None:
+    def start(self, request_id: Any, prompt: str | None = None) -> None:
         self.state, self.steered = "running", False
         self.publish("phase")
-        chunk = {
-            "sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": "On it."},
-        }
+        thought = {"sessionUpdate": "agent_thought_chunk", "messageId": str(uuid.uuid4()),
+                   "content": {"type": "text", "text": "Considering it."}}  # fmt: skip
         send({"jsonrpc": "2.0", "method": "session/update",
-              "params": {"sessionId": self.id, "update": chunk}})  # fmt: skip
+              "params": {"sessionId": self.id, "update": thought}})  # fmt: skip
+
+        def ask() -> None:
+            self.answer = self.conversation.ask(prompt)
+
+        self.answer = None
+        self.asking = threading.Thread(target=ask, daemon=True)
+        self.asking.start()
         self.turn = (request_id, time.monotonic() + 0.8)
 
+    def due(self) -> float | None:
+        """Seconds until the turn may end (its pause over, its model requests done)."""
+        if self.turn is None:
+            return None
+        if self.asking is not None and self.asking.is_alive():
+            return max(0.02, self.turn[1] - time.monotonic())
+        return max(0.0, self.turn[1] - time.monotonic())
+
     def finish(self) -> None:
-        assert self.turn is not None
+        assert self.turn is not None and self.asking is not None and self.answer is not None
         request_id, _ = self.turn
-        self.turn = None
+        self.turn, self.asking = None, None
         self.prompts += 1
+        self.conversation.turns.append(self.answer)
+        chunk = {"sessionUpdate": "agent_message_chunk", "messageId": self.answer.reply_id,
+                 "content": {"type": "text", "text": self.answer.reply}}  # fmt: skip
+        send({"jsonrpc": "2.0", "method": "session/update",
+              "params": {"sessionId": self.id, "update": chunk}})  # fmt: skip
         stop = "refusal" if "turn" in BREAK else "end_turn"
         if "steer" in BREAK and self.steered:
             stop = "cancelled"
@@ -242,9 +264,9 @@ class Inbox:
         return {"paused": self.s.paused}
 
 
-class Agent:
-    def __init__(self) -> None:
-        self.sessions: dict[str, Session] = {}
+class Agent(Sessions):
+    def make(self, cwd: str) -> Session:
+        return Session(str(uuid.uuid4()), cwd)
 
     def session(self, method: str, p: dict[str, Any]) -> Session:
         found = self.sessions.get(p.get("sessionId", ""))
@@ -254,15 +276,17 @@ class Agent:
 
     def handle(self, method: str, p: dict[str, Any], request_id: Any) -> Any:
         if method == "initialize":
-            return {"protocolVersion": 1, "agentCapabilities": {"_meta": capabilities()}}
-        if method == "session/new":
-            sid = str(uuid.uuid4())
-            self.sessions[sid] = Session(sid, p["cwd"])
-            return {"sessionId": sid}
+            sessions = {"fork": {}, "list": {}}
+            caps = {"_meta": capabilities(), "loadSession": True, "sessionCapabilities": sessions}
+            return {"protocolVersion": 1, "agentCapabilities": caps}
+        if method in ("session/new", "session/list"):
+            return self.new(p) if method == "session/new" else self.listed(p)
         session = self.session(method, p)
         if method == "session/prompt":
-            session.start(request_id)
+            session.start(request_id, " ".join(b.get("text", "") for b in p.get("prompt", [])))
             return None  # answered when the turn ends
+        if method in ("session/fork", "session/load"):
+            return self.fork(session, p) if method == "session/fork" else self.load(session, send)
         if method == "_reasonix.io/session/status":
             return session.status()
         if method == "_reasonix.io/session/steer":
@@ -279,11 +303,18 @@ class Agent:
         prompts = 1 if p.get("prompts") is None else p["prompts"]
         if "rewind" in BREAK:
             return {"sessionId": "someone-else", "prompts": str(prompts), "restored": "none"}
+        if p.get("messageId") is not None:
+            done = session.conversation.rewind("_reasonix.io/session/rewind", p["messageId"])
+            session.prompts -= done["prompts"]
+            return {"sessionId": session.id, **done}
         if type(prompts) is not int or prompts < 1:
             raise Refused(-32602, "_reasonix.io/session/rewind: prompts must be at least 1")
         if prompts > session.prompts:
             raise Refused(-32602, f"cannot go back {prompts}: the session has {session.prompts}")
         session.prompts -= prompts
+        turns = session.conversation.turns
+        session.conversation.put_back(turns[len(turns) - prompts :])
+        del turns[max(0, len(turns) - prompts) :]
         return {"sessionId": session.id, "keptAs": str(uuid.uuid4()), "prompts": prompts,
                 "restored": [], "removed": [], "left": [], "untracked": []}  # fmt: skip
 
@@ -324,12 +355,12 @@ class Agent:
                 session.start(None)
 
     def due(self) -> float | None:
-        ends = [s.turn[1] for s in self.sessions.values() if s.turn is not None]
-        return max(0.0, min(ends) - time.monotonic()) if ends else None
+        ends = [d for s in self.sessions.values() if (d := s.due()) is not None]
+        return min(ends) if ends else None
 
     def finish_due(self) -> None:
-        for session in self.sessions.values():
-            if session.turn is not None and session.turn[1] <= time.monotonic():
+        for session in list(self.sessions.values()):
+            if session.due() == 0.0:
                 session.finish()
 
 

@@ -22,9 +22,13 @@ Each `tests/golden/<scenario>.ndjson` is one scenario, one entry per line:
 `{"dir":"c2a","msg":<frame>}` for a frame to send, `{"dir":"c2a","raw":"<text>","repeat":n}` for
 raw bytes (malformed or over-long lines), `"expect": n` for how many agent frames to wait for, and
 an optional first line `{"args":[...]}`. The recorded transcript of both directions is pinned in
-`tests/__snapshots__/test_golden/`, with volatile values (the version) normalised. Every agent
-frame is validated against the pinned upstream schema and `schema/vendor/`. Snapshots change only
-with `pytest --snapshot-update`, in a commit that changes nothing else.
+`tests/__snapshots__/test_golden/`, with volatile values (the version) normalised. A frame may
+name an id the agent sent earlier (`${SESSION2}`, `${MESSAGE2}`: the second session or message
+id, in order), `{"model_requests":true}` pins the messages the model stand-in was sent since
+(what a fork or a rewind at a message leaves of the history), and `{"read_file":"<path>"}` a
+file's text (`tests/transcript.py` lists every entry). Every agent frame is validated against
+the pinned upstream schema and `schema/vendor/`. Snapshots change only with `pytest
+--snapshot-update`, in a commit that changes nothing else.
 
 ## The conformance suite for agent authors
 
@@ -189,6 +193,9 @@ A SKIP always gives its reason, one of these:
 - the agent sent no `auth/status_update`, or the logout or authenticate left the state
   `auth/status` reports as it was, so it owed none: the update checks have nothing to judge;
 - a race: the turn ended, or its tool call finished, before the cancel could be sent;
+- the agent's chunks named no message (no `messageId` on the reply, or no `user_message_chunk`
+  in a load's replay), so there is no point to fork or rewind at; or it never asked the scripted
+  model for the prompt after one, so the history it kept has nothing to judge;
 - an earlier answer the step builds on never came ("not reached").
 
 ## The client side
@@ -326,9 +333,37 @@ advertised): the capability object, `_reasonix.io/session/status` and its `statu
 notifications (asked for with the `statusUpdates` opt-in; valid, sequences rising, the session
 idle and the outcome completed after a turn), the inbox (enqueue, list without bodies, get,
 update, move, delete, pause, idempotency keys, follow-ups that start nothing, precise errors
-that change nothing), steers while idle and into a running turn, and `reloadExtensions`. Results
-validate against the vendor schemas (`schema/vendor/`, shipped in the wheel); its calibration
-agent is `tests/conformance/broken_reasonix.py`.
+that change nothing), steers while idle and into a running turn, `reloadExtensions`, rewinds, and
+forks and rewinds at a message (below). Results validate against the vendor schemas
+(`schema/vendor/`, shipped in the wheel); its calibration agent is
+`tests/conformance/broken_reasonix.py`, whose sessions ask the scripted model and fork and
+rewind at a message through `tests/conformance/broken_history.py`.
+
+## Forks and rewinds at a message
+
+`reasonix.fork.from-message` forks with `_meta: {"reasonix.io": {"messageId": ID}}`
+(docs/running.md) where `sessionCapabilities.fork` is advertised: nothing advertises a fork at a
+message, so the `_reasonix.io` surface and `fork` are what it requires.
+`reasonix.rewind.from-message` rewinds with `messageId` where `sessionRewind` is advertised. Each
+plays two turns against the scripted model (the rewind's write a file, then write it again),
+names the point by the `messageId` of the first turn's last `agent_message_chunk` (its reply,
+inclusive), and prompts after it: that prompt's first request to the scripted model is read for
+the history before it. A user's prompt's id is known only from a load's replay, so that part
+needs `loadSession` (and the fork's look at `session/list`, `list`): SKIP where not advertised.
+
+| check | level | what it judges, and why that level |
+|---|---|---|
+| `rx.fork-msg.kept`, `rx.rewind-msg.kept` | MUST | the history holds the first turn's prompt and reply: the draft RFD "Forking sessions at a specific message" says the agent MUST include the messages up to and including the given one; running.md and the vendor schema say it of this fork and rewind |
+| `rx.fork-msg.cut`, `rx.rewind-msg.cut` | MUST | and nothing of the second turn: the RFD's "only" |
+| `rx.fork-msg.same-history`, `rx.rewind-msg.same-history` | SHOULD | the history is, message for message, the one the source sent for those turns: running.md and features.md say so, that the provider's cached prefix holds; a history told otherwise still forks right, so it is advised, not required |
+| `rx.fork-msg.unknown`, `rx.rewind-msg.unknown` | MUST | an id the session never sent is refused -32602: the RFD's "MUST return an error", with the code running.md gives |
+| `rx.fork-msg.user-message`, `rx.rewind-msg.user-message`, `rx.rewind-msg.last-reply` | MUST | a user's prompt is no point (-32602), nor, for a rewind, the last turn's reply (nothing to undo): running.md and the vendor schema's `messageId` take only the message that ends a finished turn's reply (the RFD leaves the points to the agent) |
+| `rx.fork-msg.unknown-created-nothing`, `rx.fork-msg.user-created-nothing` | MUST | a refused fork creates nothing: `session/list` for the scenario's `cwd` lists the source and the fork only (running.md) |
+| `rx.rewind-msg.files-put-back` | MUST | the file the second turn wrote holds what the first left (the vendor schema) |
+
+The fork's result against `ForkSessionResponse`, a new id and its prompt answered are MUST as in
+`core.session.fork`; the rewind's result against its vendor schema, one prompt gone back over
+and the same session, MUST as in `reasonix.rewind`.
 
 ## Beside acp-tck
 

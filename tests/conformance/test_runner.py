@@ -40,6 +40,13 @@ RX_FAULTS = [
     "steer",
     "reload",
     "rewind",
+    # broken_history.py: forks and rewinds at a message id
+    "fork-msg-broken",
+    "fork-msg-unserved",
+    "msg-all",
+    "msg-none",
+    "msg-lax",
+    "msg-reworded",
 ]
 
 
