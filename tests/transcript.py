@@ -20,10 +20,16 @@ Scenario files (tests/golden/*.ndjson) hold one entry per line:
 - `{"restart": true}`: end this agent (it must exit 0) and start another on the same data dir;
 - `{"kill": true, "args": [...]}`: SIGKILL this agent and start another on the same data dir,
   with these arguments when given;
-- `{"sleep_ms": n}`: wait before the next entry.
+- `{"sleep_ms": n}`: wait before the next entry;
+- `{"model_requests": true}`: record the messages of each request the `http` or `deepseek`
+  server was sent since the last such entry (each system message's text as `<system-n>`, n
+  counting the texts seen), to pin what the model was given;
+- `{"read_file": "<path>"}`: record the file's text (null where there is none).
 Strings in `args` and `msg` may use `${CWD}`, `${CWD2}` (workspaces), `${DATA}`, `${GOLDEN}` and
-`${SESSIONn}` (the id the n-th `session/new` or `session/fork` returned), `${RECOVERYn}` (the n-th
-`protocolRecovery.id` a status answer showed); the snapshot shows them normalised.
+`${SESSIONn}` (the id the n-th `session/new` or `session/fork` returned, or a rewind kept its
+conversation as), `${MESSAGEn}` (the n-th message id the agent's session updates named),
+`${RECOVERYn}` (the n-th `protocolRecovery.id` a status answer showed); the snapshot shows them
+normalised.
 
 After the last entry stdin is closed; the agent must exit 0 and may not write anything more.
 The recorded transcript lists the sent entries and the agent's frames in order.
@@ -32,25 +38,18 @@ The recorded transcript lists the sent entries and the agent's frames in order.
 from __future__ import annotations
 
 import json
-import os
-import queue
 import re
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from tests import deepseek_server, sse_server
+from tests.agent_process import WAIT_SECONDS as WAIT_SECONDS
+from tests.agent_process import AgentProcess as AgentProcess
+from tests.agent_process import acp_command as acp_command
 
-WAIT_SECONDS = 20
 INTERPRETER = re.compile(re.escape(str(Path(sys.executable).parent)) + r"/python[0-9.]*\b")
-
-
-def acp_command() -> list[str]:
-    script = Path(sys.executable).with_name("acp")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "reasonix_acp"]
 
 
 def _default_expect(entry: dict[str, Any]) -> int:
@@ -58,67 +57,6 @@ def _default_expect(entry: dict[str, Any]) -> int:
         return 1
     msg = entry.get("msg")
     return int(isinstance(msg, dict) and "id" in msg and "method" in msg)
-
-
-class AgentProcess:
-    def __init__(
-        self, args: list[str], env: dict[str, str] | None = None, cwd: str | None = None
-    ) -> None:
-        self.proc = subprocess.Popen(
-            [*acp_command(), *args],
-            cwd=cwd,  # as an editor may start it: in the project's directory
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
-        )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr = b""
-        self._stderr_reader = threading.Thread(target=self._drain_stderr, daemon=True)
-        threading.Thread(target=self._pump, daemon=True).start()
-        self._stderr_reader.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _drain_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        self._stderr = self.proc.stderr.read()
-
-    @property
-    def stderr(self) -> bytes:
-        """All the agent wrote to stderr, once it has exited (the reader thread may still be
-        taking the last of it when the exit is seen); nothing while it runs."""
-        if self.proc.poll() is not None:
-            self._stderr_reader.join(WAIT_SECONDS)
-        return self._stderr
-
-    def send(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        line = self.lines.get(timeout=WAIT_SECONDS)
-        if line is None:
-            raise AssertionError(
-                f"agent closed stdout early; stderr:\n{self.stderr.decode(errors='replace')}"
-            )
-        frame: dict[str, Any] = json.loads(line)  # a non-JSON line on stdout fails here
-        assert line.endswith(b"\n") and line.count(b"\n") == 1
-        return frame
-
-    def finish(self) -> tuple[int, list[bytes]]:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=WAIT_SECONDS)
-        rest: list[bytes] = []
-        while (line := self.lines.get(timeout=WAIT_SECONDS)) is not None:
-            rest.append(line)
-        return code, rest
 
 
 TEMP_BASE = re.compile(r"reasonix-acp-\d+")
@@ -164,6 +102,8 @@ class Scenario:
         self.compactions: list[str] = []
         self.messages: list[str] = []
         self.recoveries: list[str] = []
+        self.model_seen = 0  # the server's requests recorded by `model_requests` so far
+        self.systems: list[Any] = []  # the system messages' texts, named by order
 
     def substitute(self, node: Any) -> Any:
         if isinstance(node, str):
@@ -189,6 +129,7 @@ class Scenario:
             and message not in self.compactions
         ):
             self.messages.append(message)  # random: named by order, `<message-1>` ...
+            self.vars[f"MESSAGE{len(self.messages)}"] = message
         child = update.get("sessionId") if isinstance(update, dict) else None
         if (
             update
@@ -218,6 +159,28 @@ class Scenario:
             run = result.get("runId")
             if isinstance(run, str) and run not in self.runs:
                 self.runs.append(run)
+            kept = result.get("keptAs")  # the session a rewind kept the conversation as
+            if isinstance(kept, str) and kept not in self.sessions:
+                self.sessions.append(kept)
+                self.vars[f"SESSION{len(self.sessions)}"] = kept
+
+    def recorded(self, entry: dict[str, Any], server: Any) -> dict[str, Any]:
+        """What a `model_requests` or `read_file` entry records."""
+        if "read_file" in entry:
+            path = Path(self.substitute(entry["read_file"]))
+            return {"file": str(path), "text": path.read_text() if path.is_file() else None}
+        bodies = server.bodies[self.model_seen :] if server is not None else []
+        self.model_seen += len(bodies)
+        requests = []
+        for body in bodies:
+            messages = json.loads(body).get("messages") or []
+            for message in messages:
+                if message.get("role") == "system":
+                    text = message.get("content")
+                    self.systems += [] if text in self.systems else [text]
+                    message["content"] = f"<system-{self.systems.index(text) + 1}>"
+            requests.append(messages)
+        return {"model_requests": requests}
 
     def normalise(self, node: Any) -> Any:
         if isinstance(node, str):
@@ -324,6 +287,9 @@ def run(path: Path, tmp: Path) -> tuple[list[dict[str, Any]], Scenario]:
                 continue
             if "sleep_ms" in entry:
                 time.sleep(entry["sleep_ms"] / 1000)
+                continue
+            if "model_requests" in entry or "read_file" in entry:
+                transcript.append(scenario.recorded(entry, server))
                 continue
             if "reply" in entry:  # answer the agent's latest request with this result
                 msg = {
