@@ -70,6 +70,8 @@ OWN_HOME = {
 }
 
 
+# A scenario ends once the agent wrote nothing for QUIET seconds (at most QUIET_CAP after it ends).
+QUIET, QUIET_CAP = 0.15, 1.0
 # What an agent with a home of its own gets of the runner's environment (and every LC_*).
 PASSED = frozenset(
     (
@@ -102,6 +104,7 @@ class Agent:
     ) -> None:
         argv = [fill(word, places) for word in shlex.split(command)]
         self.wire = Wire()
+        self.last_output = time.monotonic()  # when the agent last wrote a line
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.not_utf8: list[str] = []  # lines of its stdout that are not UTF-8 (as read)
         self._writing = threading.Lock()  # the runner and the client's terminal threads write
@@ -153,6 +156,7 @@ class Agent:
             line = raw.decode("utf-8", "replace")
             self.not_utf8.append(line)
         self.wire.add("a2c", line)
+        self.last_output = time.monotonic()
         try:
             frame = json.loads(line)
         except ValueError:
@@ -198,7 +202,12 @@ class Agent:
             return None
 
     def stop(self) -> None:
-        """End the agent and everything it started (its process group)."""
+        """End the agent and everything it started (its process group), once it is quiet: what
+        it sends right after its last answer (acp's commands after `session/new`) is read before
+        the end of input, so the wire log does not depend on how fast the machine is."""
+        deadline = time.monotonic() + QUIET_CAP
+        while time.monotonic() - self.last_output < QUIET and time.monotonic() < deadline:
+            time.sleep(QUIET / 4)
         self.close_stdin()
         if self.wait(2.0) is None:
             for sig in (signal.SIGTERM, signal.SIGKILL):

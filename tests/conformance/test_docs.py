@@ -127,7 +127,9 @@ is `{"agent", "scenarios": [{"id", "suite", "status", "checks": [{"id", "level",
 warned carries its wire transcript and the agent's last stderr lines, and each check its tier
 (below); the wire directory keeps both directions of every scenario and the
 agent's stderr as NDJSON with times, and beside it the scripted model's traffic (the tools
-offered, the messages, the reply given). `acp-conformance --help` explains `{tmp}`, `{cwd}`,
+offered, the messages, the reply given). A scenario ends once the agent has written nothing for
+0.15 s (at most a second more): what it sends right after its last answer is read before the end
+of input, so a wire log does not depend on how fast the machine is. `acp-conformance --help` explains `{tmp}`, `{cwd}`,
 `{model_url}` and `--auth-method`.
 
 ## Levels

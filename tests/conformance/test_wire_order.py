@@ -1,0 +1,53 @@
+"""A scenario ends once the agent has gone quiet: a notification an agent sends right after
+its last answer (acp's available_commands_update after session/new) is read, and logged,
+before the runner's end of input, so a wire log does not depend on how fast the machine is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# Answers every request with {} and, 50 ms after answering session/new, a notification.
+LATE = """
+import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    result = {"protocolVersion": 1, "agentCapabilities": {}} if msg["method"] == "initialize" else {}
+    if msg["method"] == "session/new":
+        result = {"sessionId": "s1"}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+    if msg["method"] == "session/new":
+        time.sleep(0.05)
+        update = {"sessionUpdate": "available_commands_update", "availableCommands": []}
+        note = {"sessionId": "s1", "update": update}
+        print(json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": note}), flush=True)
+"""
+
+
+def test_a_notification_right_after_the_last_answer_comes_before_the_end_of_input(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "late.py"
+    script.write_text(LATE, encoding="utf-8")
+    wire = tmp_path / "wire"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "acp_conformance", "--agent", f"{sys.executable} {script}"),
+            *("--only", "robustness.id-long-string", "--wire-dir", str(wire), "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    logged = [json.loads(line) for line in (wire / "robustness.id-long-string.ndjson").open()]
+    order = [
+        f["line"] if f["dir"] == "c2a" and f["line"].startswith("<") else f["dir"]
+        for f in logged
+        if f["dir"] in ("c2a", "a2c")
+    ]
+    assert order[-2:] == ["a2c", "<end of input>"], order
