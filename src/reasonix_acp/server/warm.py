@@ -71,6 +71,13 @@ def _wait_at_exit() -> None:
         thread.join(EXIT_WAIT)
 
 
+def _built() -> None:
+    """What a text prompt's turn builds once: the shell grammar (a command's question) and the
+    redaction patterns (every turn's end scrubs)."""
+    importlib.import_module("reasonix_acp.command_proof.command_line").parser()
+    importlib.import_module("reasonix_acp.redact").scrub("")
+
+
 def _pause() -> None:
     """MODELS_AFTER seconds with nothing loaded ahead; the exit ends it at once."""
     _leaving.wait(MODELS_AFTER)
@@ -105,13 +112,11 @@ def prompt_path(
     loop = asyncio.get_running_loop()
 
     def then() -> None:
-        importlib.import_module("reasonix_acp.command_proof.command_line").parser()  # the grammar
-        importlib.import_module("reasonix_acp.redact").scrub("")  # every turn's end scrubs
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(_finish, loaded)
 
     log.debug("loading the prompt path ahead")  # tests/test_import_budget.py splits here
-    steps: list[Step] = [*TURN_PATH, *([prepare] if prepare else []), _pause, *MODELS_PATH]
+    steps: list[Step] = [*TURN_PATH, _built, *([prepare] if prepare else []), _pause, *MODELS_PATH]
     _started.append(start(steps, then))
 
 
