@@ -218,10 +218,9 @@ def _looked_up(tmp_path: Path, early: int) -> list[str]:
     return sorted({name for when, name in seen if float(when) >= later})
 
 
-def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path) -> None:
-    """Every session is offered web_fetch (and, with a key, web_search), but httpx and its
-    address guard load with the first fetch or search, not with the tools' schemas: an
-    offline session's prompt path, loaded ahead, has none of them."""
+def _opened(tmp_path: Path, until: str) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """An offline `acp -X importtime` after initialize and session/new, its stderr read up to
+    the debug line holding `until`: (the process, the lines read)."""
     agent = subprocess.Popen(
         [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
         stdin=subprocess.PIPE,
@@ -242,8 +241,17 @@ def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path
     seen: list[str] = []
     for raw in agent.stderr:
         seen.append(raw.decode("utf-8", "replace"))
-        if "the prompt path is loaded" in seen[-1]:
+        if until in seen[-1]:
             break
+    return agent, seen
+
+
+def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path) -> None:
+    """Every session is offered web_fetch (and, with a key, web_search), but httpx and its
+    address guard load with the first fetch or search, not with the tools' schemas: an
+    offline session's prompt path, loaded ahead, has none of them."""
+    agent, seen = _opened(tmp_path, "the prompt path is loaded")
+    assert agent.stdin is not None
     agent.stdin.close()
     agent.wait(30)
     loaded = modules("".join(seen))
@@ -257,28 +265,8 @@ def test_a_process_that_leaves_soon_after_its_session_opens_never_loads_pydantic
     """What only some prompts need (pydantic, the prompt's models) loads ahead after a pause
     (server/warm.py MODELS_AFTER): a client that opens a session and leaves a second after it
     (a probe, `acpx exec` after its text prompt) does not pay for it."""
-    agent = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={
-            "PATH": "/usr/bin:/bin",
-            **PLACES["home"](tmp_path),
-            "REASONIX_ACP_LOG_LEVEL": "debug",
-        },
-    )
+    agent, seen = _opened(tmp_path, "loading the prompt path ahead")
     assert agent.stdin is not None and agent.stderr is not None
-    new = {"cwd": str(tmp_path), "mcpServers": []}
-    for i, method, params in ((1, "initialize", {"protocolVersion": 1}), (2, "session/new", new)):
-        frame = {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
-        agent.stdin.write((json.dumps(frame) + "\n").encode())
-    agent.stdin.flush()
-    seen: list[str] = []
-    for raw in agent.stderr:
-        seen.append(raw.decode("utf-8", "replace"))
-        if "loading the prompt path ahead" in seen[-1]:
-            break
     time.sleep(1.0)  # the turn's modules load meanwhile; the models wait
     agent.stdin.close()
     seen.append(agent.stderr.read().decode("utf-8", "replace"))

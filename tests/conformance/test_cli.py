@@ -142,18 +142,23 @@ def test_skip_reasons_say_what_was_required_and_what_was_advertised(tmp_path: Pa
     )
 
 
-def test_the_user_s_own_config_is_not_what_is_tested(tmp_path: Path) -> None:
-    """The documented command against `acp`, run by a user whose config.toml names another,
-    unreachable provider as default_model: each agent gets a home of its own, so the run
-    judges acp, not the machine's config (--keep-home keeps the user's, and its verdict)."""
-    home = tmp_path / "home"
-    config = home / ".config" / "reasonix-acp"
+def elsewhere(config: Path) -> Path:
+    """A config directory whose config.toml makes an unreachable provider the default model."""
     config.mkdir(parents=True)
     (config / "config.toml").write_text(
         'default_model = "elsewhere/big"\n\n[providers.elsewhere]\nkind = "openai"\n'
         'base_url = "http://127.0.0.1:9/v1"\napi_key = "k"\nmodels = ["big"]\n',
         encoding="utf-8",
     )
+    return config
+
+
+def test_the_user_s_own_config_is_not_what_is_tested(tmp_path: Path) -> None:
+    """The documented command against `acp`, run by a user whose config.toml names another,
+    unreachable provider as default_model: each agent gets a home of its own, so the run
+    judges acp, not the machine's config (--keep-home keeps the user's, and its verdict)."""
+    home = tmp_path / "home"
+    elsewhere(home / ".config" / "reasonix-acp")
     acp = Path(sys.executable).with_name("acp")
     env = {"OPENAI_BASE_URL": "{model_url}", "OPENAI_MODEL": "conformance-model"}
     only = ("--only", "core.prompt.end-turn", "core.prompt.two-turns")
@@ -182,13 +187,7 @@ def test_the_user_s_own_environment_is_not_what_is_tested(tmp_path: Path) -> Non
     """The same run by a user who exports variables that configure the agent (a config directory
     acp reads, a model): the agent gets of the runner's environment only what finds programs,
     the locale, the network and temp files, so the run judges acp; --keep-home keeps them."""
-    config = tmp_path / "mine"
-    config.mkdir()
-    (config / "config.toml").write_text(
-        'default_model = "elsewhere/big"\n\n[providers.elsewhere]\nkind = "openai"\n'
-        'base_url = "http://127.0.0.1:9/v1"\napi_key = "k"\nmodels = ["big"]\n',
-        encoding="utf-8",
-    )
+    config = elsewhere(tmp_path / "mine")
     acp = Path(sys.executable).with_name("acp")
     given = {"OPENAI_BASE_URL": "{model_url}", "OPENAI_API_KEY": "unused"}
     extra = [a for k, v in given.items() for a in ("--env", f"{k}={v}")]
