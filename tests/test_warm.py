@@ -4,6 +4,7 @@ for the step under way only, and loads nothing after it."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -45,3 +46,29 @@ def test_with_no_exit_every_step_and_then_run(leaving: None) -> None:
     )
     thread.join(5)
     assert ran == ["one", "two", "then"]
+
+
+def test_the_models_wait_for_the_pause_and_then_for_an_idle_agent(
+    leaving: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After MODELS_AFTER, the pause lasts while the process is busy (a turn streaming), and
+    ends in the first window it is idle; an exit ends it at once."""
+    monkeypatch.setattr(warm, "MODELS_AFTER", 0.05)
+    busy_until = time.monotonic() + 0.8
+
+    def busy() -> None:
+        while time.monotonic() < busy_until:
+            pass
+
+    worker = threading.Thread(target=busy)
+    started = time.monotonic()
+    worker.start()
+    warm._pause()
+    ended = time.monotonic()
+    worker.join()
+    assert ended >= busy_until, "the pause ended while the process was busy"
+    assert ended - busy_until < 1.0, "the pause outlasted the busy spell by far"
+    warm._leaving.set()
+    quick = time.monotonic()
+    warm._pause()
+    assert time.monotonic() - quick < 0.1 and started < quick

@@ -9,7 +9,8 @@ thread is halfway through instead of loading it twice. (`session/new` itself is 
 once, and two threads importing against each other were slower than one, measured.)
 
 What a text prompt needs loads first; pydantic and the prompt's models (what only a prompt with
-other blocks, or a request decoded by its model, needs) after MODELS_AFTER seconds more: a text
+other blocks, or a request decoded by its model, needs) after MODELS_AFTER seconds more, once
+the agent is idle (a turn under way is not slowed by loading beside it): a text
 prompt sent at once does not share the interpreter with them, a process that leaves soon after
 (`acpx exec`, a script, a probe) never loads them, and a user typing for seconds finds them loaded.
 
@@ -30,6 +31,7 @@ import contextlib
 import importlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 
 log = logging.getLogger("reasonix_acp.server.warm")
@@ -59,7 +61,8 @@ MODELS_PATH = (
 
 Step = str | Callable[[], object]  # a module to import, or something to call
 EXIT_WAIT = 10.0  # seconds the exit waits for a loading thread
-MODELS_AFTER = 2.0  # seconds between the turn's modules and MODELS_PATH
+MODELS_AFTER = 2.0  # seconds between the turn's modules and MODELS_PATH, at least
+IDLE_WINDOW, IDLE_CPU = 0.25, 0.05  # idle: a window in which the process used < 5 % of a CPU
 _started: list[threading.Thread] = []
 _running: list[threading.Thread] = []
 _leaving = threading.Event()  # set at exit: a loading thread stops after its step under way
@@ -79,8 +82,14 @@ def _built() -> None:
 
 
 def _pause() -> None:
-    """MODELS_AFTER seconds with nothing loaded ahead; the exit ends it at once."""
-    _leaving.wait(MODELS_AFTER)
+    """MODELS_AFTER seconds with nothing loaded ahead, then until the agent is idle (a turn
+    under way is not slowed by loading beside it); the exit ends it at once."""
+    if _leaving.wait(MODELS_AFTER):
+        return
+    while True:
+        spent = time.process_time()  # every thread's CPU
+        if _leaving.wait(IDLE_WINDOW) or time.process_time() - spent < IDLE_CPU * IDLE_WINDOW:
+            return
 
 
 def _validator() -> None:
