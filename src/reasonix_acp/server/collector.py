@@ -6,9 +6,10 @@ only walks them again and again, a noticeable part of the time to a session. So 
 the collector (`pause`) and resumes it (`resume`) once the first session is open and what its
 first prompt needs is loaded ahead (server/warm.py), or RESUME_AFTER seconds after the
 connection starts, whichever comes first; when `serve` returns first, it only turns collection
-back on (`leave`: the process is ending, a collection then walks what exit frees anyway). Resuming first freezes what
-exists (`gc.freeze`): the start-up objects move out of the collector's sight for good, so the
-full collections of a long session (and of its first prompt) do not walk them either.
+back on (`leave`: the process is ending, a collection would walk what exit frees anyway).
+Resuming first freezes what exists (`gc.freeze`): the start-up objects move out of the
+collector's sight for good, so the full collections of a long session (and of its first prompt)
+do not walk them either.
 
 Reference counting frees everything else as usual meanwhile; only reference cycles wait.
 """

@@ -111,8 +111,8 @@ def prompt_path(
     prepare: Callable[[], object] | None = None, loaded: Callable[[], object] | None = None
 ) -> None:
     """Start loading the prompt path, once per process, running the first session's provider's
-    `prepare` between the turn's modules and pydantic (after a pause); called on the event loop's thread, where
-    `loaded` is called once it is all loaded (not when loading failed)."""
+    `prepare` between the turn's modules and pydantic (after a pause); called on the event
+    loop's thread, where `loaded` is called once it is all loaded (not when loading failed)."""
     if _started:
         return
     # lazy: start-up (loaded by then; not on the path of `initialize`, which imports this module)

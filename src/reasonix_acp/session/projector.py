@@ -160,7 +160,7 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         content = {"type": "markdown", "planId": body["planId"], "content": body["content"]}
         shown: list[dict[str, Any]] = [{"sessionUpdate": "plan_update", "plan": content}]
         said, message = body.get("x-said"), body.get("x-message")
-        if type(said) is str and type(message) is str:  # stored before: a message of its own
+        if type(said) is str and type(message) is str:  # (an older event's message is its own)
             shown.append(fallback("plan", said, message))
         return shown
     if kind == "subagent":

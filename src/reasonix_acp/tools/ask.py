@@ -140,10 +140,11 @@ class PresentPlan:
         if ctx.ask is None:
             raise ToolFailed("present_plan: this client cannot be asked")
         plan = plan.strip()
+        said = f"**The plan**\n\n{plan}"
         if ctx.propose is not None:  # said once, in the shape the client draws
-            ctx.propose(plan)
+            ctx.propose(plan, said)
         elif ctx.say is not None:
-            ctx.say(f"**The plan**\n\n{plan}")
+            ctx.say(said)
         options = [
             {"optionId": "start", "name": "Start in normal mode", "kind": "allow_once"},
             {"optionId": "stay", "name": "Stay in plan mode and revise", "kind": "allow_always"},

@@ -62,10 +62,11 @@ class ToolContext:
     # ({"action": accept|decline|cancel, "content": ...}; turn/wiring.py).
     elicit: Any = None
     # Set per call by the turn runner: say(text) → an agent message of its own, shown now
-    # (tools/ask.py: a question, or the plan before it).
+    # (tools/ask.py: a question, or the plan where `propose` is not set).
     say: Any = None
-    # Set per call by the turn runner: propose(text) → the plan put to the user in plan mode,
-    # kept and shown by id to clients that advertise `plan` (session/projector.py).
+    # Set per call by the turn runner: propose(text, said) → the plan put to the user in plan
+    # mode, shown once: by id to clients that advertise `plan`, else as the message `said`
+    # (session/projector.py).
     propose: Any = None
     # charge(amount, currency, what) → a priced call that is not the model's (a search),
     # counted in the session's cost (turn/wiring.py).

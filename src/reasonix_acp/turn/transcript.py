@@ -91,10 +91,10 @@ class Transcript:
         self.record("agent_message", {"text": self.paragraph(text)})
         self.end_message()
 
-    def propose(self, text: str) -> None:
+    def propose(self, text: str, said: str) -> None:
         """The plan `present_plan` puts to the user, once: the plan `proposal` for a client that
-        takes plans by id, else the message it is said in (kept with it: `x-said`)."""
-        said = self.paragraph(f"**The plan**\n\n{text}")
+        takes plans by id, else the message `said` (kept with it: `x-said`)."""
+        said = self.paragraph(said)
         body = {"planId": projector.PROPOSAL_PLAN, "content": text, "x-said": said}
         self.record("plan_proposal", {**body, "x-message": uuid4()})
 
