@@ -121,6 +121,21 @@ class Frames:
         for frame in self.frames(seconds):
             self.keep(frame)
 
+    def mcp_listed(self, seconds: float) -> None:
+        """When the agent has begun to reach the client's MCP server over ACP (an `mcp/message`
+        kept since the last await), what it sends until it has asked for the server's tools,
+        within `seconds`: an agent that connects as the session opens is done before the
+        prompt is sent, whatever the machine's load (an agent that connects at the prompt
+        sends nothing here and costs no wait)."""
+        if not any(f.get("method") == "mcp/message" for f in self.notes):
+            return
+        if any(_lists_tools(f) for f in self.notes):
+            return
+        for frame in self.frames(seconds):
+            self.keep(frame)
+            if _lists_tools(frame):
+                return
+
     def unless_answered(self, rid: Any, settle: float) -> None:
         """Skip the rest when request `rid` is answered already (a turn too fast to cancel):
         what arrives within `settle` seconds is read first."""
@@ -186,3 +201,9 @@ def tool_statuses(notes: list[dict[str, Any]]) -> dict[str, Any]:
             key = json.dumps(update.get("toolCallId"))
             found[key] = update.get("status", found.get(key))
     return found
+
+
+def _lists_tools(frame: dict[str, Any]) -> bool:
+    return frame.get("method") == "mcp/message" and obj(frame.get("params")).get("method") == (
+        "tools/list"
+    )

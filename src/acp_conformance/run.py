@@ -209,6 +209,8 @@ class Runner:
                 raise Skip(f"{step['skip_if_refused']}: {checks.brief(response['error'])}")
         if "settle_ms" in step:  # updates that may come after the response count too
             self.io.settle(float(step["settle_ms"]) / 1000)
+        if "mcp_listed_ms" in step:  # an MCP connection begun as the session opened, ended
+            self.io.mcp_listed(float(step["mcp_listed_ms"]) / 1000)
         if step.get("script_played"):
             self._script_played()
         notes, self.io.notes = self.io.notes, []

@@ -10,6 +10,8 @@
        {"send_raw": "<text>", "repeat": n, "prefix": "..", "suffix": ".."},  # one raw line
        {"await": <request id>, "capture": {"session": "result.sessionId"}, "checks": [...]},
        {"await": <id>, "settle_ms": n, ...},  # with what comes within n ms after the response
+       {"await": <id>, "mcp_listed_ms": n, ...},  # and, if the agent began to reach the
+                                             # client's MCP server, until its tools/list (n ms)
        {"await": <id>, "may_go_unanswered": true, ...},  # a bad frame's answer, awaited only
                                              # --unanswered-timeout (it may never come)
        {"await": <id>, "tool_turn": true, "needs_request": "<method>", "checks": [...]},

@@ -51,3 +51,63 @@ def test_a_notification_right_after_the_last_answer_comes_before_the_end_of_inpu
         if f["dir"] in ("c2a", "a2c")
     ]
     assert order[-2:] == ["a2c", "<end of input>"], order
+
+
+# Advertises MCP over ACP; as session/new is answered it asks the client's server what it
+# supports, and only 1.2 s after that answer (a loaded machine) for its tools.
+SLOW_MCP = """
+import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "method" not in msg:
+        if msg.get("id") == "discover":
+            time.sleep(1.2)
+            ask = {"serverId": msg_server, "method": "tools/list", "requestId": "r2"}
+            print(json.dumps({"jsonrpc": "2.0", "id": "list", "method": "mcp/message",
+                              "params": ask}), flush=True)
+        continue
+    if "id" not in msg:
+        continue
+    result = {}
+    if msg["method"] == "initialize":
+        caps = {"mcpCapabilities": {"acp": True}}
+        result = {"protocolVersion": 1, "agentCapabilities": caps, "authMethods": []}
+    if msg["method"] == "session/new":
+        result = {"sessionId": "s1"}
+        msg_server = msg["params"]["mcpServers"][0]["serverId"]
+    if msg["method"] == "session/prompt":
+        result = {"stopReason": "end_turn"}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+    if msg["method"] == "session/new":
+        ask = {"serverId": msg_server, "method": "server/discover", "requestId": "r1"}
+        print(json.dumps({"jsonrpc": "2.0", "id": "discover", "method": "mcp/message",
+                          "params": ask}), flush=True)
+"""
+
+
+def test_an_mcp_connection_begun_as_the_session_opens_ends_before_the_prompt(
+    tmp_path: Path,
+) -> None:
+    """client.mcp.acp-server prompts once the agent has asked for the server's tools, however
+    long after server/discover that comes (the wire golden once differed under load)."""
+    script = tmp_path / "slow_mcp.py"
+    script.write_text(SLOW_MCP, encoding="utf-8")
+    wire = tmp_path / "wire"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "acp_conformance", "--agent", f"{sys.executable} {script}"),
+            *("--env", "MODEL={model_url}", "--only", "client.mcp.acp-server"),
+            *("--wire-dir", str(wire), "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    logged = [json.loads(line) for line in (wire / "client.mcp.acp-server.ndjson").open()]
+    said = [(f["dir"], json.loads(f["line"])) for f in logged if f["line"].startswith("{")]
+    listed = next(i for i, (d, m) in enumerate(said) if d == "a2c" and m.get("id") == "list")
+    prompted = next(
+        i for i, (d, m) in enumerate(said) if d == "c2a" and m.get("method") == "session/prompt"
+    )
+    assert listed < prompted, [m for _, m in said]
