@@ -124,17 +124,21 @@ class Frames:
     def mcp_listed(self, seconds: float) -> None:
         """When the agent has begun to reach the client's MCP server over ACP (an `mcp/message`
         kept since the last await), what it sends until it has asked for the server's tools,
-        within `seconds`: an agent that connects as the session opens is done before the
+        and the client has answered, within `seconds`: an agent that connects as the session opens is done before the
         prompt is sent, whatever the machine's load (an agent that connects at the prompt
         sends nothing here and costs no wait)."""
         if not any(f.get("method") == "mcp/message" for f in self.notes):
             return
-        if any(_lists_tools(f) for f in self.notes):
-            return
-        for frame in self.frames(seconds):
-            self.keep(frame)
-            if _lists_tools(frame):
+        deadline = time.monotonic() + seconds
+        listed = any(_lists_tools(f) for f in self.notes)
+        # Until the client's answer to it is sent too (its server answers after a hold).
+        while not listed or self.client.mcp.unsent:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.ended:
                 return
+            for frame in self.frames(min(left, 0.02)):
+                self.keep(frame)
+                listed = listed or _lists_tools(frame)
 
     def unless_answered(self, rid: Any, settle: float) -> None:
         """Skip the rest when request `rid` is answered already (a turn too fast to cancel):

@@ -72,6 +72,7 @@ class McpOverAcp:
         self.declared: dict[str, str] = {}  # serverId → name, as the client declared them
         self.received: list[Received] = []
         self._active: set[tuple[str, str]] = set()
+        self.unsent = 0  # answers held (HOLD) and not yet sent
         self._timers: list[threading.Timer] = []
         self._lock = threading.Lock()
 
@@ -104,6 +105,8 @@ class McpOverAcp:
             reply(error=got.outer)
             return got
         got.outcome = self.outcome(str(method), got.inner)
+        with self._lock:
+            self.unsent += 1
         timer = threading.Timer(HOLD, self._answer, (got, (str(sid), str(rid)), reply))
         timer.daemon = True
         self._timers.append(timer)
@@ -113,7 +116,11 @@ class McpOverAcp:
     def _answer(self, got: Received, key: tuple[str, str], reply: Reply) -> None:
         with self._lock:
             self._active.discard(key)
-        reply(result=got.outcome)
+        try:
+            reply(result=got.outcome)
+        finally:
+            with self._lock:
+                self.unsent -= 1
 
     def outcome(self, method: str, inner: dict[str, Any]) -> dict[str, Any]:
         """The inner outcome of one request whose envelope the binding took."""

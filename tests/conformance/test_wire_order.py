@@ -106,7 +106,8 @@ def test_an_mcp_connection_begun_as_the_session_opens_ends_before_the_prompt(
     assert done.returncode in (0, 1), done.stderr
     logged = [json.loads(line) for line in (wire / "client.mcp.acp-server.ndjson").open()]
     said = [(f["dir"], json.loads(f["line"])) for f in logged if f["line"].startswith("{")]
-    listed = next(i for i, (d, m) in enumerate(said) if d == "a2c" and m.get("id") == "list")
+    # The client's answer to tools/list, which its MCP server sends after a hold.
+    listed = next(i for i, (d, m) in enumerate(said) if d == "c2a" and m.get("id") == "list")
     prompted = next(
         i for i, (d, m) in enumerate(said) if d == "c2a" and m.get("method") == "session/prompt"
     )
