@@ -16,12 +16,15 @@ Invariants:
   `$/cancel_request` for it. At end of input every pending request fails with ConnectionClosed.
 - At end of input: handlers are cancelled and awaited, pending outbound requests fail, the agent
   closes its sessions, the writer drains, and `serve` returns.
+- A request's handler, a notification's, and every task they start see the connection in
+  `SERVING` (server/peers.py: whom the agent asks, and for whom, when it serves several).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
@@ -70,6 +73,10 @@ install_scrubber(redact)  # -32603 causes leave bounded and without credentials
 
 # Validate every outgoing frame against the generated models, trusted or not (tests set it).
 DEBUG = os.environ.get("REASONIX_ACP_DEBUG", "") not in ("", "0")
+
+
+# The connection whose request or notification is being served (a task inherits it).
+SERVING: contextvars.ContextVar[Connection | None] = contextvars.ContextVar("serving", default=None)
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -244,6 +251,7 @@ class Connection:
             self._send(dispatch.error_frame(request.id, error))
 
     async def _run_request(self, request: Request) -> None:
+        SERVING.set(self)  # this task's own context
         try:
             route, params, call = dispatch.prepare(self.router, request, self)
             result = route.handler(call, params)
@@ -278,6 +286,13 @@ class Connection:
         asyncio.get_running_loop().call_soon(self._handle_notification, note)
 
     def _handle_notification(self, note: Notification) -> None:
+        serving = SERVING.set(self)
+        try:
+            self._notification(note)
+        finally:
+            SERVING.reset(serving)
+
+    def _notification(self, note: Notification) -> None:
         try:
             route = self.router.notification(note.method)
         except AcpError as exc:

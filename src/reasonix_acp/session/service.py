@@ -72,9 +72,9 @@ class Sessions:
         self.supports: Callable[[str], bool] = lambda capability: False
         # Returns once the client reads our output again (server/connection.py); set by the agent.
         self.writable: Callable[[], Awaitable[None]] | None = None
-        # Sends one or more notifications already encoded (frames, each ending in a newline);
-        # set by the agent.
-        self.notify_encoded: Callable[[str, bytes], None] | None = None
+        # Sends one or more notifications already encoded (frames, each ending in a newline)
+        # for a session (its id: who hears it, server/peers.py); set by the agent.
+        self.notify_encoded: Callable[[str, bytes, str], None] | None = None
         # Starts loading what a prompt needs in the background, the session's provider's
         # `prepare` on the way (server/warm.py); set by the agent.
         self.preload: Callable[[Callable[[], None]], None] | None = None
@@ -90,7 +90,7 @@ class Sessions:
             return
         data = self._frame(session, update)
         if data is not None:
-            self.notify_encoded(SESSION_UPDATE, data)
+            self.notify_encoded(SESSION_UPDATE, data, session.id)
 
     def send_all(self, session: Session, updates: Iterable[dict[str, Any]]) -> None:
         """`send` for each update, written in batches of about SEND_BATCH bytes (a replay sends
@@ -111,10 +111,10 @@ class Sessions:
             batch.append(data)
             size += len(data)
             if size >= SEND_BATCH:
-                self.notify_encoded(SESSION_UPDATE, b"".join(batch))
+                self.notify_encoded(SESSION_UPDATE, b"".join(batch), session.id)
                 batch, size = [], 0
         if batch:
-            self.notify_encoded(SESSION_UPDATE, b"".join(batch))
+            self.notify_encoded(SESSION_UPDATE, b"".join(batch), session.id)
 
     def _frame(self, session: Session, update: dict[str, Any]) -> bytes | None:
         """The `session/update` frame for update, or None when the client does not get it."""
@@ -337,19 +337,23 @@ class Sessions:
             session.machine.fire("deleted", f"{method}: session is {{state}}")
             self.live.pop(session.id, None)
 
-    async def close_all(self) -> None:
-        """End of input or a signal: every session closed, hooks stopped, nothing left running."""
-        for hook in list(self._hooks):
-            hook.cancel()
+    async def close_ids(self, session_ids: Iterable[str]) -> None:
+        """These sessions closed, together, so every one's MCP servers stop within one grace
+        period (the last client that held them left)."""
 
         async def close_one(session_id: str) -> None:
             try:
                 await self.close(None, _Id(session_id))
             except (TransitionRefused, StoreError, InternalError):
-                log.exception("closing %s at shutdown", session_id)
+                log.exception("closing %s", session_id)
 
-        # Together, so every session's MCP servers stop within one grace period.
-        await asyncio.gather(*(close_one(i) for i in list(self.live)))
+        await asyncio.gather(*(close_one(i) for i in session_ids))
+
+    async def close_all(self) -> None:
+        """End of input or a signal: every session closed, hooks stopped, nothing left running."""
+        for hook in list(self._hooks):
+            hook.cancel()
+        await self.close_ids(list(self.live))
         pending = [*self._tasks, *self._hooks]
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
