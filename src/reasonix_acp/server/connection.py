@@ -111,6 +111,11 @@ class Connection:
 
     # -- public surface for handlers -------------------------------------------------------
 
+    @property
+    def busy(self) -> bool:
+        """Whether a request of the client's is being served (a turn under way)."""
+        return bool(self._inbound)
+
     def on_close(self, hook: Any) -> None:
         """`hook()` (sync or async) runs once at end of input, after handlers are cancelled."""
         self._close_hooks.append(hook)

@@ -1,0 +1,176 @@
+"""ACP over WebSocket, as the official TypeScript SDK's `experimental/ws-client` speaks it:
+the same URL as HTTP, upgraded; one JSON-RPC message per text frame, both ways; everything of
+every session on the one socket. The framing is the `websockets` library's sans-I/O protocol.
+
+Rules:
+- The upgrade has passed the Gate (server/remote_auth.py) before it is accepted; an invalid
+  handshake is answered as the library answers it (400, 426) and the socket closed.
+- A text message is one frame for the agent (server/link.py); binary messages are ignored, as
+  the SDK ignores them. A message over the size limit closes the socket (1009).
+- Output goes through an Outbox: a client that stops reading ends its connection once the
+  Outbox overflows (1008), never the process.
+- A ping every PING_EVERY seconds; a client that has not answered the last one by the next ends
+  (1011). A client that sent nothing for the idle time with no request of its in flight ends
+  (1001). The server stopping ends every socket with 1001.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from websockets.datastructures import Headers
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+from reasonix_acp.server.link import Link, Outbox, Overflow
+
+log = logging.getLogger("reasonix_acp.server.ws")
+
+PING_EVERY = 20.0
+READ_CHUNK = 1 << 16
+
+
+def handshake(path: str, headers: list[tuple[bytes, bytes]]) -> tuple[bool, bytes]:
+    """(accepted, the response's bytes) for an upgrade request already parsed."""
+    request = Request(
+        path, Headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers])
+    )
+    response = ServerProtocol().accept(request)
+    return response.status_code == 101, response.serialize()
+
+
+class Socket:
+    """One accepted WebSocket and the ACP connection it carries."""
+
+    def __init__(
+        self,
+        link: Link,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        max_size: int,
+        idle_timeout: float,
+    ) -> None:
+        self.link, self.reader, self.writer = link, reader, writer
+        self.protocol = ServerProtocol(state=State.OPEN, max_size=max_size)
+        self.outbox = Outbox()
+        self.idle_timeout = idle_timeout
+        self.heard = time.monotonic()
+        self._parts: list[bytes] | None = None  # a text message arriving in fragments
+        self._ponged = True
+
+    async def serve(self, leftover: bytes) -> None:
+        tasks = [
+            asyncio.create_task(self._pump()),
+            asyncio.create_task(self._send()),
+            asyncio.create_task(self._receive(leftover)),
+            asyncio.create_task(self._watch()),
+        ]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.link.close()
+            await self._flush_close()
+
+    def close(self, code: int, reason: str) -> None:
+        """Start the closing handshake (the socket ends after it, or at once if it cannot)."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(code, reason)
+        self.outbox.close()
+
+    async def _pump(self) -> None:
+        """The agent's frames into the Outbox, at once."""
+        try:
+            async for line in self.link.lines():
+                self.outbox.put(line)
+        except Overflow as exc:
+            log.warning("a WebSocket client ended: %s", exc)
+            self.close(1008, "the client did not read its output")
+            return
+        self.close(1000, "the agent ended the connection")
+
+    async def _send(self) -> None:
+        while (frames := await self.outbox.take()) is not None:
+            for frame in frames:
+                self.protocol.send_text(frame)
+            await self._write()
+        await self._write()
+
+    async def _receive(self, leftover: bytes) -> None:
+        """What the client sends (`leftover`: read with the upgrade request), until it ends."""
+        if leftover:
+            await self._received(leftover)
+        while self.protocol.state is not State.CLOSED:
+            try:
+                data = await self.reader.read(READ_CHUNK)
+            except ConnectionError:
+                data = b""
+            await self._received(data)
+            if not data:
+                return
+
+    async def _received(self, data: bytes) -> None:
+        if data:
+            self.protocol.receive_data(data)
+        else:
+            self.protocol.receive_eof()
+        for event in self.protocol.events_received():
+            if isinstance(event, Frame):
+                await self._event(event)
+        await self._write()
+
+    async def _event(self, frame: Frame) -> None:
+        self.heard = time.monotonic()
+        if frame.opcode is Opcode.PONG:
+            self._ponged = True
+            return
+        if frame.opcode is Opcode.TEXT:
+            self._parts = [bytes(frame.data)]
+        elif frame.opcode is Opcode.CONT and self._parts is not None:
+            self._parts.append(bytes(frame.data))
+        else:
+            return  # binary, ping (answered by the protocol), close (answered too)
+        if frame.fin:
+            message, self._parts = b"".join(self._parts), None
+            await self.link.send(message)
+
+    async def _watch(self) -> None:
+        """Pings, and the idle bound."""
+        while True:
+            await asyncio.sleep(PING_EVERY)
+            if not self._ponged:
+                self.close(1011, "no answer to the last ping")
+                await self._write()
+                return
+            if time.monotonic() - self.heard > self.idle_timeout and not self.link.connection.busy:
+                self.close(1001, "idle")
+                await self._write()
+                return
+            self._ponged = False
+            self.protocol.send_ping(b"acp")
+            await self._write()
+
+    async def _write(self) -> None:
+        for data in self.protocol.data_to_send():
+            if not data:  # the protocol is done writing: end our side
+                with contextlib.suppress(OSError):
+                    if self.writer.can_write_eof():
+                        self.writer.write_eof()
+                return
+            self.writer.write(data)
+        with contextlib.suppress(ConnectionError):
+            await self.writer.drain()
+
+    async def _flush_close(self) -> None:
+        with contextlib.suppress(ConnectionError, OSError, asyncio.TimeoutError):
+            await asyncio.wait_for(self._write(), 2.0)
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
