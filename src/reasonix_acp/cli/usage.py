@@ -9,6 +9,8 @@ USAGE = """usage: acp [options]           serve the Agent Client Protocol on std
        acp demo                a whole session with the offline model, printed
        acp doctor              versions, config, providers, store, MCP servers: for bug reports
        acp sessions list [--all] | show ID | export ID [--format ndjson|markdown] | delete ID
+       acp connect URL [--token-env VAR] [--ca-file PATH]
+                               bridge stdin/stdout to a remote ACP agent over a WebSocket
        acp help | --help | --version
        acp COMMAND --help      a command's own usage
 
@@ -67,6 +69,27 @@ session id or a unique prefix of one, as `list` prints them. `acp sessions COMMA
 says more of each command.
 """
 
+CONNECT = """usage: acp connect URL [--token-env VAR] [--ca-file PATH] [--line-limit BYTES]
+                   [--log-level LEVEL]
+
+Carry an editor's ACP connection (stdin/stdout) to a remote agent over a WebSocket: give an
+editor `acp connect https://host/acp` as its agent command. http:// becomes ws://, https://
+wss://. The token is read from REASONIX_ACP_TOKEN and sent as `Authorization: Bearer`, only in
+the upgrade request; credentials in the URL are refused. A dropped connection is made again
+(for up to a minute) and the editor's sessions reopened; requests it had in flight are
+answered with an error.
+
+options:
+  --token-env VAR     read the token from VAR instead of REASONIX_ACP_TOKEN
+  --ca-file PATH      trust the CAs in this PEM file instead of the system's (https, wss)
+  --line-limit BYTES  longest accepted input line (default: 33554432)
+  --log-level LEVEL   stderr logging: debug, info, warning (default), error
+  -h, --help          this text
+
+Exit status: 0 at end of input or after SIGTERM, 130 after SIGINT, 1 when the agent cannot be
+reached or refuses (one line on stderr says why), 2 for a usage error.
+"""
+
 SESSION_COMMANDS = {
     "list": """usage: acp sessions list [--all] [--data-dir DIR]
 
@@ -89,7 +112,7 @@ Delete a session, its transcript and its checkpoints; refused while an agent has
 """,
 }
 
-HELP = {"setup": SETUP, "demo": DEMO, "doctor": DOCTOR, "help": USAGE}
+HELP = {"setup": SETUP, "demo": DEMO, "doctor": DOCTOR, "connect": CONNECT, "help": USAGE}
 
 
 def help_for(args: list[str]) -> str | None:
