@@ -560,3 +560,54 @@ def private_ca(tmp: Path) -> tuple[Path, Path, Path]:
     ]:
         subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True, cwd=tmp)
     return ca, cert, key
+
+
+class Served:
+    """A real `acp serve --model offline` on 127.0.0.1, its port read from its banner."""
+
+    def __init__(self, tmp: Path, port: int = 0) -> None:
+        (tmp / "served").mkdir(exist_ok=True)
+        env = {**fresh(tmp / "served"), "REASONIX_ACP_TOKEN": TOKEN}
+        command = [*acp_command(), "serve", "--model", "offline", "--listen", f"127.0.0.1:{port}"]
+        self.proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert self.proc.stderr is not None
+        banner = self.proc.stderr.readline().decode()
+        if "serving ACP at" not in banner and self.proc.wait(WAIT) == 2:
+            pytest.skip(f"this build has no `acp serve`: {banner.strip()}")
+        assert "serving ACP at http://127.0.0.1:" in banner, banner
+        self.url = banner.split(" at ", 1)[1].split()[0]
+        self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
+        threading.Thread(target=self.proc.stderr.read, daemon=True).start()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(WAIT)
+
+
+def test_the_bridge_speaks_to_acp_serve_and_outlives_its_restart(tmp_path: Path) -> None:
+    """The real remote end: a refused token, a session, the server killed and started again on
+    the same port, and a prompt sent meanwhile that runs on the resumed session."""
+    served = Served(tmp_path)
+    try:
+        refused = Editor(tmp_path, served.url, token="wrong-token-value-123")
+        assert refused.proc.wait(WAIT) == 1
+        assert "refused the token in REASONIX_ACP_TOKEN (HTTP 401)" in refused.stderr.decode()
+        editor = Editor(tmp_path, served.url)
+        session_id = editor.start_session(tmp_path)
+        assert editor.prompt(session_id, "before")["result"]["stopReason"] == "end_turn"
+        served.kill()
+        waiting = editor.request("session/prompt", prompt_params(session_id, "after"))
+        served = Served(tmp_path, served.port)
+        after = editor.answer(waiting)
+        assert after["result"]["stopReason"] == "end_turn", after
+        assert "".join(texts(editor.seen, "agent_message_chunk")).endswith("Offline reply: after")
+        code, _ = editor.finish()
+        assert code == 0 and "reconnected" in editor.stderr.decode(), editor.stderr
+    finally:
+        served.kill()

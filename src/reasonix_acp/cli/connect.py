@@ -197,7 +197,7 @@ class Remote:
         """Why the link dropped, to retry; Fatal when the agent closed it for good."""
         rcvd = exc.rcvd
         if rcvd is None:
-            return "the connection broke (no close frame)"
+            return "broken without a close frame"
         said = f"closed with code {rcvd.code}" + (f": {rcvd.reason}" if rcvd.reason else "")
         if rcvd.code in RETRY_CODES:
             return said

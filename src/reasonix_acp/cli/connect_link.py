@@ -356,7 +356,7 @@ class Bridge:
             raise
         self.ready.set()
         log.warning(
-            "reconnected to %s (%d sessions reopened)", self.remote.shown, len(self.sessions)
+            "reconnected to %s; sessions reopened: %d", self.remote.shown, len(self.sessions)
         )
         return ws
 
