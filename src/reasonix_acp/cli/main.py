@@ -122,6 +122,11 @@ def _main(args: list[str]) -> int:
         from reasonix_acp.cli.setup import run_setup
 
         return run_setup(args[1:])
+    if args[:1] == ["serve"]:
+        # lazy: start-up
+        from reasonix_acp.cli.serve import run_serve
+
+        return run_serve(args[1:], configure_logging)
     if args[:1] == ["connect"]:
         # lazy: start-up
         from reasonix_acp.cli.connect import run_connect

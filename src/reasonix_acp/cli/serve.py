@@ -14,6 +14,7 @@ import ipaddress
 import signal
 import ssl
 import sys
+from collections.abc import Callable
 
 from reasonix_acp.protocol.framing import DEFAULT_LINE_LIMIT
 
@@ -93,10 +94,8 @@ def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext | None:
     return context
 
 
-def run_serve(args: list[str]) -> int:
-    # lazy: start-up
-    from reasonix_acp.cli.main import configure_logging
-
+def run_serve(args: list[str], configure_logging: Callable[[str | None], None]) -> int:
+    """`configure_logging`: cli/main.py's, given the --log-level value."""
     try:
         opts = parse(args)
         configure_logging(_one(opts, "--log-level"))

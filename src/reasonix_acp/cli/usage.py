@@ -9,6 +9,8 @@ USAGE = """usage: acp [options]           serve the Agent Client Protocol on std
        acp demo                a whole session with the offline model, printed
        acp doctor              versions, config, providers, store, MCP servers: for bug reports
        acp sessions list [--all] | show ID | export ID [--format ndjson|markdown] | delete ID
+       acp serve [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [options]
+                               serve ACP on a TCP port (Streamable HTTP and WebSocket)
        acp connect URL [--token-env VAR] [--ca-file PATH]
                                bridge stdin/stdout to a remote ACP agent over a WebSocket
        acp help | --help | --version
@@ -69,6 +71,40 @@ session id or a unique prefix of one, as `list` prints them. `acp sessions COMMA
 says more of each command.
 """
 
+SERVE = """usage: acp serve [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--allow-plaintext]
+                 [--allow-origin ORIGIN] [--max-connections N] [--sessions-per-connection N]
+                 [--idle-timeout S] [--orphan-timeout S] [--model ID] [--script FILE]
+                 [--data-dir DIR] [--line-limit BYTES] [--log-level LEVEL]
+
+Serve ACP on a TCP port, for an editor on another machine: one URL, http(s)://HOST:PORT/acp,
+speaks the Streamable HTTP transport and takes WebSocket upgrades, as the official ACP SDK's
+clients speak them; `acp connect URL` on the editor's side carries any editor there. Sessions
+are shared: one opened on a connection can be loaded on another. The URL is printed on stderr;
+SIGTERM or Ctrl-C stops it, sessions stored.
+
+Every request needs `Authorization: Bearer TOKEN`: the token is REASONIX_ACP_TOKEN, else the
+file serve-token in the config directory (made on first run, mode 0600; its path is printed).
+
+options:
+  --listen HOST:PORT      where to listen (default 127.0.0.1:8421; port 0 picks a free one)
+  --tls-cert FILE, --tls-key FILE
+                          serve https/wss with this certificate and key (PEM)
+  --allow-plaintext       listen on a non-loopback address without TLS (a VPN, a tailnet);
+                          refused otherwise, as the token would cross the network in clear
+  --allow-origin ORIGIN   admit requests from this browser origin (repeatable); any other
+                          request with an Origin header is refused
+  --max-connections N     ACP connections at once (default 32)
+  --sessions-per-connection N
+                          sessions one connection may hold open (default 16)
+  --idle-timeout S        end a connection whose client sent nothing for S seconds with no
+                          request in flight (default 3600)
+  --orphan-timeout S      end an HTTP connection none of whose streams was read for S seconds
+                          (its client vanished; default 60)
+  --model, --script, --data-dir, --line-limit, --log-level
+                          as for `acp` on stdin/stdout
+  -h, --help              this text
+"""
+
 CONNECT = """usage: acp connect URL [--token-env VAR] [--ca-file PATH] [--line-limit BYTES]
                    [--log-level LEVEL]
 
@@ -112,7 +148,14 @@ Delete a session, its transcript and its checkpoints; refused while an agent has
 """,
 }
 
-HELP = {"setup": SETUP, "demo": DEMO, "doctor": DOCTOR, "connect": CONNECT, "help": USAGE}
+HELP = {
+    "setup": SETUP,
+    "demo": DEMO,
+    "doctor": DOCTOR,
+    "serve": SERVE,
+    "connect": CONNECT,
+    "help": USAGE,
+}
 
 
 def help_for(args: list[str]) -> str | None:

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import h11
@@ -75,9 +76,10 @@ class Listener:
         return f"{scheme}://{shown}:{bound[1]}{PATH}"
 
     async def serve(self, stop: asyncio.Event) -> None:
+        every = min(SWEEP_EVERY, self.limits.orphan_timeout / 2)
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), SWEEP_EVERY)
+                await asyncio.wait_for(stop.wait(), every)
             await self.http.sweep()
         await self.close()
 
@@ -137,8 +139,15 @@ class Listener:
             headers = {k.lower(): v for k, v in event.headers}
             refusal = self._refusal(event, headers, writer)
             if refusal is not None:
-                if refusal[0] == 401:
-                    await asyncio.sleep(self.gate.failed(_address(writer)))
+                wait = self.gate.failed(_address(writer)) if refusal[0] == 401 else 0.0
+                log.warning(
+                    "refused %s (%d %s), answered after %.2f s",
+                    _address(writer),
+                    refusal[0],
+                    refusal[2].decode().strip(),
+                    wait,
+                )
+                await asyncio.sleep(wait)
                 await _answer(conn, writer, *refusal, close=True)
                 return
             if headers.get(b"upgrade", b"").lower() == b"websocket":
@@ -156,7 +165,6 @@ class Listener:
             return http_transport.text(404, f"Not Found: ACP is served at {PATH}")
         refused = self.gate.refusal(headers)
         if refused is not None:
-            log.warning("refused %s: %s", _address(writer), refused[1])
             return http_transport.text(*refused)
         return None
 
@@ -184,7 +192,7 @@ class Listener:
                 await _answer(conn, writer, *found)
                 return
             connection, box = found
-            await _stream(conn, writer, lambda write: connection.stream(box, write))
+            await _stream(conn, reader, writer, lambda write: connection.stream(box, write))
         elif method == b"DELETE":
             await _drain_request(conn, reader)
             await _answer(conn, writer, *await self.http.delete(headers))
@@ -272,8 +280,14 @@ async def _answer(
     await writer.drain()
 
 
-async def _stream(conn: h11.Connection, writer: asyncio.StreamWriter, feed: object) -> None:
-    """An SSE response, fed until the stream ends or the client goes."""
+async def _stream(
+    conn: h11.Connection,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    feed: Callable[[Callable[[bytes], Awaitable[None]]], Awaitable[None]],
+) -> None:
+    """An SSE response, fed until the stream ends or the client goes: a client that closes its
+    socket is noticed at once (its end of input), not at the next write."""
     headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
     writer.write(conn.send(h11.Response(status_code=200, headers=headers)) or b"")
     await writer.drain()
@@ -282,10 +296,23 @@ async def _stream(conn: h11.Connection, writer: asyncio.StreamWriter, feed: obje
         writer.write(conn.send(h11.Data(data=data)) or b"")
         await writer.drain()
 
-    assert callable(feed)
-    await feed(write)
-    writer.write(conn.send(h11.EndOfMessage()) or b"")
-    await writer.drain()
+    async def gone() -> None:
+        while await reader.read(1 << 12):
+            pass  # nothing belongs here while the response streams
+
+    fed = asyncio.ensure_future(feed(write))
+    watch = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait((fed, watch), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (fed, watch):
+            task.cancel()
+        await asyncio.gather(fed, watch, return_exceptions=True)
+    if fed.done() and not fed.cancelled() and fed.exception() is None:
+        writer.write(conn.send(h11.EndOfMessage()) or b"")
+        await writer.drain()
+    else:
+        raise ConnectionError("the client left the stream")
 
 
 def _raw(status: int, message: bytes) -> bytes:

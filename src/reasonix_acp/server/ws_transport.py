@@ -78,6 +78,7 @@ class Socket:
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.link.close()
             await self._flush_close()
+            log.info("a WebSocket connection ended (%s)", self.protocol.close_code or "no close")
 
     def close(self, code: int, reason: str) -> None:
         """Start the closing handshake (the socket ends after it, or at once if it cannot)."""
