@@ -611,3 +611,28 @@ def test_the_bridge_speaks_to_acp_serve_and_outlives_its_restart(tmp_path: Path)
         assert code == 0 and "reconnected" in editor.stderr.decode(), editor.stderr
     finally:
         served.kill()
+
+
+def test_a_connection_lost_again_while_it_is_being_made_is_made_once_more(
+    tmp_path: Path, stand_in: StandIn
+) -> None:
+    """The agent goes away again as the bridge resumes the session: the bridge tries again,
+    and the prompt the editor sent meanwhile runs once, on the third connection."""
+    editor = Editor(tmp_path, stand_in.url)
+    session_id = editor.start_session(tmp_path)
+    stand_in.drop_on = ("session/prompt", 1011)
+    assert editor.prompt(session_id, "lost")["error"]["code"] == -32603
+    assert stand_in.dropped.wait(WAIT)
+    waiting = editor.request("session/prompt", prompt_params(session_id, "held"))
+    stand_in.drop_on = ("session/resume", 1011)
+    stand_in.start()
+    until(lambda: len(stand_in.links) == 2 and stand_in.dropped.is_set(), "the second drop")
+    stand_in.start()
+    after = editor.answer(waiting)
+    assert after["result"]["stopReason"] == "end_turn", after
+    methods = [[f.get("method") for f in link.got] for link in stand_in.links]
+    assert methods[1:] == [
+        ["initialize", "session/resume"],
+        ["initialize", "session/resume", "session/prompt"],
+    ], methods
+    assert editor.finish()[0] == 0

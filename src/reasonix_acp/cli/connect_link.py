@@ -348,9 +348,9 @@ class Bridge:
             while self.held:  # in order; what the editor sends meanwhile joins the queue
                 frame, text = self.held.pop(0)
                 await self._send(frame, text)
-        except BaseException as exc:
-            self.ws = None
+        except BaseException as exc:  # what went out on it (held frames included) is lost
             ws.transport.abort()
+            self._lost("the connection to the agent was lost again as it was being made")
             if isinstance(exc, ConnectionClosed):
                 raise Retry(self.remote.dropped(exc)) from None
             raise
