@@ -139,6 +139,9 @@ async def _serve(
     from reasonix_acp import config
 
     # lazy: start-up
+    from reasonix_acp.redact import remember
+
+    # lazy: start-up
     from reasonix_acp.server.listen import Limits, Listener
 
     # lazy: start-up
@@ -156,6 +159,7 @@ async def _serve(
     except (TokenError, OSError) as exc:
         sys.stderr.write(f"acp serve: {exc}\n")
         return 2
+    remember(token)  # a secret of the agent's: out of every output, log and command
     options = Options(_one(opts, "--model"), _one(opts, "--data-dir"), _one(opts, "--script"))
     listener = Listener(
         Shared(options, solo=False), Gate(token, opts.get("--allow-origin")), limits, tls

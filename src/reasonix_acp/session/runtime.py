@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reasonix_acp.config import Config
+from reasonix_acp.config import Config, config_dir
 from reasonix_acp.generated.methods import REASONIX_SESSION_STATUS_UPDATE
 from reasonix_acp.mcp_servers.acp_channel import AcpChannel, Request
 from reasonix_acp.mcp_servers.hub import ServerSet, merged
@@ -123,10 +123,12 @@ class Runtime:
         session = Session(record, settings, provider, events, status, inbox)
         status.sandbox = session.sandbox.status
         config_file = settings.config.config_file
-        session.private_dirs = [
-            str(self.store.path.parent),
-            *([str(config_file.parent)] if config_file is not None else []),
-        ]
+        # Keys, the serve token, transcripts: the config directory whether or not config.toml
+        # is in it, and the one config.toml was read from.
+        private = [self.store.path.parent, config_dir()]
+        if config_file is not None:
+            private.append(config_file.parent)
+        session.private_dirs = list(dict.fromkeys(map(str, private)))
         session.read_project()  # its command files are in the list sent right after the answer
         status.goal = session.goal.status_object
         kept = next((body for kind, body in reversed(events) if kind == "goal"), None)
