@@ -278,8 +278,8 @@ class Agent:
         shared = self.shared
         with contextlib.suppress(ValueError):
             shared.config_watchers.remove(self.auth.changed)
-        orphaned = shared.peers.leave(self.peer)
-        if shared.solo:
+        if shared.solo:  # the client hears its sessions close, as it always did
             await shared.close()
+            shared.peers.leave(self.peer)
         else:
-            await shared.release(orphaned)
+            await shared.release(shared.peers.leave(self.peer))

@@ -41,7 +41,8 @@ class Peer:
 
 
 class Peers:
-    def __init__(self) -> None:
+    def __init__(self, solo: bool = True) -> None:
+        self.solo = solo  # one connection (stdio): it is the client whatever the context
         self._peers: dict[Connection, Peer] = {}
         self._attached: dict[str, list[Peer]] = {}  # session id → peers, in attach order
         self._joining: set[tuple[str, Peer]] = set()
@@ -103,7 +104,7 @@ class Peers:
         connection = SERVING.get()
         if connection is not None:
             return self._peers.get(connection)
-        if len(self._peers) == 1:  # stdio: the one client, whatever the context
+        if self.solo and self._peers:
             return next(iter(self._peers.values()))
         return None
 

@@ -79,7 +79,7 @@ class Shared:
     def __init__(self, options: Options | None = None, solo: bool = True) -> None:
         self.options = options or Options()
         self.solo = solo  # one connection: its end closes everything
-        self.peers = Peers()
+        self.peers = Peers(solo)
         # Called after the configuration changed (a reload, authenticate, providers/*): each
         # connection's auth/status_update.
         self.config_watchers: list[Callable[[], None]] = []
