@@ -28,6 +28,7 @@ VALUED = (
     "--sessions-per-connection",
     "--idle-timeout",
     "--orphan-timeout",
+    "--max-unread",
     "--model",
     "--data-dir",
     "--script",
@@ -124,9 +125,13 @@ def _limits(opts: dict[str, list[str]]) -> object:
         line_limit=int(_one(opts, "--line-limit", str(DEFAULT_LINE_LIMIT)) or DEFAULT_LINE_LIMIT),
         idle_timeout=float(_one(opts, "--idle-timeout", "3600") or 3600),
         orphan_timeout=float(_one(opts, "--orphan-timeout", "60") or 60),
+        max_unread=int(_one(opts, "--max-unread", str(16 << 20)) or 16 << 20),
     )
-    if min(limits.max_connections, limits.sessions_per_connection, limits.line_limit) < 1:
-        raise UsageError("--max-connections, --sessions-per-connection, --line-limit: at least 1")
+    counts = (limits.max_connections, limits.sessions_per_connection, limits.line_limit)
+    if min(*counts, limits.max_unread) < 1:
+        raise UsageError(
+            "--max-connections, --sessions-per-connection, --line-limit, --max-unread: at least 1"
+        )
     if min(limits.idle_timeout, limits.orphan_timeout) <= 0:
         raise UsageError("--idle-timeout and --orphan-timeout must be positive")
     return limits

@@ -73,7 +73,8 @@ says more of each command.
 
 SERVE = """usage: acp serve [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--allow-plaintext]
                  [--allow-origin ORIGIN] [--max-connections N] [--sessions-per-connection N]
-                 [--idle-timeout S] [--orphan-timeout S] [--model ID] [--script FILE]
+                 [--idle-timeout S] [--orphan-timeout S] [--max-unread BYTES] [--model ID]
+                 [--script FILE]
                  [--data-dir DIR] [--line-limit BYTES] [--log-level LEVEL]
 
 Serve ACP on a TCP port, for an editor on another machine: one URL, http(s)://HOST:PORT/acp,
@@ -100,6 +101,8 @@ options:
                           request in flight (default 3600)
   --orphan-timeout S      end an HTTP connection none of whose streams was read for S seconds
                           (its client vanished; default 60)
+  --max-unread BYTES      output that may wait for a client that does not read, per stream
+                          (default 16777216); beyond it that client's connection ends
   --model, --script, --data-dir, --line-limit, --log-level
                           as for `acp` on stdin/stdout
   -h, --help              this text

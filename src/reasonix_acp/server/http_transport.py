@@ -56,7 +56,7 @@ class HttpConnection:
     def __init__(self, link: Link) -> None:
         self.id = str(uuid.uuid4())
         self.link = link
-        self.main = Outbox()
+        self.main = Outbox(link.unread_limit)
         self.sessions: dict[str, Outbox] = {}
         self.routes: dict[str, str | None] = {}  # request id (JSON) → its session, or None
         self.reading: set[Outbox] = set()
@@ -70,7 +70,7 @@ class HttpConnection:
             return self.main
         box = self.sessions.get(session_id)
         if box is None:
-            box = self.sessions[session_id] = Outbox()
+            box = self.sessions[session_id] = Outbox(self.link.unread_limit)
         return box
 
     async def run(self) -> None:

@@ -78,7 +78,14 @@ class Outbox:
 
 
 class Link:
-    def __init__(self, shared: Shared, line_limit: int, session_limit: int | None) -> None:
+    def __init__(
+        self,
+        shared: Shared,
+        line_limit: int,
+        session_limit: int | None,
+        unread_limit: int = OUTBOX_LIMIT,
+    ) -> None:
+        self.unread_limit = unread_limit  # each of its Outboxes
         self._ours, theirs = socket.socketpair()
         self._theirs = theirs
         self.agent = Agent(shared=shared)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import h11
 
 from reasonix_acp.server import http_transport, ws_transport
-from reasonix_acp.server.link import Link
+from reasonix_acp.server.link import OUTBOX_LIMIT, Link
 from reasonix_acp.server.remote_auth import Gate
 from reasonix_acp.server.services import Shared
 
@@ -52,6 +52,7 @@ class Limits:
     line_limit: int = 32 << 20  # a frame from a client, in bytes
     idle_timeout: float = 3600.0  # seconds a client may send nothing with no request in flight
     orphan_timeout: float = 60.0  # seconds an HTTP connection is kept with no stream read
+    max_unread: int = OUTBOX_LIMIT  # bytes of output waiting for one stream's reader
 
 
 class Listener:
@@ -97,7 +98,9 @@ class Listener:
             log.warning("refused a connection: %d are open", len(self.links))
             return None
         limits = self.limits
-        link = Link(self.shared, limits.line_limit, limits.sessions_per_connection)
+        link = Link(
+            self.shared, limits.line_limit, limits.sessions_per_connection, limits.max_unread
+        )
         self.links.add(link)
         asyncio.get_running_loop().create_task(self._forget(link))
         return link

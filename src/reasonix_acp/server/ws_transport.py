@@ -57,7 +57,7 @@ class Socket:
     ) -> None:
         self.link, self.reader, self.writer = link, reader, writer
         self.protocol = ServerProtocol(state=State.OPEN, max_size=max_size)
-        self.outbox = Outbox()
+        self.outbox = Outbox(link.unread_limit)
         self.idle_timeout = idle_timeout
         self.heard = time.monotonic()
         self._parts: list[bytes] | None = None  # a text message arriving in fragments
