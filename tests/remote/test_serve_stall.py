@@ -75,8 +75,8 @@ def test_a_client_that_stops_reading_is_let_go_and_others_go_on(tmp_path: Path) 
     )
     try:
         stalled = _stalled_client(served.url, str(served.workspace))
+        listed = asyncio.run(_other(served.url))  # served while the other is stalled
         ended = served.wait_for(re.compile(r"a WebSocket client ended: (\d+) bytes waited"))
-        listed = asyncio.run(_other(served.url))
         stalled.close()
     finally:
         assert served.stop() == 0
