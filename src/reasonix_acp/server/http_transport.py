@@ -41,6 +41,7 @@ SESSION_ID = b"acp-session-id"
 KEEPALIVE = 15.0  # seconds between `:` comments on an idle stream
 INITIALIZE_WAIT = 30.0
 MAX_ID = 1024  # longest connection or session id accepted in a header
+MAX_STREAMS = 1024  # session streams one connection may have at once
 
 Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
 Write = Callable[[bytes], Awaitable[None]]
@@ -122,6 +123,15 @@ class HttpConnection:
         finally:
             self.reading.discard(box)
             self.heard = time.monotonic()
+            self._drop_if_empty(box)
+
+    def _drop_if_empty(self, box: Outbox) -> None:
+        """A session stream left with nothing waiting is forgotten (made again on use)."""
+        if box is self.main or box.frames:
+            return
+        for session, held in list(self.sessions.items()):
+            if held is box:
+                del self.sessions[session]
 
     def idle(self, now: float, idle_timeout: float, orphan: float) -> str | None:
         """Why this connection should end now, or None."""
@@ -220,7 +230,11 @@ class HttpSide:
         session = headers.get(SESSION_ID)
         if session is not None and len(session) > MAX_ID:
             return text(400, "Acp-Session-Id is too long")
-        box = connection.outbox(session.decode("latin-1") if session is not None else None)
+        named = session.decode("latin-1") if session is not None else None
+        fresh = named is not None and named not in connection.sessions
+        if fresh and len(connection.sessions) >= MAX_STREAMS:
+            return text(400, f"Too many session streams (at most {MAX_STREAMS})")
+        box = connection.outbox(named)
         if box in connection.reading:
             return text(409, "Outbound stream already has an active receiver")
         return connection, box

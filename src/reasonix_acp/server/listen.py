@@ -121,7 +121,8 @@ class Listener:
             await self._requests(conn, reader, writer)
         except (h11.ProtocolError, ConnectionError, TimeoutError) as exc:
             log.debug("a socket ended: %s", exc)
-            if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            begun = conn.their_state is not h11.IDLE or isinstance(exc, h11.ProtocolError)
+            if begun and conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
                 with contextlib.suppress(Exception):
                     await _answer(conn, writer, *http_transport.text(400, "Bad Request"))
         finally:
