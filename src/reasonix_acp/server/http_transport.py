@@ -230,11 +230,11 @@ class HttpSide:
         session = headers.get(SESSION_ID)
         if session is not None and len(session) > MAX_ID:
             return text(400, "Acp-Session-Id is too long")
-        named = session.decode("latin-1") if session is not None else None
-        fresh = named is not None and named not in connection.sessions
+        sid = session.decode("latin-1") if session is not None else None
+        fresh = sid is not None and sid not in connection.sessions
         if fresh and len(connection.sessions) >= MAX_STREAMS:
             return text(400, f"Too many session streams (at most {MAX_STREAMS})")
-        box = connection.outbox(named)
+        box = connection.outbox(sid)
         if box in connection.reading:
             return text(409, "Outbound stream already has an active receiver")
         return connection, box
