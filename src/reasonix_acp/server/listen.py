@@ -25,6 +25,7 @@ import logging
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 
 import h11
 
@@ -278,7 +279,8 @@ async def _answer(
         sent.append((b"connection", b"close"))
     if status == 401:
         sent.append((b"www-authenticate", b"Bearer"))
-    writer.write(conn.send(h11.Response(status_code=status, headers=sent)) or b"")
+    reason = _phrase(status)
+    writer.write(conn.send(h11.Response(status_code=status, headers=sent, reason=reason)) or b"")
     writer.write(conn.send(h11.Data(data=body)) or b"")
     writer.write(conn.send(h11.EndOfMessage()) or b"")
     await writer.drain()
@@ -293,7 +295,7 @@ async def _stream(
     """An SSE response, fed until the stream ends or the client goes: a client that closes its
     socket is noticed at once (its end of input), not at the next write."""
     headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
-    writer.write(conn.send(h11.Response(status_code=200, headers=headers)) or b"")
+    writer.write(conn.send(h11.Response(status_code=200, headers=headers, reason=b"OK")) or b"")
     await writer.drain()
 
     async def write(data: bytes) -> None:
@@ -319,8 +321,15 @@ async def _stream(
         raise ConnectionError("the client left the stream")
 
 
+def _phrase(status: int) -> bytes:
+    try:
+        return HTTPStatus(status).phrase.encode()
+    except ValueError:
+        return b""
+
+
 def _raw(status: int, message: bytes) -> bytes:
-    reason = {503: b"Service Unavailable"}.get(status, b"Error")
+    reason = _phrase(status)
     head = b"HTTP/1.1 %d %s\r\ncontent-length: %d\r\nconnection: close\r\n\r\n"
     return head % (status, reason, len(message)) + message
 
