@@ -14,6 +14,7 @@ from acp_conformance.checks import TURN_CONTENT, obj
 from acp_conformance.client import Client
 from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent
+from acp_conformance.remote import RemoteAgent
 from acp_conformance.results import Lost, Skip
 
 SESSION_OPENERS = ("session/new", "session/load", "session/resume")
@@ -27,7 +28,7 @@ START_SECONDS = 30.0
 class Frames:
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent | RemoteAgent,
         client: Client,
         model: ModelServer | None,
         timeout: float,

@@ -11,7 +11,7 @@ from typing import Any
 from acp_conformance.checks import obj
 from acp_conformance.client import Client
 from acp_conformance.frames import Frames
-from acp_conformance.process import Agent
+from acp_conformance.remote import agent_for
 from acp_conformance.results import ScenarioResult, Settings, Skip, skipped
 from acp_conformance.scenario import Scenario
 
@@ -31,7 +31,7 @@ def advertises_reasonix(settings: Settings) -> bool:
     cwd = Path(tmp) / "ws"
     cwd.mkdir()
     places = {"tmp": tmp, "cwd": str(cwd), "model_url": ""}
-    agent = Agent(settings.command, settings.env, places, settings.keep_home)
+    agent = agent_for(settings, places)
     client = Client(agent.send, str(cwd))
     try:
         frames = Frames(agent, client, None, settings.timeout, start=settings.start)

@@ -99,6 +99,8 @@ def own_home(tmp: str) -> dict[str, str]:
 
 
 class Agent:
+    remote = False
+
     def __init__(
         self, command: str, env: dict[str, str], places: dict[str, str], keep_home: bool = False
     ) -> None:

@@ -25,6 +25,9 @@ class Settings:
     start: float = 30.0  # the wait for the first answer of a process just started
     keep_home: bool = False  # the agent gets the runner's HOME and XDG_* (else its own)
     auth_method: str = ""  # --auth-method: the id core.auth.authenticate authenticates with
+    url: str = ""  # --url: an agent reached over the network instead of `command` (remote.py)
+    token: str = ""  # its bearer token (from --token-env's variable)
+    transport: str = "http"  # --transport: http (Streamable HTTP) or ws (WebSocket)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from acp_conformance.frames import Frames
 from acp_conformance.gates import required, unmet
 from acp_conformance.model import ModelServer
 from acp_conformance.process import Agent, CannotStart
+from acp_conformance.remote import NO_PROCESS, RemoteAgent, agent_for
 from acp_conformance.results import (
     CheckResult,
     Lost,
@@ -181,6 +182,8 @@ class Runner:
             for check in step_checks(step):
                 self.results.append(judged(check, checks.on_window(check.kind, frames)))
         elif "eof" in step:
+            if self.io.agent.remote:
+                raise Skip(NO_PROCESS)
             self.io.agent.close_stdin()
             code = self.io.agent.wait(float(step["eof"]))
             for check in step_checks(step):
@@ -317,6 +320,8 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
     result = ScenarioResult(scenario.id, scenario.suite, scenario.title)
     if scenario.model is not None and not wired(settings):
         why = "needs the scripted model: put {model_url} in --agent or an --env value"
+        if settings.url:
+            why = "needs the scripted model, which an agent reached with --url is not pointed at"
         result.reason = why
         result.checks = [skipped(c, why) for c in scenario.checks]
         return result, "", []
@@ -328,11 +333,11 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
     script = substitute(scenario.model or [], places)
     model = ModelServer(script) if wired(settings) else None
     places["model_url"] = model.url if model else ""
-    agent: Agent | None = None
+    agent: Agent | RemoteAgent | None = None
     client = Client(lambda frame: agent.send(frame) if agent else None, cwd, scenario.client)
     client.seed(written_folders(script))
     try:
-        agent = Agent(settings.command, settings.env, places, settings.keep_home)
+        agent = agent_for(settings, places)
     except CannotStart:
         client.close()
         if model is not None:
