@@ -70,6 +70,8 @@ async def _drive(url: str, cwd: str) -> tuple[Client, Client, dict[str, Any], di
         opened = await a.call("session/new", {"cwd": cwd, "mcpServers": []})
         sid = opened["result"]["sessionId"]
         await b.call("session/load", {"sessionId": sid, "cwd": cwd, "mcpServers": []})
+        status = await b.call("session/status", {"sessionId": sid})
+        assert status["result"]["status"] == "open"  # open here, on either connection
         text = [{"type": "text", "text": "read it"}]
         by_a = await a.call("session/prompt", {"sessionId": sid, "prompt": text})
         await b.drain()
