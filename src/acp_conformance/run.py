@@ -363,9 +363,12 @@ def run(scenario: Scenario, settings: Settings) -> tuple[ScenarioResult, str, li
 
 def options(settings: Settings) -> dict[str, Any]:
     """The runner's options as a scenario's `require` reads them (gates.py): the id given with
-    --auth-method, only when one was; whether the agent runs in a home of its own."""
+    --auth-method, only when one was; whether the agent runs in a home of its own (never one
+    reached with --url: a scenario that signs out or rewrites providers is SKIP there)."""
     given = {k for k in settings.env if k == "HOME" or k.startswith("XDG_")}
-    found: dict[str, Any] = {"own_home": not settings.keep_home and not given}
+    # An agent at --url runs in whatever home it was started with: never one of its own.
+    own = not settings.keep_home and not given and not settings.url
+    found: dict[str, Any] = {"own_home": own}
     if settings.auth_method:
         found["auth_method"] = settings.auth_method
     return found
