@@ -181,8 +181,35 @@ def main(argv: list[str] | None = None) -> int:
     if not args.agent:
         sys.stderr.write("acp-conformance: --agent is required (or --list)\n")
         return 2
+    try:
+        results = run_all(picked, settings_of(args), args)
+    except CannotStart as exc:
+        sys.stderr.write(f"acp-conformance: cannot start the agent: {exc}\n")
+        return 2
+    say("stdout", report.table(results))
+    if args.json is not None:
+        args.json.write_text(report.as_json(args.agent, results), encoding="utf-8")
+    if args.junit is not None:
+        report.junit(results, args.junit)
+    return verdict(results)
+
+
+def results_of(argv: list[str], scenarios: list[Scenario] | None = None) -> list[ScenarioResult]:
+    """What `acp-conformance ARGV` runs (`--agent` given), run in this process as it runs them
+    (`main`), the scenarios' results in their order, with no report written: for a program
+    that judges the results itself and runs many such at once, each on threads of its own
+    (the runner's calibration). `scenarios`: those to pick from, as loaded once (default:
+    `load_all()`). Raises CannotStart where the command exits 2."""
+    args = _parser().parse_args(argv)
+    if not args.agent:
+        raise SystemExit("acp-conformance: --agent is required")
+    picked = chosen(args, load_all() if scenarios is None else scenarios)
+    return run_all(picked, settings_of(args), args)
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
     env = dict(item.split("=", 1) for item in args.env if "=" in item)
-    settings = Settings(
+    return Settings(
         args.agent,
         env,
         args.timeout,
@@ -192,16 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         args.keep_home,
         args.auth_method or "",
     )
-    try:
-        results = run_all(picked, settings, args)
-    except CannotStart as exc:
-        sys.stderr.write(f"acp-conformance: cannot start the agent: {exc}\n")
-        return 2
-    say("stdout", report.table(results))
-    if args.json is not None:
-        args.json.write_text(report.as_json(args.agent, results), encoding="utf-8")
-    if args.junit is not None:
-        report.junit(results, args.junit)
+
+
+def verdict(results: list[ScenarioResult]) -> int:
+    """The exit status of a run: 1 when a MUST check failed, else 0."""
     failed = any(c.status == "fail" for r in results for c in r.checks)
     return 1 if failed else 0
 

@@ -1,8 +1,10 @@
 """Which scenarios each fault of the broken agents runs in `test_every_check_is_seen_failing`
 (tests/conformance/test_runner.py): of the suites it meets (`SUITES`), the scenarios where it makes
-a check fail or warn, as few as still fail every check it fails there. Running each fault's suites
-whole spawned thousands of agents for the same verdicts; `python -m tests.conformance.test_runner`
-runs them whole again and prints the table anew (after a scenario or a fault is added).
+a check fail or warn, as few as still fail every check it fails there; and the same for
+broken_reasonix.py's faults in `test_every_reasonix_check_is_seen_failing` (`RX_SUITES`,
+`RX_SCENARIOS`). Running each fault's suites whole spawned thousands of agents for the same
+verdicts; `python -m tests.conformance.test_runner` runs them whole again and prints both tables
+anew (after a scenario or a fault is added).
 """
 
 from __future__ import annotations
@@ -821,4 +823,70 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "plan-no-remove": ("client.plan.by-id",),
     "plan-once": ("client.plan.by-id", "client.plan.not-advertised"),
     "plan-unadvertised": ("client.plan.not-advertised",),
+}
+
+# broken_reasonix.py's faults (and broken_history.py's: forks and rewinds at a message id), run
+# by `test_every_reasonix_check_is_seen_failing` in the scenarios of the `reasonix` suite where
+# each fails a check, as SCENARIOS for broken_agent.py's.
+RX_SUITES = [
+    ("meta", "reasonix"),
+    ("status", "reasonix"),
+    ("codes", "reasonix"),
+    ("no-updates", "reasonix"),
+    ("sequence", "reasonix"),
+    ("turn", "reasonix"),
+    ("inbox", "reasonix"),
+    ("active", "reasonix"),
+    ("queue-empty", "reasonix"),
+    ("no-idempotency", "reasonix"),
+    ("edit", "reasonix"),
+    ("pause", "reasonix"),
+    ("steer", "reasonix"),
+    ("reload", "reasonix"),
+    ("rewind", "reasonix"),
+    # broken_history.py: forks and rewinds at a message id
+    ("fork-msg-broken", "reasonix"),
+    ("fork-msg-unserved", "reasonix"),
+    ("msg-all", "reasonix"),
+    ("msg-none", "reasonix"),
+    ("msg-lax", "reasonix"),
+    ("msg-reworded", "reasonix"),
+]
+
+RX_SCENARIOS: dict[str, tuple[str, ...]] = {
+    "meta": ("reasonix.capabilities",),
+    "status": ("reasonix.status.idle", "reasonix.status.turn"),
+    "codes": (
+        "reasonix.fork.from-message",
+        "reasonix.inbox.idempotency",
+        "reasonix.inbox.invalid",
+        "reasonix.reload",
+        "reasonix.rewind",
+        "reasonix.rewind.from-message",
+        "reasonix.status.unknown-session",
+        "reasonix.steer.invalid",
+    ),
+    "no-updates": ("reasonix.status.turn", "reasonix.steer.running"),
+    "sequence": ("reasonix.status.turn",),
+    "turn": ("reasonix.fork.from-message", "reasonix.status.turn", "reasonix.steer.running"),
+    "inbox": (
+        "reasonix.inbox.edit",
+        "reasonix.inbox.enqueue-list-get",
+        "reasonix.inbox.idempotency",
+        "reasonix.steer.idle",
+    ),
+    "active": ("reasonix.inbox.enqueue-list-get",),
+    "queue-empty": ("reasonix.inbox.invalid",),
+    "no-idempotency": ("reasonix.inbox.idempotency",),
+    "edit": ("reasonix.inbox.edit",),
+    "pause": ("reasonix.inbox.pause",),
+    "steer": ("reasonix.steer.idle", "reasonix.steer.running"),
+    "reload": ("reasonix.reload",),
+    "rewind": ("reasonix.rewind", "reasonix.rewind.from-message"),
+    "fork-msg-broken": ("reasonix.fork.from-message",),
+    "fork-msg-unserved": ("reasonix.fork.from-message",),
+    "msg-all": ("reasonix.fork.from-message", "reasonix.rewind.from-message"),
+    "msg-none": ("reasonix.fork.from-message", "reasonix.rewind.from-message"),
+    "msg-lax": ("reasonix.fork.from-message", "reasonix.rewind.from-message"),
+    "msg-reworded": ("reasonix.fork.from-message", "reasonix.rewind.from-message"),
 }

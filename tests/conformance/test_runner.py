@@ -1,53 +1,37 @@
 """The conformance runner calibrated: a correct small agent passes every applicable check, and
 every check is seen failing against an agent broken on purpose (a check that cannot fail is a
 defect); `acp` passes every applicable check in test_acp_wire.py but its known defects (kept
-seen failing there), and that run of every other scenario also pins its wire. Real processes
-throughout."""
+seen failing there), and that run of every other scenario also pins its wire. Real agent
+processes throughout; the calibrations run the runner in this process (cli.results_of), the
+other tests as the `acp-conformance` command."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from acp_conformance.scenario import load_all
-from tests.conformance.faults import SCENARIOS, SUITES
+from acp_conformance import cli
+from acp_conformance.scenario import Scenario, load_all
+from tests.conformance.faults import RX_SCENARIOS, RX_SUITES, SCENARIOS, SUITES
 
 BROKEN = Path(__file__).with_name("broken_agent.py")
 BROKEN_RX = Path(__file__).with_name("broken_reasonix.py")  # the `reasonix` suite's
 WIRED = {"SCRIPTED_MODEL": "{model_url}"}  # the broken agent asks it for tool calls
 AUTH = ("--auth-method", "key")  # the broken agent's one authentication method (an API key)
+# How each broken agent's faults are run (test_every_check_is_seen_failing, and its reasonix
+# twin): the agent, the runner's options.
+CALIBRATIONS = {
+    "broken_agent": (BROKEN, ("--timeout", "1", "--start-timeout", "5", *AUTH)),
+    "broken_reasonix": (BROKEN_RX, ("--timeout", "2", "--jobs", "4")),
+}
 
 # The broken agent advertises no image, audio or embedded context: these are SKIP for it.
 UNADVERTISED = {"prompt-image.served", "prompt-audio.served", "prompt-embedded.served"}
-RX_FAULTS = [
-    "meta",
-    "status",
-    "codes",
-    "no-updates",
-    "sequence",
-    "turn",
-    "inbox",
-    "active",
-    "queue-empty",
-    "no-idempotency",
-    "edit",
-    "pause",
-    "steer",
-    "reload",
-    "rewind",
-    # broken_history.py: forks and rewinds at a message id
-    "fork-msg-broken",
-    "fork-msg-unserved",
-    "msg-all",
-    "msg-none",
-    "msg-lax",
-    "msg-reworded",
-]
 
 
 def conformance(
@@ -82,6 +66,20 @@ def statuses(results: dict[str, Any]) -> dict[str, str]:
     return {c["id"]: c["status"] for s in results["scenarios"] for c in s["checks"]}
 
 
+def failing(scenarios: list[Scenario], agent: Path, fault: str, *args: str) -> dict[str, set[str]]:
+    """Scenario id → the checks that fail or warn in it, of `acp-conformance --agent "python
+    AGENT" ARGS` with BREAK=FAULT, run in this process (cli.results_of: the command's own path
+    but its reports). A calibration runs many at once, on threads, with no runner process (and
+    its imports: jsonschema, the schemas) for each."""
+    env = {"BREAK": fault, **WIRED}
+    extra = [a for k, v in env.items() for a in ("--env", f"{k}={v}")]
+    argv = ["--agent", f"{sys.executable} {agent}", "--quiet", *extra, *args]
+    return {
+        r.id: {c.id for c in r.checks if c.status in ("fail", "warn")}
+        for r in cli.results_of(argv, scenarios)
+    }
+
+
 def test_the_scenarios_load_with_unique_check_ids_and_citations() -> None:
     scenarios = load_all()
     checks = [c for s in scenarios for c in s.checks]
@@ -107,51 +105,48 @@ def test_a_correct_small_reasonix_agent_passes(tmp_path: Path) -> None:
     assert set(statuses(results).values()) == {"pass"}, results["stdout"]
 
 
-def test_every_reasonix_check_is_seen_failing(tmp_path: Path) -> None:
-    every = {c.id for s in load_all() if s.suite == "reasonix" for c in s.checks}
+def test_every_reasonix_check_is_seen_failing() -> None:
+    scenarios = load_all()
+    every = {c.id for s in scenarios if s.suite == "reasonix" for c in s.checks}
+    agent, waits = CALIBRATIONS["broken_reasonix"]
 
-    def failing(fault: str) -> set[str]:
-        where = tmp_path / fault
-        where.mkdir()
-        env = {"BREAK": fault, **WIRED}
-        agent = f"{sys.executable} {BROKEN_RX}"
-        waits = ("--timeout", "2", "--jobs", "4")
-        found = conformance(where, agent, "--suite", "reasonix", *waits, env=env)
-        return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
+    def seen(fault: tuple[str, tuple[str, ...]]) -> set[str]:
+        found = failing(scenarios, agent, fault[0], *waits, "--only", *fault[1])
+        return set().union(*found.values())
 
-    # Four faults at once, four scenarios of each: its agents are quick to start, and fewer
-    # runners at once spend less of the machine starting runners.
+    # Each fault runs the scenarios where it fails a check (RX_SCENARIOS, faults.py), four
+    # faults at once, four scenarios of each.
     with ThreadPoolExecutor(4) as pool:
-        seen = set().union(*pool.map(failing, RX_FAULTS))
-    assert every - seen == set(), f"reasonix checks no broken agent fails: {sorted(every - seen)}"
+        seen_failing = set().union(*pool.map(seen, RX_SCENARIOS.items()))
+    missed = sorted(every - seen_failing)
+    assert not missed, f"reasonix checks no broken agent fails: {missed}"
 
 
 def test_each_fault_runs_scenarios_of_its_own_suites() -> None:
     suites = {s.id: s.suite for s in load_all()}
-    assert list(SCENARIOS) == [name for name, _ in SUITES]
-    for name, meets in SUITES:
-        allowed = meets.split(",")
-        for scenario in SCENARIOS[name]:
-            assert suites[scenario] in allowed or scenario in allowed, (name, scenario)
-        assert SCENARIOS[name], f"{name} fails no check: its scenarios are empty"
+    for table, faults in ((SCENARIOS, SUITES), (RX_SCENARIOS, RX_SUITES)):
+        assert list(table) == [name for name, _ in faults]
+        for name, meets in faults:
+            allowed = meets.split(",")
+            for scenario in table[name]:
+                assert suites[scenario] in allowed or scenario in allowed, (name, scenario)
+            assert table[name], f"{name} fails no check: its scenarios are empty"
 
 
-def test_every_check_is_seen_failing(tmp_path: Path) -> None:
-    every = {c.id for s in load_all() if s.suite != "reasonix" for c in s.checks}
+def test_every_check_is_seen_failing() -> None:
+    scenarios = load_all()
+    every = {c.id for s in scenarios if s.suite != "reasonix" for c in s.checks}
+    agent, waits = CALIBRATIONS["broken_agent"]
 
-    def failing(fault: tuple[str, tuple[str, ...]]) -> set[str]:
-        where = tmp_path / fault[0]
-        where.mkdir()
-        agent = f"{sys.executable} {BROKEN}"
-        env = {"BREAK": fault[0], **WIRED}
-        waits = ("--timeout", "1", "--start-timeout", "5", *AUTH)
-        found = conformance(where, agent, *waits, "--only", *fault[1], env=env)
-        return {check for check, status in statuses(found).items() if status in ("fail", "warn")}
+    def seen(fault: tuple[str, tuple[str, ...]]) -> set[str]:
+        found = failing(scenarios, agent, fault[0], *waits, "--only", *fault[1])
+        return set().union(*found.values())
 
-    # Each fault runs the scenarios where it fails a check (tests/conformance/faults.py).
+    # Each fault runs the scenarios where it fails a check (SCENARIOS, faults.py).
     with ThreadPoolExecutor(12) as pool:  # mostly waiting on timeouts
-        seen = set().union(*pool.map(failing, SCENARIOS.items()))
-    assert every - seen == set(), f"checks no broken agent fails: {sorted(every - seen)}"
+        seen_failing = set().union(*pool.map(seen, SCENARIOS.items()))
+    missed = sorted(every - seen_failing)
+    assert not missed, f"checks no broken agent fails: {missed}"
 
 
 def test_a_scenario_whose_tool_is_not_offered_is_skip_with_the_reason(tmp_path: Path) -> None:
@@ -297,26 +292,12 @@ def test_a_lost_answer_is_counted_once_and_stdout_is_judged_all_the_same(tmp_pat
     assert found["elicit-accept.nothing-after"] == "pass"
 
 
-def needed(fault: tuple[str, str]) -> tuple[str, list[str]]:
+def needed(calibration: str, fault: tuple[str, str]) -> tuple[str, list[str]]:
     """(the fault, the fewest scenarios of its suites that fail every check it fails there)."""
     name, what = fault
     only = ("--only", *what.split(",")) if "." in what else ("--suite", what)
-    found = conformance(
-        Path(tempfile.mkdtemp()),
-        f"{sys.executable} {BROKEN}",
-        "--timeout",
-        "1",
-        "--start-timeout",
-        "5",
-        *AUTH,
-        *only,
-        env={"BREAK": name, **WIRED},
-    )
-    bad = {
-        s["id"]: {c["id"] for c in s["checks"] if c["status"] in ("fail", "warn")}
-        for s in found["scenarios"]
-    }
-    bad = {k: v for k, v in bad.items() if v}
+    agent, waits = CALIBRATIONS[calibration]
+    bad = {k: v for k, v in failing(load_all(), agent, name, *waits, *only).items() if v}
     wanted: set[str] = set().union(*bad.values())
     chosen: list[str] = []
     covered: set[str] = set()
@@ -327,10 +308,12 @@ def needed(fault: tuple[str, str]) -> tuple[str, list[str]]:
     return name, sorted(chosen)
 
 
-if __name__ == "__main__":
-    with ThreadPoolExecutor(10) as pool:
-        for name, chosen in pool.map(needed, SUITES):
-            print(f"    {name!r}: {tuple(chosen)!r},")
+if __name__ == "__main__":  # the tables of faults.py, anew
+    for calibration, faults in (("broken_agent", SUITES), ("broken_reasonix", RX_SUITES)):
+        print(f"# {calibration}")
+        with ThreadPoolExecutor(10) as pool:
+            for name, chosen in pool.map(partial(needed, calibration), faults):
+                print(f"    {name!r}: {tuple(chosen)!r},")
 
 
 def test_the_json_report_carries_tiers_and_each_failures_wire(tmp_path: Path) -> None:
