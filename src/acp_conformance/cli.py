@@ -68,7 +68,8 @@ offered, the messages, the reply given).
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acp-conformance",
-        description="Run the ACP conformance scenarios against an agent launched over stdio.",
+        description="Run the ACP conformance scenarios against an agent launched over stdio, "
+        "or one served over the network (--url).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -76,6 +77,23 @@ def _parser() -> argparse.ArgumentParser:
         "--agent",
         help='the agent\'s command line, e.g. "my-agent --stdio"; '
         "{tmp} and {cwd} are filled in per scenario",
+    )
+    p.add_argument(
+        "--url",
+        help="an agent served over the network instead of --agent: its ACP endpoint, e.g. "
+        "http://127.0.0.1:8421/acp (docs/conformance.md: what is SKIP there)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=("http", "ws"),
+        default="http",
+        help="with --url: Streamable HTTP (default) or WebSocket",
+    )
+    p.add_argument(
+        "--token-env",
+        default="REASONIX_ACP_TOKEN",
+        metavar="VAR",
+        help="with --url: the variable holding the bearer token (default REASONIX_ACP_TOKEN)",
     )
     p.add_argument(
         "--suite",
@@ -178,8 +196,11 @@ def main(argv: list[str] | None = None) -> int:
             lines.extend(f"    {c.level:6} {c.id}  ({c.cite})\n" for c in s.checks)
         say("stdout", "".join(lines))
         return 0
-    if not args.agent:
-        sys.stderr.write("acp-conformance: --agent is required (or --list)\n")
+    if not args.agent and not args.url:
+        sys.stderr.write("acp-conformance: --agent or --url is required (or --list)\n")
+        return 2
+    if args.agent and args.url:
+        sys.stderr.write("acp-conformance: --agent and --url name two agents: give one\n")
         return 2
     try:
         results = run_all(picked, settings_of(args), args)
@@ -188,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     say("stdout", report.table(results))
     if args.json is not None:
-        args.json.write_text(report.as_json(args.agent, results), encoding="utf-8")
+        args.json.write_text(report.as_json(args.agent or args.url, results), encoding="utf-8")
     if args.junit is not None:
         report.junit(results, args.junit)
     return verdict(results)
@@ -201,8 +222,8 @@ def results_of(argv: list[str], scenarios: list[Scenario] | None = None) -> list
     (the runner's calibration). `scenarios`: those to pick from, as loaded once (default:
     `load_all()`). Raises CannotStart where the command exits 2."""
     args = _parser().parse_args(argv)
-    if not args.agent:
-        raise SystemExit("acp-conformance: --agent is required")
+    if not args.agent and not args.url:
+        raise SystemExit("acp-conformance: --agent or --url is required")
     picked = chosen(args, load_all() if scenarios is None else scenarios)
     return run_all(picked, settings_of(args), args)
 
@@ -210,7 +231,7 @@ def results_of(argv: list[str], scenarios: list[Scenario] | None = None) -> list
 def settings_of(args: argparse.Namespace) -> Settings:
     env = dict(item.split("=", 1) for item in args.env if "=" in item)
     return Settings(
-        args.agent,
+        args.agent or "",
         env,
         args.timeout,
         args.wire_dir,
@@ -218,6 +239,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
         args.start_timeout,
         args.keep_home,
         args.auth_method or "",
+        url=args.url or "",
+        token=os.environ.get(args.token_env, "") if args.url else "",
+        transport=args.transport,
     )
 
 

@@ -148,6 +148,11 @@ class _Streams:
         self._sessions: set[str] = set()  # sessions whose stream is open
         self._asked_on: dict[str, str] = {}  # an agent request's id (JSON) → its session
         self._closed = False
+        # Whether the agent admits us at all, before the scenario starts (a GET naming no
+        # connection is refused 400 by an agent that does): a refused token ends the run.
+        probe = self._http.get(url, headers={"accept": "text/event-stream"})
+        if probe.status_code in (401, 403):
+            raise CannotStart(f"refused: HTTP {probe.status_code} {probe.text.strip()[:200]}")
 
     def send(self, text: str) -> None:
         message = _object(text)

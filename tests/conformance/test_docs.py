@@ -132,6 +132,21 @@ offered, the messages, the reply given). A scenario ends once the agent has writ
 of input, so a wire log does not depend on how fast the machine is. `acp-conformance --help` explains `{tmp}`, `{cwd}`,
 `{model_url}` and `--auth-method`.
 
+An agent served over the network is run with `--url URL` instead of `--agent`: over ACP's
+Streamable HTTP transport (`--transport http`, the default) or a WebSocket (`--transport ws`), as
+the official TypeScript SDK's client transports speak them, with `Authorization: Bearer` and the
+token in `REASONIX_ACP_TOKEN` (or the variable `--token-env VAR` names). Each scenario is a
+connection of its own to the one agent, which keeps the home and configuration it was started
+with: the scenarios that need the scripted model are SKIP (it was not started pointed at it),
+and so are those that log out or rewrite its providers (it has no home of its own here), that
+judge a process's end (`robustness.eof`), and, over HTTP, those whose bad input HTTP itself
+refuses with a status before any JSON-RPC could answer (a line that is not JSON, a batch, a
+request before `initialize`: the reason names the status). A request refused with an HTTP status
+later is judged as the SDK's client reports it, a -32603 error naming the status. `{cwd}` is a
+folder the runner makes: the agent must see it (the same machine, or the same path). For
+example, `acp serve --model offline` in one terminal and `acp-conformance --url
+http://127.0.0.1:8421/acp --suite core --transport ws` in another.
+
 ## Levels
 
 Each check has the level of the wording it cites. A failed MUST fails the run (exit status 1);
