@@ -124,12 +124,15 @@ import os
 import sys
 import threading
 import time
-from typing import Any
 
 import broken_auth
 import broken_providers
 from broken_mcp import AcpServers, declared
 from broken_tools import Tools
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}

@@ -25,17 +25,21 @@ QUIRK (comma-separated), as real agents lawfully do (test_peers.py):
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Answer = Callable[[Any, Any], None]  # (request id, result)
+    Refuse = Callable[[Any, int, str], None]  # (request id, code, message)
+    Send = Callable[[dict[str, Any]], None]  # a frame to the client
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
 METHODS = ("auth/status", "authenticate", "logout")
 authenticated: list[str] = []  # the methods authenticate took (auth-forgets: then -32000)
 held = {"key": True}  # whether it holds its API key
-Answer = Callable[[Any, Any], None]  # (request id, result)
-Refuse = Callable[[Any, int, str], None]  # (request id, code, message)
-Send = Callable[[dict[str, Any]], None]  # a frame to the client
 
 
 def methods() -> list[dict[str, Any]]:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
 
 from broken_model import ask_model
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 SYSTEM = {"role": "system", "content": "You are a small agent the conformance runner tests."}
@@ -51,14 +53,23 @@ class Refused(Exception):
         self.code = code
 
 
-@dataclass(frozen=True)
 class Turn:
-    prompt: str
-    user_id: str
-    reply_id: str
-    reply: str
-    messages: list[dict[str, Any]]  # the user's, the model's and the tools', in order
-    before: dict[str, str | None] = field(default_factory=dict)  # each file written, as it was
+    """One turn as kept: its prompt, the ids of the user's message and of the reply that ends
+    it, the reply, the messages of the turn (the user's, the model's and the tools', in order)
+    and each file it wrote as it was before (a plain class: dataclasses costs a start-up)."""
+
+    def __init__(
+        self,
+        prompt: str,
+        user_id: str,
+        reply_id: str,
+        reply: str,
+        messages: list[dict[str, Any]],
+        before: dict[str, str | None] | None = None,
+    ) -> None:
+        self.prompt, self.user_id, self.reply_id, self.reply = prompt, user_id, reply_id, reply
+        self.messages = messages
+        self.before: dict[str, str | None] = {} if before is None else before
 
 
 def _write(path: str, content: str, before: dict[str, str | None]) -> str:
@@ -92,7 +103,7 @@ def _run(call: dict[str, Any], before: dict[str, str | None]) -> dict[str, Any]:
 def _reworded(turn: Turn) -> Turn:
     """The turn with its reply said otherwise to the model (BREAK msg-reworded)."""
     messages = [*turn.messages[:-1], {**turn.messages[-1], "content": f"{turn.reply} (kept)"}]
-    return replace(turn, messages=messages)
+    return Turn(turn.prompt, turn.user_id, turn.reply_id, turn.reply, messages, turn.before)
 
 
 class Conversation:

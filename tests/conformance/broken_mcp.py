@@ -23,15 +23,19 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Request = Callable[..., tuple[Any, Any]]  # (method, params) → (result, error)
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 MCP_VERSION = "2026-07-28"
 FORM = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
-Request = Callable[..., tuple[Any, Any]]  # (method, params) → (result, error)
 
 
 def declared(servers: Any) -> list[dict[str, Any]]:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
-import urllib.parse
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 MODEL = os.environ.get("SCRIPTED_MODEL", "")
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
@@ -43,7 +44,11 @@ def ask_model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> di
 
 
 def _post(url: str, body: str) -> tuple[int, bytes]:
-    """(status, body) of an HTTP/1.0 POST of JSON (urllib.request was most of a start-up)."""
+    """(status, body) of an HTTP/1.0 POST of JSON (urllib.request was most of a start-up;
+    socket and urllib.parse are imported by the first turn that asks the model)."""
+    import socket
+    import urllib.parse
+
     parts = urllib.parse.urlsplit(url)
     data = body.encode()
     head = (

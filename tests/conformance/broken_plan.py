@@ -20,8 +20,11 @@ updates by id are unstable: an agent may keep to the plan update).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}

@@ -19,15 +19,19 @@ knows:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Answer = Callable[[Any, Any], None]  # (request id, result)
+    Refuse = Callable[[Any, int, str], None]  # (request id, code, message)
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 ROUTE = {"apiType": "openai", "baseUrl": os.environ.get("SCRIPTED_MODEL") or "http://127.0.0.1/v1"}
 held: dict[str, dict[str, Any] | None] = {"main": dict(ROUTE), "spare": dict(ROUTE)}
 REQUIRED = "main"
-Answer = Callable[[Any, Any], None]  # (request id, result)
-Refuse = Callable[[Any, int, str], None]  # (request id, code, message)
 
 
 def listing() -> dict[str, Any]:

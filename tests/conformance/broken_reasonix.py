@@ -36,9 +36,12 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any
 
 from broken_history import Conversation, Refused, Sessions, Turn
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 M = "_reasonix.io/session/inbox/"

@@ -45,16 +45,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import threading
 import time
-from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import broken_plan
 from broken_mcp import AcpServers, StandInTools
 from broken_model import ask_model
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a start-up
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 BREAK = {b.strip() for b in os.environ.get("BREAK", "").split(",") if b.strip()}
 QUIRK = {b.strip() for b in os.environ.get("QUIRK", "").split(",") if b.strip()}
@@ -343,6 +345,8 @@ class Tools(StandInTools):
         return (f"found {ELICIT}" if self.found else "nothing found"), []
 
     def _locally(self, command: str) -> str:
+        import subprocess  # only here: most runs start no command
+
         proc = subprocess.Popen(
             ["sh", "-c", command], cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )
