@@ -106,6 +106,7 @@ class Connection:
         self._background: set[asyncio.Future[Any]] = set()  # async notification handlers
         self._outbound: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self._closed = asyncio.Event()
+        self._reader: threading.Thread | None = None
         self._close_hooks: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -189,7 +190,8 @@ class Connection:
         if self._at_eof:
             self._on_eof()
         else:
-            threading.Thread(target=self._read, name="acp-reader", daemon=True).start()
+            self._reader = threading.Thread(target=self._read, name="acp-reader", daemon=True)
+            self._reader.start()
         await self._closed.wait()
         await self._shutdown()
 
@@ -340,6 +342,17 @@ class Connection:
             future.set_exception(RemoteError(code, message, error.get("data")))
         else:
             future.set_result(response.result)
+
+    def io_ended(self, timeout: float | None = None) -> bool:
+        """Wait for the threads that read and write the descriptors to end (after `serve`
+        returned and the descriptors were shut down); whether they have. Until they have, the
+        descriptors must stay open: a number closed under a thread still writing to it may be
+        another connection's by its next write."""
+        if self._reader is not None:
+            self._reader.join(timeout)
+            if self._reader.is_alive():
+                return False
+        return self._writer.join(timeout)
 
     def stop(self) -> None:
         """End the connection as end of input does (a stop signal; call it on the loop):

@@ -33,6 +33,7 @@ from reasonix_acp.server.services import Shared
 
 log = logging.getLogger("reasonix_acp.server.link")
 
+IO_END_WAIT = 30.0  # seconds for a shut-down connection's threads to end
 OUTBOX_LIMIT = 16 << 20  # bytes waiting for one client stream before its connection ends
 LINE_BREAKS = bytes.maketrans(b"\r\n", b"  ")
 
@@ -112,7 +113,15 @@ class Link:
         try:
             await self.connection.serve()
         finally:
-            self._theirs.close()
+            # Shut down, not closed, until the connection's threads are gone: its writer may
+            # still be blocked in a write, and a descriptor number closed under it would be the
+            # next accepted socket's, another client's, by its next write.
+            with contextlib.suppress(OSError):
+                self._theirs.shutdown(socket.SHUT_RDWR)
+            if await asyncio.to_thread(self.connection.io_ended, IO_END_WAIT):
+                self._theirs.close()
+            else:
+                log.error("a remote connection's I/O threads did not end: its socket is left open")
             self.ended.set()
 
     async def send(self, data: bytes) -> None:

@@ -148,6 +148,11 @@ class Writer:
         for callback in callbacks:
             callback()
 
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread to end; whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (for at most `timeout` seconds), then end the thread."""
         with self._cond:
