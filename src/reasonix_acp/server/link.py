@@ -50,6 +50,7 @@ class Outbox:
         self.frames: collections.deque[bytes] = collections.deque()
         self.size = 0
         self.closed = False
+        self.done = asyncio.Event()
         self._ready = asyncio.Event()
 
     def put(self, frame: bytes) -> None:
@@ -74,8 +75,11 @@ class Outbox:
         return frames
 
     def close(self) -> None:
+        """No more frames: what waits is still taken (a reader that reads gets the end), and
+        `done` is set for a reader stuck writing."""
         self.closed = True
         self._ready.set()
+        self.done.set()
 
 
 class Link:

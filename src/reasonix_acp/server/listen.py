@@ -30,7 +30,7 @@ from http import HTTPStatus
 import h11
 
 from reasonix_acp.server import http_transport, ws_transport
-from reasonix_acp.server.link import OUTBOX_LIMIT, Link
+from reasonix_acp.server.link import OUTBOX_LIMIT, Link, Outbox
 from reasonix_acp.server.remote_auth import Gate
 from reasonix_acp.server.services import Shared
 
@@ -197,7 +197,7 @@ class Listener:
                 await _answer(conn, writer, *found)
                 return
             connection, box = found
-            await _stream(conn, reader, writer, lambda write: connection.stream(box, write))
+            await _stream(conn, reader, writer, box, lambda write: connection.stream(box, write))
         elif method == b"DELETE":
             await _drain_request(conn, reader)
             await _answer(conn, writer, *await self.http.delete(headers))
@@ -290,10 +290,12 @@ async def _stream(
     conn: h11.Connection,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
+    box: Outbox,
     feed: Callable[[Callable[[bytes], Awaitable[None]]], Awaitable[None]],
 ) -> None:
     """An SSE response, fed until the stream ends or the client goes: a client that closes its
-    socket is noticed at once (its end of input), not at the next write."""
+    socket is noticed at once (its end of input), not at the next write; one that stopped
+    reading is dropped once its connection has ended (its unsent output not kept)."""
     headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
     writer.write(conn.send(h11.Response(status_code=200, headers=headers, reason=b"OK")) or b"")
     await writer.drain()
@@ -306,19 +308,26 @@ async def _stream(
         while await reader.read(1 << 12):
             pass  # nothing belongs here while the response streams
 
+    async def ended() -> None:
+        await box.done.wait()
+        await asyncio.sleep(ws_transport.CLOSE_WAIT)  # for a reader that reads to take the end
+
     fed = asyncio.ensure_future(feed(write))
     watch = asyncio.ensure_future(gone())
+    over = asyncio.ensure_future(ended())
     try:
-        await asyncio.wait((fed, watch), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((fed, watch, over), return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (fed, watch):
+        for task in (fed, watch, over):
             task.cancel()
-        await asyncio.gather(fed, watch, return_exceptions=True)
+        await asyncio.gather(fed, watch, over, return_exceptions=True)
     if fed.done() and not fed.cancelled() and fed.exception() is None:
         writer.write(conn.send(h11.EndOfMessage()) or b"")
         await writer.drain()
     else:
-        raise ConnectionError("the client left the stream")
+        box.frames.clear()
+        writer.transport.abort()
+        raise ConnectionError("the client left the stream, or its connection ended unread")
 
 
 def _phrase(status: int) -> bytes:

@@ -32,6 +32,7 @@ from reasonix_acp.server.link import Link, Outbox, Overflow
 log = logging.getLogger("reasonix_acp.server.ws")
 
 PING_EVERY = 20.0
+CLOSE_WAIT = 2.0  # seconds the closing handshake may take before the socket is dropped
 READ_CHUNK = 1 << 16
 
 
@@ -159,19 +160,27 @@ class Socket:
             await self._write()
 
     async def _write(self) -> None:
-        for data in self.protocol.data_to_send():
-            if not data:  # the protocol is done writing: end our side
-                with contextlib.suppress(OSError):
-                    if self.writer.can_write_eof():
-                        self.writer.write_eof()
-                return
-            self.writer.write(data)
+        pending = self.protocol.data_to_send()
+        done = bool(pending) and not pending[-1]  # the protocol is done writing: end our side
+        data = b"".join(pending)
+        if data:
+            self.writer.write(data)  # one system call for a burst of frames
+        if done:
+            with contextlib.suppress(OSError):
+                if self.writer.can_write_eof():
+                    self.writer.write_eof()
+            return
         with contextlib.suppress(ConnectionError):
             await self.writer.drain()
 
     async def _flush_close(self) -> None:
+        """The close frame, if it can go within CLOSE_WAIT; then the socket, dropped (what a
+        client that does not read left unsent is not kept)."""
+        self.outbox.frames.clear()
         with contextlib.suppress(ConnectionError, OSError, asyncio.TimeoutError):
-            await asyncio.wait_for(self._write(), 2.0)
+            await asyncio.wait_for(self._write(), CLOSE_WAIT)
         self.writer.close()
-        with contextlib.suppress(ConnectionError, OSError):
-            await self.writer.wait_closed()
+        try:
+            await asyncio.wait_for(self.writer.wait_closed(), CLOSE_WAIT)
+        except (ConnectionError, OSError, TimeoutError):
+            self.writer.transport.abort()
