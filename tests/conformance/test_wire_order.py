@@ -31,20 +31,7 @@ for line in sys.stdin:
 def test_a_notification_right_after_the_last_answer_comes_before_the_end_of_input(
     tmp_path: Path,
 ) -> None:
-    script = tmp_path / "late.py"
-    script.write_text(LATE, encoding="utf-8")
-    wire = tmp_path / "wire"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "acp_conformance", "--agent", f"{sys.executable} {script}"),
-            *("--only", "robustness.id-long-string", "--wire-dir", str(wire), "--quiet"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    logged = [json.loads(line) for line in (wire / "robustness.id-long-string.ndjson").open()]
+    logged = _wire(tmp_path, LATE, "robustness.id-long-string")
     order = [
         f["line"] if f["dir"] == "c2a" and f["line"].startswith("<") else f["dir"]
         for f in logged
@@ -90,21 +77,7 @@ def test_an_mcp_connection_begun_as_the_session_opens_ends_before_the_prompt(
 ) -> None:
     """client.mcp.acp-server prompts once the agent has asked for the server's tools, however
     long after server/discover that comes (the wire golden once differed under load)."""
-    script = tmp_path / "slow_mcp.py"
-    script.write_text(SLOW_MCP, encoding="utf-8")
-    wire = tmp_path / "wire"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "acp_conformance", "--agent", f"{sys.executable} {script}"),
-            *("--env", "MODEL={model_url}", "--only", "client.mcp.acp-server"),
-            *("--wire-dir", str(wire), "--quiet"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    logged = [json.loads(line) for line in (wire / "client.mcp.acp-server.ndjson").open()]
+    logged = _wire(tmp_path, SLOW_MCP, "client.mcp.acp-server", "--env", "MODEL={model_url}")
     said = [(f["dir"], json.loads(f["line"])) for f in logged if f["line"].startswith("{")]
     # The client's answer to tools/list, which its MCP server sends after a hold.
     listed = next(i for i, (d, m) in enumerate(said) if d == "c2a" and m.get("id") == "list")
@@ -112,3 +85,21 @@ def test_an_mcp_connection_begun_as_the_session_opens_ends_before_the_prompt(
         i for i, (d, m) in enumerate(said) if d == "c2a" and m.get("method") == "session/prompt"
     )
     assert listed < prompted, [m for _, m in said]
+
+
+def _wire(tmp_path: Path, agent: str, scenario: str, *more: str) -> list[dict[str, str]]:
+    """The wire log of `scenario` run against the agent whose source is `agent`."""
+    script = tmp_path / "agent.py"
+    script.write_text(agent, encoding="utf-8")
+    wire = tmp_path / "wire"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "acp_conformance", "--agent", f"{sys.executable} {script}"),
+            *("--only", scenario, "--wire-dir", str(wire), "--quiet", *more),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return [json.loads(line) for line in (wire / f"{scenario}.ndjson").open()]

@@ -174,11 +174,9 @@ class HttpSide:
             if named is not None:
                 return text(400, "Initialize not allowed on existing connection")
             return await self._open(message, body)
-        if named is None:
-            return text(400, "Missing Acp-Connection-Id")
-        connection = self.connections.get(named.decode("latin-1"))
-        if connection is None:
-            return text(404, "Unknown Acp-Connection-Id")
+        connection = self._named(headers)
+        if not isinstance(connection, HttpConnection):
+            return connection
         session, problem = _session(headers, message)
         if problem:
             return text(400, problem)
@@ -221,12 +219,9 @@ class HttpSide:
         """The stream a GET asks for, or the answer refusing it."""
         if b"text/event-stream" not in headers.get(b"accept", b""):
             return text(406, "Not Acceptable: this URL streams text/event-stream")
-        named = headers.get(CONNECTION_ID)
-        if named is None:
-            return text(400, "Missing Acp-Connection-Id")
-        connection = self.connections.get(named.decode("latin-1"))
-        if connection is None:
-            return text(404, "Unknown Acp-Connection-Id")
+        connection = self._named(headers)
+        if not isinstance(connection, HttpConnection):
+            return connection
         session = headers.get(SESSION_ID)
         if session is not None and len(session) > MAX_ID:
             return text(400, "Acp-Session-Id is too long")
@@ -240,14 +235,21 @@ class HttpSide:
         return connection, box
 
     async def delete(self, headers: dict[bytes, bytes]) -> Answer:
+        connection = self._named(headers)
+        if not isinstance(connection, HttpConnection):
+            return connection
+        await self.end(connection, "its client ended it")
+        return 202, [], b""
+
+    def _named(self, headers: dict[bytes, bytes]) -> HttpConnection | Answer:
+        """The connection `Acp-Connection-Id` names, or the answer refusing the request."""
         named = headers.get(CONNECTION_ID)
         if named is None:
             return text(400, "Missing Acp-Connection-Id")
         connection = self.connections.get(named.decode("latin-1"))
         if connection is None:
             return text(404, "Unknown Acp-Connection-Id")
-        await self.end(connection, "its client ended it")
-        return 202, [], b""
+        return connection
 
     async def end(self, connection: HttpConnection, why: str) -> None:
         log.info("remote connection %s ends: %s", connection.id[:8], why)
