@@ -19,14 +19,14 @@ RESUMED = "collector resumed"
 # The real entry point, noting whether the collector runs while the session machinery is built.
 WATCHING = """
 import gc, sys
-from reasonix_acp.server import agent
+from reasonix_acp.server import services
 path = sys.argv.pop(1)
-build = agent.Agent._build_services
+build = services.Shared._build
 def watched(self):
     with open(path, "a") as out:
         out.write(f"building enabled={gc.isenabled()}\\n")
     return build(self)
-agent.Agent._build_services = watched
+services.Shared._build = watched
 from reasonix_acp.cli.main import main
 status = main()
 with open(path, "a") as out:
