@@ -277,12 +277,14 @@ class Connection:
         except Exception as exc:
             self._send(dispatch.error_frame(request.id, dispatch.internal(request.method, exc)))
             return
-        self._send(frame)
-        for hook in call.take_hooks():
-            try:
-                hook()
-            except Exception:
-                log.exception("after-response hook of %s failed", request.method)
+        hooks = call.take_hooks()
+        with self._writer.together(bool(hooks)):  # the answer and what follows it, one write
+            self._send(frame)
+            for hook in hooks:
+                try:
+                    hook()
+                except Exception:
+                    log.exception("after-response hook of %s failed", request.method)
 
     def _on_notification(self, note: Notification) -> None:
         if note.method == CANCEL_REQUEST:

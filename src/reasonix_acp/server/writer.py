@@ -5,10 +5,11 @@ client that stops reading (HIGH_WATER, LOW_WATER, HARD_LIMIT)."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 log = logging.getLogger("reasonix_acp.server.connection")  # the connection's output
 
@@ -51,6 +52,7 @@ class Writer:
         self._released = False
         self._stalled = False
         self._drained: list[Callable[[], None]] = []
+        self._held = 0  # `together` blocks open: frames queue without waking the thread
         self.broken = False
         self._thread = threading.Thread(target=self._run, name="acp-writer", daemon=True)
         self._thread.start()
@@ -63,14 +65,32 @@ class Writer:
                     log.warning(
                         "the client is not reading: %d bytes wait; sends block", self.queued
                     )
+                self._cond.notify_all()  # a `together` block must not hold the write back
                 while self.queued > self.high_water and not self._free():
                     self._cond.wait(0.5)
             if self.broken:
                 return
             self._frames.append(data)
             self.queued += len(data)
-            if len(self._frames) == 1:  # the writer waits only for an empty queue
+            if len(self._frames) == 1 and not self._held:  # it waits only for an empty queue
                 self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def together(self, hold: bool = True) -> Iterator[None]:
+        """Frames put inside the block go out in one write where the thread was idle (an answer
+        and the updates its hooks send right behind it: a client reads them at once)."""
+        if not hold:
+            yield
+            return
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+                if not self._held and self._frames:
+                    self._cond.notify_all()
 
     def congested(self) -> bool:
         if self.queued < self.high_water:
