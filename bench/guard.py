@@ -15,8 +15,9 @@ Figures (ms; each side's median is shown beside the ratio):
   minus the model's last byte);
 - `later`: the median agent time of the next five prompts;
 - `load`: `session/load` of a stored session of LOAD_TURNS turns (each a `read` of an 8 KB file
-  and a reply), in a fresh process after `session/list`; the session is built once, by the base,
-  and each load gets a fresh copy of its store (a newer side may migrate it).
+  and a reply), in a fresh process after `session/list`; each side loads the session it stored
+  itself from the same script (built once per side: how a side stores a session is part of
+  what its load costs), and each load gets a fresh copy of that store.
 
 Tolerance (B/A above 1 + tolerance fails): TOLERANCE below, from the ratios of the tree against
 itself (`--base HEAD` on a clean tree) in repeated runs on the 2-core machine; docs/running.md
@@ -124,7 +125,7 @@ def load_time(acp: str, stored: tuple[Path, str, str], tmp: Path) -> float:
     return (done - sent) * 1000
 
 
-def measures(tmp: Path, model: Model, stored: tuple[Path, str, str]) -> list[Measure]:
+def measures(tmp: Path, model: Model, stored: dict[str, tuple[Path, str, str]]) -> list[Measure]:
     """Each figure's measurement for one side (`acp`), in a directory of its own per call."""
     cwd = str(tmp / "cwd")
     os.makedirs(cwd, exist_ok=True)
@@ -138,7 +139,7 @@ def measures(tmp: Path, model: Model, stored: tuple[Path, str, str]) -> list[Mea
         return {"first": times[0], "later": statistics.median(times[1:])}
 
     def load(acp: str) -> dict[str, float]:
-        return {"load": load_time(acp, stored, tmp)}
+        return {"load": load_time(acp, stored[acp], tmp)}
 
     return [ready, prompts, load]
 
@@ -148,7 +149,7 @@ def compare(rounds: int, a: str, b: str, tmp: Path, say: Callable[[str], None]) 
     round), so that both see the machine as it is then; a figure's verdict is the median of its
     rounds' B/A ratios."""
     model = Model()
-    stored = build_session(a, tmp / "stored")
+    stored = {acp: build_session(acp, tmp / f"stored-{side}") for side, acp in (("A", a), ("B", b))}
     seen: dict[str, dict[str, list[float]]] = {"A": {}, "B": {}}
     for n in range(rounds):
         order = (("A", a), ("B", b)) if n % 2 == 0 else (("B", b), ("A", a))

@@ -94,10 +94,16 @@ _C_ENCODER: Any = (
 )
 
 
-def _text(message: dict[str, Any]) -> str:
+def _text(message: Any) -> str:
     if _C_ENCODER is None:
         return _ENCODER.encode(message)
     return "".join(_C_ENCODER(message, 0))
+
+
+def compact(value: Any) -> str:
+    """A JSON value spelled as every frame spells it (compact, non-ASCII kept): the session
+    store writes its rows so, and a row kept as written can go into a frame as it is."""
+    return _text(value)
 
 
 def notification(method: str, params: Any) -> dict[str, Any]:
@@ -141,3 +147,8 @@ class Template:
             return self._head + _escape(text).encode("utf-8") + self._tail
         except UnicodeEncodeError:  # a lone surrogate: escaped, as `encode` does
             return self._head + json.dumps(text).encode("ascii") + self._tail
+
+    def fill_parts(self, *parts: bytes | memoryview) -> bytes:
+        """The frame with the bytes of `parts`, together one JSON value as `compact` spells it
+        (UTF-8), in the slot's place."""
+        return b"".join((self._head, *parts, self._tail))

@@ -170,7 +170,21 @@ class StatusTracker:
         self.turn_totals, self.all_totals = _zero(), _zero()
         # The costs counted, made with the first call (or a restore): None counts as empty.
         self.turn_ledger: Ledger | None = None
-        self.all_ledger: Ledger | None = None
+        self._all_ledger: Ledger | None = None
+        self._saved_ledger: Any = None  # a restored session's, read when first asked for
+
+    @property
+    def all_ledger(self) -> Ledger | None:
+        """The session's costs; a restored one's saved ledger is read here, when first asked
+        for (a load answers without loading the cost modules)."""
+        if self._saved_ledger is not None:
+            raw, self._saved_ledger = self._saved_ledger, None
+            self._all_ledger = _restored(raw)
+        return self._all_ledger
+
+    @all_ledger.setter
+    def all_ledger(self, ledger: Ledger | None) -> None:
+        self._saved_ledger, self._all_ledger = None, ledger
 
     def snapshot(self) -> dict[str, Any]:
         offer = (
@@ -324,20 +338,27 @@ class StatusTracker:
             return  # an unreadable saved status: start fresh
         self.sequence, self.phase, self.all_totals = sequence, phase, totals
         self.outcome, self.readiness = outcome, readiness
-        # lazy: start-up (only a session restored with its saved status has costs to read)
-        from reasonix_acp.config.ledger import Ledger
-
-        try:
-            raw = saved["ledger"]
-            self.all_ledger = Ledger.from_json(raw if "events" in raw else _old_ledger(raw))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            self.all_ledger = Ledger()  # an unreadable cost: counted afresh from here
+        self.all_ledger, self._saved_ledger = None, saved.get("ledger", _UNREADABLE)
         self.state = "idle"
         if saved.get("state") == "running":
             self.sequence += 1
             self.phase = "recovery_paused"
             self.outcome = {"kind": "paused", "reason": "previous turn interrupted"}
             self.readiness = {**self.readiness, "readyForReview": False}
+
+
+_UNREADABLE = object()  # a saved status without a ledger
+
+
+def _restored(raw: Any) -> Ledger:
+    """A saved ledger; an unreadable one is an empty ledger (counted afresh from here)."""
+    # lazy: start-up (only a session restored with its saved status has costs to read)
+    from reasonix_acp.config.ledger import Ledger
+
+    try:
+        return Ledger.from_json(raw if "events" in raw else _old_ledger(raw))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return Ledger()
 
 
 def _old_ledger(raw: Mapping[str, Any]) -> dict[str, Any]:

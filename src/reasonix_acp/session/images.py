@@ -18,6 +18,7 @@ from __future__ import annotations
 import binascii
 import json
 from base64 import b64decode
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +104,11 @@ ENVELOPE = 1024  # the notification and session id around a replayed update
 SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
 
-def replayable(update: dict[str, Any], budget: int, directory: str) -> dict[str, Any]:
+def replayable(update: dict[str, Any], budget: int, directory: Callable[[], str]) -> dict[str, Any]:
     """A replayed `user_message_chunk` whose image would not fit a frame of `budget` bytes,
-    with a `resource_link` to the image's bytes kept in `directory` in its place (one file per
-    image, named by its digest, so a second load names the same file); any other unchanged."""
+    with a `resource_link` to the image's bytes kept in `directory()` in its place (one file
+    per image, named by its digest, so a second load names the same file); any other unchanged.
+    (`directory` is asked only then: finding the temp directory loads `tempfile`.)"""
     content = update.get("content")
     found = image_of(content) if isinstance(content, dict) else None
     if update.get("sessionUpdate") != "user_message_chunk" or found is None:
@@ -119,7 +121,7 @@ def replayable(update: dict[str, Any], budget: int, directory: str) -> dict[str,
     except (binascii.Error, ValueError, TypeError):
         return {**update, "content": {"type": "text", "text": "[an image that cannot be shown]"}}
     name = f"image-{digests.sha256_hex(raw)[:16]}{SUFFIXES.get(mime, '')}"
-    path = keep(directory, name, raw)
+    path = keep(directory(), name, raw)
     link = {
         "type": "resource_link",
         "uri": Path(path).as_uri(),

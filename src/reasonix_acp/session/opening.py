@@ -335,7 +335,11 @@ class Opening:
         plan = next(
             (body.get("entries") for kind, body in reversed(events) if kind == "plan"), None
         )
-        budget, temp = session.config.frame_budget, session_temp(session.id)
+        budget = session.config.frame_budget
+
+        def temp() -> str:
+            return session_temp(session.id)
+
         self.sessions.send_all(
             session,
             (

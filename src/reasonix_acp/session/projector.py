@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_acp.ids import uuid4
+from reasonix_acp.session.verbatim import Verbatim, update_of
 from reasonix_acp.words import counted
 
 REPLAYED = (
@@ -144,8 +145,14 @@ def updates(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             {"sessionUpdate": "user_message_chunk", "content": block, **named}
             for block in body.get("content", [])
         ]
-    if kind in RUN_UPDATES:
-        return [chunk(kind, body["text"], message_id if type(message_id) is str else None)]
+    if kind in RUN_UPDATES:  # a whole message: a plain update, encoded once (no template)
+        update = {
+            "sessionUpdate": RUN_UPDATES[kind],
+            "content": {"type": "text", "text": body["text"]},
+        }
+        return [update | {"messageId": message_id} if type(message_id) is str else update]
+    if type(body) is Verbatim:  # a stored tool_call_update sent as stored
+        return [update_of(body)]
     if kind in ("tool_call", "tool_call_update"):
         update = {
             "sessionUpdate": kind,

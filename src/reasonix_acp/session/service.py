@@ -25,6 +25,7 @@ from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
 from reasonix_acp.reasonix_io.inbox import InboxError
 from reasonix_acp.redact import redact
+from reasonix_acp.session import verbatim
 from reasonix_acp.session.checkpoint_rows import CheckpointRows
 from reasonix_acp.session.listing import PAGE_SIZE, page, uncursor
 from reasonix_acp.session.live import Session
@@ -85,6 +86,7 @@ class Sessions:
         if not session.machine.publishing:
             return  # closed or deleted: its response was the last word
         if self.notify_encoded is None:
+            update = update.decoded() if type(update) is verbatim.Encoded else update
             if self._shown(update):
                 self.notify(SESSION_UPDATE, {"sessionId": _on(session, update), "update": update})
             return
@@ -106,10 +108,9 @@ class Sessions:
         size = 0
         for update in updates:
             data = self._frame(session, update)
-            if data is None:
-                continue
-            batch.append(data)
-            size += len(data)
+            if data is not None:
+                batch.append(data)
+                size += len(data)
             if size >= SEND_BATCH:
                 self.notify_encoded(SESSION_UPDATE, b"".join(batch), session.id)
                 batch, size = [], 0
@@ -130,6 +131,8 @@ class Sessions:
             return known[1].fill(update.text)
         if not self._shown(update):
             return None
+        if type(update) is verbatim.Encoded:
+            return verbatim.frame(session.templates, session.id, update)
         params = {"sessionId": _on(session, update), "update": update}
         return encode(notification(SESSION_UPDATE, params))
 

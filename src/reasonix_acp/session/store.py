@@ -33,14 +33,12 @@ from reasonix_acp.session.projector import well_formed
 from reasonix_acp.session.store_rows import (
     COLUMNS,
     DB_NAME,
-    DEFERRED,
     EVENTS,
     FORK_COPY,
     FORK_SOURCE,
     MIGRATIONS,
     SCHEMA_VERSION,
     TRANSCRIPT,
-    Deferred,
     SessionRecord,
     StoredEvent,
     all_bodies,
@@ -48,6 +46,8 @@ from reasonix_acp.session.store_rows import (
     now,
     object_body,
     record,
+    stored_text,
+    undecoded,
 )
 from reasonix_acp.sqlite import connect, immediate, is_busy, migrate, private_dir, schema_version
 
@@ -275,7 +275,7 @@ class Store:
             db.executemany(
                 "INSERT INTO events (session_id, seq, turn, kind, body) VALUES (?, ?, ?, ?, ?)",
                 [
-                    (session_id, start + i, turn, kind, json.dumps(body, ensure_ascii=False))
+                    (session_id, start + i, turn, kind, stored_text(kind, body))
                     for i, (kind, body) in enumerate(events)
                 ],
             )
@@ -297,16 +297,15 @@ class Store:
             cursor = db.cursor()
             cursor.row_factory = None
             rows = cursor.execute(TRANSCRIPT, (session_id,)).fetchall()
-        shown = [
-            (kind, text) for kind, text in rows if kind not in DEFERRED or type(text) is not str
-        ]
-        bodies = all_bodies([kind for kind, _ in shown], [text for _, text in shown])
+        kept = [undecoded(kind, text) for kind, text in rows]
+        rest = [(kind, text) for (kind, text), body in zip(rows, kept, strict=True) if body is None]
+        bodies = all_bodies([kind for kind, _ in rest], [text for _, text in rest])
         if bodies is None:  # damaged rows: read again row by row, each bad one named
             return [(kind, body) for _, _, kind, body in self._decoded(session_id)]
         decoded = iter(bodies)
         return [
-            (kind, Deferred(text) if kind in DEFERRED and type(text) is str else next(decoded))
-            for kind, text in rows
+            (kind, next(decoded) if body is None else body)
+            for (kind, _), body in zip(rows, kept, strict=True)
         ]
 
     def _decoded(self, session_id: str) -> list[tuple[int, int, str, dict[str, Any]]]:

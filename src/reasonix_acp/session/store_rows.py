@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reasonix_acp.config.mcp_entries import names_only
+from reasonix_acp.protocol.framing import compact
+from reasonix_acp.session import verbatim
 from reasonix_acp.session.projector import well_formed
 
 log = logging.getLogger("reasonix_acp.session.store")
@@ -145,6 +147,14 @@ class Deferred(dict[str, Any]):
         return body if type(body) is dict else None
 
 
+def undecoded(kind: str, text: Any) -> dict[str, Any] | None:
+    """A row's body as a load takes it without decoding it (a `history` deferred, a row sent as
+    stored), or None: decode it."""
+    if kind in DEFERRED and type(text) is str:
+        return Deferred(text)
+    return verbatim.read(kind, text)
+
+
 def all_bodies(kinds: list[str], texts: list[Any]) -> list[dict[str, Any]] | None:
     """Every row's body decoded in one pass, as a replay reads thousands; None when they do not
     read as one JSON object per row, each of its kind's shape (projector.well_formed; the caller
@@ -166,6 +176,13 @@ def all_bodies(kinds: list[str], texts: list[Any]) -> list[dict[str, Any]] | Non
     ):
         return None
     return values
+
+
+def stored_text(kind: str, body: dict[str, Any]) -> str:
+    """An event's body as the store writes it: spelled as frames spell JSON, and marked where a
+    load may send it as stored (session/verbatim.py)."""
+    text = compact(body)
+    return verbatim.marked(kind, body, text) if well_formed(kind, body) else text
 
 
 def now() -> str:
