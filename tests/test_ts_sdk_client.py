@@ -9,72 +9,34 @@ parse would repair; any of them failing makes it exit 1 naming the message."""
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.npm_packages import installed, node
 from tests.transcript import Scenario, acp_command
 
 CLIENT_DIR = Path(__file__).parent / "ts_client"
 SDK = "@agentclientprotocol/sdk"
 SDK_VERSION = "2.4.0"
-INSTALL_SECONDS = 300
 RUN_SECONDS = 60
 ECHO_TOOL = "mcp__ts-tools__echo"
 MCP_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
 
-def _node() -> str:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        reason = "node and npm are needed to run the TypeScript SDK client"
-        if os.environ.get("REASONIX_ACP_REQUIRE_NODE"):
-            pytest.fail(f"REASONIX_ACP_REQUIRE_NODE is set, and: {reason}")
-        pytest.skip(reason)
-    return node
-
-
 @pytest.fixture(scope="session")
 def node_modules() -> Path:
-    """The pinned packages, installed with `npm ci` from the committed lock file into a
-    directory under the system temp dir named by the hash of package.json and the lock file,
-    so later runs reuse it."""
-    _node()
-    files = ("package.json", "package-lock.json")
-    key = hashlib.sha256(b"".join((CLIENT_DIR / f).read_bytes() for f in files)).hexdigest()
-    cache = Path(tempfile.gettempdir()) / f"reasonix-acp-ts-sdk-{key[:16]}"
-    installed = cache / "node_modules" / SDK / "package.json"
-    if not installed.exists():
-        shutil.rmtree(cache, ignore_errors=True)  # an incomplete one
-        staging = Path(tempfile.mkdtemp(prefix=cache.name + ".", dir=cache.parent))
-        try:
-            for name in files:
-                shutil.copy(CLIENT_DIR / name, staging / name)
-            done = subprocess.run(
-                ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=staging,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_SECONDS,
-            )
-            if done.returncode != 0:
-                pytest.fail(f"npm ci failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-            with contextlib.suppress(OSError):  # another run installed it first
-                staging.rename(cache)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    version = json.loads(installed.read_text(encoding="utf-8"))["version"]
+    """The pinned packages, installed from the committed lock file (tests/npm_packages.py)."""
+    modules = installed(CLIENT_DIR, "ts-sdk", SDK)
+    version = json.loads((modules / SDK / "package.json").read_text(encoding="utf-8"))["version"]
     assert version == SDK_VERSION
-    return cache / "node_modules"
+    return modules
 
 
 def _client(tmp_path: Path, node_modules: Path) -> Path:
@@ -104,7 +66,7 @@ def _run(
     client: Path, cwd: str, agent: list[str], env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [_node(), str(client), cwd, *agent],
+        [node(), str(client), cwd, *agent],
         cwd=client.parent,
         env=env,
         capture_output=True,

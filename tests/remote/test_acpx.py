@@ -23,19 +23,17 @@ import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.agent_process import acp_command
+from tests.npm_packages import installed, node
 from tests.remote.serving import TOKEN, Served
-from tests.test_ts_sdk_client import _node
 
 CLIENT_DIR = Path(__file__).parents[1] / "acpx_client"
 ACPX_VERSION = "0.19.1"
-INSTALL_SECONDS = 300
 RUN_SECONDS = 60
 # A persistent-session prompt leaves an acpx "queue owner" process (and the `acp connect` it
 # launched) for this long after its queue drains; kept short so each prompt's bridge ends.
@@ -46,36 +44,12 @@ DOWNLOADERS = ("npx", "npm", "pnpm", "yarn", "bunx", "bun", "uvx", "uv", "pipx")
 
 @pytest.fixture(scope="session")
 def acpx() -> list[str]:
-    """acpx's command line: the pinned package, installed with `npm ci` from the committed lock
-    file into a directory under the system temp dir named by the hash of package.json and the
-    lock file (as tests/test_ts_sdk_client.py installs its own), so later runs reuse it."""
-    node = _node()
-    files = ("package.json", "package-lock.json")
-    key = hashlib.sha256(b"".join((CLIENT_DIR / f).read_bytes() for f in files)).hexdigest()
-    cache = Path(tempfile.gettempdir()) / f"reasonix-acp-acpx-{key[:16]}"
-    installed = cache / "node_modules" / "acpx" / "package.json"
-    if not installed.exists():
-        shutil.rmtree(cache, ignore_errors=True)  # an incomplete one
-        staging = Path(tempfile.mkdtemp(prefix=cache.name + ".", dir=cache.parent))
-        try:
-            for name in files:
-                shutil.copy(CLIENT_DIR / name, staging / name)
-            done = subprocess.run(
-                ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=staging,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_SECONDS,
-            )
-            if done.returncode != 0:
-                pytest.fail(f"npm ci failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-            with contextlib.suppress(OSError):  # another run installed it first
-                staging.rename(cache)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    package = json.loads(installed.read_text(encoding="utf-8"))
+    """acpx's command line: the pinned package, installed from the committed lock file
+    (tests/npm_packages.py)."""
+    where = installed(CLIENT_DIR, "acpx", "acpx") / "acpx"
+    package = json.loads((where / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == ACPX_VERSION
-    return [node, str(installed.parent / package["bin"]["acpx"])]
+    return [node(), str(where / package["bin"]["acpx"])]
 
 
 class Acpx:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.npm_packages import node
 from tests.remote.serving import TOKEN, Served
-from tests.test_ts_sdk_client import CLIENT_DIR, _node, node_modules  # noqa: F401 (a fixture)
+from tests.test_ts_sdk_client import CLIENT_DIR, node_modules  # noqa: F401 (a fixture)
 
 RUN_SECONDS = 60
 
@@ -29,7 +30,7 @@ def _client(tmp_path: Path, modules: Path) -> Path:
 
 def _run(client: Path, served: Served, *args: str) -> dict[str, object]:
     done = subprocess.run(
-        [_node(), str(client), *args],
+        [node(), str(client), *args],
         cwd=client.parent,
         env={**served.env, "REASONIX_ACP_TOKEN": TOKEN},
         capture_output=True,
@@ -88,7 +89,7 @@ def test_a_client_that_vanishes_mid_turn_leaves_its_session_loadable(
     client = _client(tmp_path, node_modules)
     try:
         hanging = subprocess.Popen(
-            [_node(), str(client), "hang", mode, served.url, str(served.workspace)],
+            [node(), str(client), "hang", mode, served.url, str(served.workspace)],
             cwd=client.parent,
             env=served.env,
             stdout=subprocess.PIPE,
