@@ -218,11 +218,15 @@ def _looked_up(tmp_path: Path, early: int) -> list[str]:
     return sorted({name for when, name in seen if float(when) >= later})
 
 
-def _opened(tmp_path: Path, until: str) -> tuple[subprocess.Popen[bytes], list[str]]:
-    """An offline `acp -X importtime` after initialize and session/new, its stderr read up to
-    the debug line holding `until`: (the process, the lines read)."""
+def _opened(
+    tmp_path: Path, until: str, model: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """An `acp -X importtime` after initialize and session/new, its stderr read up to the debug
+    line holding `until`: (the process, the lines read). Offline, or on the OpenAI-compatible
+    endpoint `model` names (its environment variables)."""
+    offline = [] if model else ["--model", "offline"]
     agent = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "reasonix_acp", "--model", "offline"],
+        [sys.executable, "-X", "importtime", "-m", "reasonix_acp", *offline],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -230,6 +234,7 @@ def _opened(tmp_path: Path, until: str) -> tuple[subprocess.Popen[bytes], list[s
             "PATH": "/usr/bin:/bin",
             **PLACES["home"](tmp_path),
             "REASONIX_ACP_LOG_LEVEL": "debug",
+            **(model or {}),
         },
     )
     assert agent.stdin is not None and agent.stderr is not None
@@ -257,6 +262,22 @@ def test_an_offline_sessions_prompt_path_loads_no_network_library(tmp_path: Path
     loaded = modules("".join(seen))
     assert "reasonix_acp.tools.web_fetch" in loaded  # the tools are there
     assert not {"httpx", "httpcore", "reasonix_acp.tools.web_guard"} & loaded
+
+
+def test_an_endpoints_prompt_path_loads_httpx_without_its_command_line(tmp_path: Path) -> None:
+    """httpx's package loads its command line (click, pygments, rich) when click is installed,
+    as it is beside the mcp SDK; the agent never runs it, so it stands in for that module
+    (reasonix_acp/__init__.py) and the prompt path of a session on an HTTP endpoint loads
+    httpx without click."""
+    assert importlib.util.find_spec("click") is not None, "click is not installed here"
+    with Server() as server:
+        endpoint = {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "k", "OPENAI_MODEL": "m1"}
+        agent, seen = _opened(tmp_path, "the prompt path is loaded", endpoint)
+        assert agent.stdin is not None
+        agent.stdin.close()
+        agent.wait(30)
+    loaded = modules("".join(seen))
+    assert "httpx" in loaded and not {"click", "pygments", "rich"} & loaded
 
 
 def test_a_process_that_leaves_soon_after_its_session_opens_never_loads_pydantic(
