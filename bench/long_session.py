@@ -320,7 +320,8 @@ def events(done: dict[str, Any]) -> int:
     data = Path(done["env"]["HOME"]) / ".local" / "share" / "reasonix-acp"
     db = next(data.rglob("*.sqlite*"), None) or next(data.rglob("*.db"))
     with sqlite3.connect(db) as conn:
-        (count,) = conn.execute("SELECT count(*) FROM events").fetchone()
+        query = "SELECT count(*) FROM events WHERE session_id = ?"  # the aged session's
+        (count,) = conn.execute(query, (done["sid"],)).fetchone()
     return int(count)
 
 
