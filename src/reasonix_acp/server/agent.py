@@ -16,6 +16,7 @@ from reasonix_acp.protocol.errors import (
     AuthRequired,
     InternalError,
     InvalidParams,
+    InvalidRequest,
     StateError,
 )
 from reasonix_acp.protocol.handshake import ClientFeatures
@@ -81,29 +82,49 @@ class Agent:
         r.add(m.SESSION_RESUME, lambda c, p: self._stored(c, p, False), normalise=mcp)
         r.add(m.SESSION_FORK, self._fork, normalise=mcp)
         r.add(m.SESSION_LIST, lambda c, p: self.services.sessions.list(c, p))
-        r.add(m.SESSION_CLOSE, self._close_session)
+        r.add(m.SESSION_CLOSE, self._close_session)  # not open here: nothing to close
         r.add(m.SESSION_DELETE, self._delete_session)
         r.add(m.SESSION_SET_TITLE, lambda c, p: self.services.catalog.set_title(c, p))
         r.add(m.SESSION_ARCHIVE, lambda c, p: self.services.catalog.archive(c, p))
         r.add(m.SESSION_UNARCHIVE, lambda c, p: self.services.catalog.unarchive(c, p))
         r.add(m.SESSION_STATUS, lambda c, p: self.services.catalog.status(c, p))
-        r.add(m.SESSION_SET_MODE, lambda c, p: self.services.changes.set_mode(c, p))
-        r.add(
-            m.SESSION_SET_CONFIG_OPTION,
-            lambda c, p: self.services.changes.set_config_option(c, p),
-        )
-        r.add(m.SESSION_SET_MODEL, lambda c, p: self.services.changes.set_model(c, p))
-        r.add(m.SESSION_PROMPT, lambda c, p: self.services.prompts.prompt(c, p))
-        r.add(m.SESSION_CANCEL, lambda c, p: self.services.prompts.cancel(c, p))
+        # What acts on a live session: this connection's sessions only (`_held`).
+        live: list[tuple[str, Callable[[Call, Any], Any]]] = [
+            (m.SESSION_SET_MODE, lambda c, p: self.services.changes.set_mode(c, p)),
+            (
+                m.SESSION_SET_CONFIG_OPTION,
+                lambda c, p: self.services.changes.set_config_option(c, p),
+            ),
+            (m.SESSION_SET_MODEL, lambda c, p: self.services.changes.set_model(c, p)),
+            (m.SESSION_PROMPT, lambda c, p: self.services.prompts.prompt(c, p)),
+            (m.SESSION_CANCEL, lambda c, p: self.services.prompts.cancel(c, p)),
+            (m.REASONIX_SESSION_STATUS, lambda c, p: self.services.sessions.status(c, p)),
+            (
+                m.REASONIX_SESSION_RELOAD_EXTENSIONS,
+                lambda c, p: self.services.changes.reload(c, p),
+            ),
+            (m.REASONIX_SESSION_REWIND, lambda c, p: self.services.rewinds.method(c, p)),
+            *((method, self._steering(method)) for method in STEERING),
+        ]
+        for method, handler in live:
+            r.add(method, self._held(method, handler))
         r.add(m.MCP_MESSAGE, self._mcp_message)  # MCP over ACP: a request's notification
-        r.add(m.REASONIX_SESSION_STATUS, lambda c, p: self.services.sessions.status(c, p))
-        r.add(
-            m.REASONIX_SESSION_RELOAD_EXTENSIONS,
-            lambda c, p: self.services.changes.reload(c, p),
-        )
-        r.add(m.REASONIX_SESSION_REWIND, lambda c, p: self.services.rewinds.method(c, p))
-        for method in STEERING:
-            r.add(method, self._steering(method))
+
+    def _held(self, method: str, handler: Callable[[Call, Any], Any]) -> Callable[[Call, Any], Any]:
+        """`handler` for this connection's sessions: a session other connections of `acp
+        serve` hold is not this one's until it loads or resumes it (as a session open in
+        another process is not, on stdio), so it is unknown here."""
+
+        def guarded(call: Call, params: Any) -> Any:
+            session_id = getattr(params, "session_id", None)
+            if isinstance(session_id, str) and self.shared.peers.elsewhere(session_id, self.peer):
+                raise InvalidParams(
+                    f"{method}: unknown session {session_id} on this connection (another "
+                    "connection holds it); load or resume it here first"
+                )
+            return handler(call, params)
+
+        return guarded
 
     def _steering(self, method: str) -> Callable[[Call, Any], Any]:
         return lambda c, p: self.services.steering.handle(method, c, p)
@@ -153,6 +174,12 @@ class Agent:
         return result
 
     async def _delete_session(self, call: Call, params: Any) -> dict[str, Any]:
+        """session/delete: refused while another connection holds the session, as while
+        another process does."""
+        if self.shared.peers.others(params.session_id, self.peer):
+            raise InvalidRequest(
+                f"{call.method}: this session is in use by another connection; close it there first"
+            )
         result = await self.services.sessions.delete(call, params)
         self.shared.peers.forget(params.session_id)
         return result

@@ -81,6 +81,12 @@ class Peers:
         """Whether a peer other than `peer` is attached to `session_id`."""
         return any(p is not peer for p in self._attached.get(session_id, ()))
 
+    def elsewhere(self, session_id: str, peer: Peer) -> bool:
+        """Whether `session_id` is held by other connections and not by `peer`: not `peer`'s
+        until it loads or resumes it (never so with one connection)."""
+        held = self._attached.get(session_id, [])
+        return not self.solo and bool(held) and peer not in held
+
     def sessions_of(self, peer: Peer) -> set[str]:
         """The sessions `peer` is attached to."""
         return {s for s, held in self._attached.items() if peer in held}
