@@ -122,7 +122,11 @@ class Listener:
             await self._requests(conn, reader, writer)
         except (h11.ProtocolError, ConnectionError, TimeoutError) as exc:
             log.debug("a socket ended: %s", exc)
-            begun = conn.their_state is not h11.IDLE or isinstance(exc, h11.ProtocolError)
+            begun = (
+                conn.their_state is not h11.IDLE
+                or bool(conn.trailing_data[0])  # part of a head
+                or isinstance(exc, h11.ProtocolError)
+            )
             if begun and conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
                 with contextlib.suppress(Exception):
                     await _answer(conn, writer, *http_transport.text(400, "Bad Request"))
@@ -236,12 +240,14 @@ class Listener:
 
 
 async def _next(conn: h11.Connection, reader: asyncio.StreamReader, timeout: float) -> object:
-    while True:
-        event = conn.next_event()
-        if event is not h11.NEED_DATA:
-            return event
-        data = await asyncio.wait_for(reader.read(1 << 16), timeout)
-        conn.receive_data(data)
+    """The next event, within `timeout` seconds for all of it: a head that comes a line at a
+    time is cut off as one that does not come (TimeoutError), however often it reads."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = conn.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            conn.receive_data(await reader.read(1 << 16))
 
 
 async def _body(conn: h11.Connection, reader: asyncio.StreamReader, limit: int) -> bytes | None:
