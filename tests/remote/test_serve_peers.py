@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,14 @@ from tests.remote.serving import TOKEN, Served
 
 
 class Client:
-    def __init__(self, ws: ClientConnection, name: str) -> None:
+    def __init__(
+        self,
+        ws: ClientConnection,
+        name: str,
+        answer: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self.ws, self.name = ws, name
+        self.answer = answer or _answer  # what it answers the agent's requests
         self.asked: list[dict[str, Any]] = []  # the agent's requests to this client
         self.heard: list[dict[str, Any]] = []  # its notifications
         self.ids = iter(range(1, 1000))
@@ -30,7 +37,9 @@ class Client:
             if "method" in message and "id" in message:
                 self.asked.append(message)
                 await self.ws.send(
-                    json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": _answer(message)})
+                    json.dumps(
+                        {"jsonrpc": "2.0", "id": message["id"], "result": self.answer(message)}
+                    )
                 )
             elif "method" in message:
                 self.heard.append(message)

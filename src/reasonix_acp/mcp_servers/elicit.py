@@ -27,6 +27,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -84,6 +85,11 @@ class TurnInteractions:
         self._urls: set[tuple[str, str]] = set()  # (server, elicitationId) the client accepted
         self.closed = False
         self._open: set[asyncio.Task[dict[str, Any]]] = set()
+        # Made by the turn: its context names the client that sent the prompt. A question
+        # arrives on the server link's own task (begun by whichever request started the
+        # servers); it is asked in this context, so it goes to the turn's client (with
+        # `acp serve`, the connection that prompted, not the one that opened the session).
+        self._context = contextvars.copy_context()
 
     def close(self) -> None:
         """The turn ended: every open question is answered `cancel`."""
@@ -94,7 +100,9 @@ class TurnInteractions:
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.closed or self.request is None:
             return CANCEL
-        task = asyncio.get_running_loop().create_task(self._ask(server, params))
+        task = asyncio.get_running_loop().create_task(
+            self._ask(server, params), context=self._context.copy()
+        )
         self._open.add(task)
         try:
             answer = await asyncio.shield(task)
