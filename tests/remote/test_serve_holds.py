@@ -1,11 +1,15 @@
 """What a client may hold of `acp serve` before it is admitted, and for how long: a request's
 head that comes a line at a time is cut off at the head's time limit (not the time between two
-reads). Through a real `acp serve` on 127.0.0.1 and raw sockets."""
+reads); an upgrade whose client is gone before the 101 gives back its connection and threads.
+Each through a real `acp serve` on 127.0.0.1 and raw sockets."""
 
 from __future__ import annotations
 
+import base64
+import os
 import re
 import socket
+import struct
 import time
 from pathlib import Path
 
@@ -34,6 +38,10 @@ def _answered(sock: socket.socket) -> bytes | None:
         return b""
     finally:
         sock.setblocking(True)
+
+
+def _count(pid: int, what: str) -> int:
+    return len(os.listdir(f"/proc/{pid}/{what}"))
 
 
 def test_a_head_sent_a_line_at_a_time_is_cut_off_and_others_get_in(tmp_path: Path) -> None:
@@ -66,5 +74,46 @@ def test_a_head_sent_a_line_at_a_time_is_cut_off_and_others_get_in(tmp_path: Pat
             assert got.startswith(b"HTTP/1.1 400 "), got
         for sock in socks:
             sock.close()
+    finally:
+        assert served.stop() == 0
+
+
+def _reset_upgrade(url: str) -> None:
+    """A valid upgrade with the token, and the socket reset at once (before the 101 is read)."""
+    sock = socket.create_connection(_address(url))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            "GET /acp HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Authorization: Bearer {TOKEN}\r\n\r\n"
+        ).encode()
+    )
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+def _open_and_close(url: str) -> None:
+    answer = httpx.post(url, json=INITIALIZE, headers=BEARER, timeout=30)
+    assert answer.status_code == 200
+    headers = {**BEARER, "acp-connection-id": answer.headers["acp-connection-id"]}
+    assert httpx.delete(url, headers=headers, timeout=30).status_code == 202
+
+
+def test_an_upgrade_reset_before_its_101_gives_its_connection_back(tmp_path: Path) -> None:
+    served = Served(tmp_path, "--model", "offline", "--max-connections", "2")
+    try:
+        pid = served.proc.pid
+        _open_and_close(served.url)  # what the first connection starts for good (the store)
+        time.sleep(1.0)
+        baseline = _count(pid, "task")
+        for _ in range(2):
+            _reset_upgrade(served.url)
+            time.sleep(0.5)
+        _open_and_close(served.url)  # two were open: the limit
+        deadline = time.monotonic() + 5.0
+        while _count(pid, "task") > baseline and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _count(pid, "task") <= baseline
     finally:
         assert served.stop() == 0

@@ -225,18 +225,25 @@ class Listener:
         if accepted and link is None:
             writer.write(_raw(503, b"Too many connections"))
             return
-        writer.write(response)
-        await writer.drain()
         if link is None:
+            writer.write(response)
+            await writer.drain()
             return
         await link.start()
-        limits = self.limits
-        socket = ws_transport.Socket(link, reader, writer, limits.line_limit, limits.idle_timeout)
-        self.websockets.add(socket)
-        try:
-            await socket.serve(conn.trailing_data[0])
+        try:  # a client gone before its 101 must not keep the connection (its slot, threads)
+            writer.write(response)
+            await writer.drain()
+            limits = self.limits
+            socket = ws_transport.Socket(
+                link, reader, writer, limits.line_limit, limits.idle_timeout
+            )
+            self.websockets.add(socket)
+            try:
+                await socket.serve(conn.trailing_data[0])
+            finally:
+                self.websockets.discard(socket)
         finally:
-            self.websockets.discard(socket)
+            await link.close()
 
 
 async def _next(conn: h11.Connection, reader: asyncio.StreamReader, timeout: float) -> object:
