@@ -8,7 +8,8 @@ Rules:
   terminal/*, MCP over ACP) goes to that connection, and what the client advertised is read from
   it. So the connection that sent a prompt answers that turn's questions.
 - A session's updates go to every connection attached to it: the one that opened it, and any
-  that loaded or resumed it since. A connection attaches when its opening request succeeds.
+  that loaded or resumed it since; one whose shape depends on what a client advertised is made
+  for each of them as it is served (`notify_each`). A connection attaches when its opening request succeeds.
   While a connection is joining a session (its `session/load` or `session/resume` runs), what
   that request sends for the session (the replay) goes to it alone.
 - An update for a session no connection is attached to (a `session/new` under way, a subagent's
@@ -22,7 +23,7 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from reasonix_acp.protocol.errors import ConnectionClosed
@@ -139,6 +140,21 @@ class Peers:
     def notify_encoded(self, method: str, data: bytes, session_id: str | None = None) -> None:
         for peer in self._audience(session_id):
             if peer.connection is not None:
+                peer.connection.notify_encoded(method, data)
+
+    def notify_each(self, method: str, session_id: str, frame: Callable[[], bytes | None]) -> None:
+        """To each connection that hears `session_id`, the frame `frame()` makes while that
+        connection is the one served: what its client advertised decides what it gets (an
+        extension surface or its fallback text, a gated update)."""
+        for peer in self._audience(session_id):
+            if peer.connection is None:
+                continue
+            serving = SERVING.set(peer.connection)
+            try:
+                data = frame()
+            finally:
+                SERVING.reset(serving)
+            if data is not None:
                 peer.connection.notify_encoded(method, data)
 
     async def writable(self) -> None:

@@ -153,6 +153,7 @@ class Shared:
         sessions.supports = lambda capability: _wants(peers, capability)
         sessions.writable = peers.writable
         sessions.notify_encoded = peers.notify_encoded
+        sessions.notify_each = peers.notify_each
         sessions.preload = _session_opened
         changes = Changes(sessions)
         return Services(

@@ -40,7 +40,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.ids import uuid4
+from reasonix_acp.protocol.framing import Template, notification
 from reasonix_acp.session.verbatim import Verbatim, update_of
 from reasonix_acp.words import counted
 
@@ -333,3 +335,25 @@ def chunk(kind: str, text: str, message_id: str | None) -> Delta:
     update.text = text
     update.message_id = message_id
     return update
+
+
+def delta_frame(
+    templates: dict[str, tuple[str | None, Template]], session_id: str, update: Delta
+) -> bytes:
+    """A text delta's frame (the streaming hot path): the same bytes as encoding it, from the
+    session's template for its kind, made once per message and kept in `templates`."""
+    kind = update["sessionUpdate"]
+    known = templates.get(kind)
+    if known is None or known[0] != update.message_id:  # once per message
+        slot = dict(update, content={"type": "text", "text": Template.SLOT})
+        params = {"sessionId": session_id, "update": slot}
+        known = (update.message_id, Template(notification(SESSION_UPDATE, params)))
+        templates[kind] = known
+    return known[1].fill(update.text)
+
+
+def per_client(update: dict[str, Any], surface: str) -> bool:
+    """Whether a client gets `update` depends on what it advertised (`surface`: the extension
+    surface's kind; Sessions._shown decides)."""
+    kind = update.get("sessionUpdate")
+    return type(update) in (Fallback, Elsewhere) or kind == surface or kind in GATED

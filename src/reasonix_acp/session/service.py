@@ -20,7 +20,7 @@ from reasonix_acp.generated.methods import SESSION_UPDATE
 from reasonix_acp.machines._base import TransitionRefused
 from reasonix_acp.plugins.surface import UPDATE as SURFACE_UPDATE
 from reasonix_acp.protocol.errors import InternalError, InvalidParams, InvalidRequest
-from reasonix_acp.protocol.framing import Template, encode, notification
+from reasonix_acp.protocol.framing import encode, notification
 from reasonix_acp.protocol.router import Call
 from reasonix_acp.providers import discovery
 from reasonix_acp.reasonix_io.inbox import InboxError
@@ -35,8 +35,10 @@ from reasonix_acp.session.projector import (
     Delta,
     Elsewhere,
     Fallback,
+    delta_frame,
     live_updates,
     named,
+    per_client,
 )
 from reasonix_acp.session.runtime import Runtime
 from reasonix_acp.session.store import LeaseHeld, Store, StoreError
@@ -68,14 +70,15 @@ class Sessions:
         self._hooks: set[asyncio.Future[Any]] = set()  # session_start hooks still running
         # Whether the client opted in to structured extension surfaces; set by the agent.
         self.surfaces_wanted: Callable[[], bool] = lambda: False
-        # Whether the client advertised a session capability ("compaction", "notices"); set by
-        # the agent.
+        # Whether the client advertised a capability ("compaction", "notices"); set by the agent.
         self.supports: Callable[[str], bool] = lambda capability: False
         # Returns once the client reads our output again (server/connection.py); set by the agent.
         self.writable: Callable[[], Awaitable[None]] | None = None
         # Sends one or more notifications already encoded (frames, each ending in a newline)
         # for a session (its id: who hears it, server/peers.py); set by the agent.
         self.notify_encoded: Callable[[str, bytes, str], None] | None = None
+        # Sends a frame made for each client hearing the session, as it is served (`_shown`).
+        self.notify_each: Callable[[str, str, Callable[[], bytes | None]], None] | None = None
         # Starts loading what a prompt needs in the background, the session's provider's
         # `prepare` on the way (server/warm.py); set by the agent.
         self.preload: Callable[[Callable[[], None]], None] | None = None
@@ -89,6 +92,11 @@ class Sessions:
             update = update.decoded() if type(update) is verbatim.Encoded else update
             if self._shown(update):
                 self.notify(SESSION_UPDATE, {"sessionId": _on(session, update), "update": update})
+            return
+        if self.notify_each is not None and per_client(
+            update, SURFACE_UPDATE
+        ):  # each client as it asked
+            self.notify_each(SESSION_UPDATE, session.id, lambda: self._frame(session, update))
             return
         data = self._frame(session, update)
         if data is not None:
@@ -120,15 +128,7 @@ class Sessions:
     def _frame(self, session: Session, update: dict[str, Any]) -> bytes | None:
         """The `session/update` frame for update, or None when the client does not get it."""
         if type(update) is Delta:
-            # The streaming hot path: the same bytes, from the session's template for this kind.
-            kind = update["sessionUpdate"]
-            known = session.templates.get(kind)
-            if known is None or known[0] != update.message_id:  # once per message
-                slot = dict(update, content={"type": "text", "text": Template.SLOT})
-                params = {"sessionId": session.id, "update": slot}
-                known = (update.message_id, Template(notification(SESSION_UPDATE, params)))
-                session.templates[kind] = known
-            return known[1].fill(update.text)
+            return delta_frame(session.templates, session.id, update)
         if not self._shown(update):
             return None
         if type(update) is verbatim.Encoded:
