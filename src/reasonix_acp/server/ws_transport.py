@@ -10,8 +10,8 @@ Rules:
 - Output goes through an Outbox: a client that stops reading ends its connection once the
   Outbox overflows (1008), never the process.
 - A ping every PING_EVERY seconds; a client that has not answered the last one by the next ends
-  (1011). A client that sent nothing for the idle time with no request of its in flight ends
-  (1001). The server stopping ends every socket with 1001.
+  (1011). A client that sent no message (a pong or a ping is not one) for the idle time with no
+  request of its in flight ends (1001). The server stopping ends every socket with 1001.
 """
 
 from __future__ import annotations
@@ -129,10 +129,11 @@ class Socket:
         await self._write()
 
     async def _event(self, frame: Frame) -> None:
-        self.heard = time.monotonic()
         if frame.opcode is Opcode.PONG:
-            self._ponged = True
+            self._ponged = True  # the client is alive, which is not the client speaking
             return
+        if frame.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+            self.heard = time.monotonic()
         if frame.opcode is Opcode.TEXT:
             self._parts = [bytes(frame.data)]
         elif frame.opcode is Opcode.CONT and self._parts is not None:
@@ -144,20 +145,29 @@ class Socket:
             await self.link.send(message)
 
     async def _watch(self) -> None:
-        """Pings, and the idle bound."""
+        """Pings, and the idle bound: looked at when the idle time is up (with a request in
+        flight, again at each ping)."""
+        ping_at = time.monotonic() + PING_EVERY
         while True:
-            await asyncio.sleep(PING_EVERY)
+            now = time.monotonic()
+            idle_at = self.heard + self.idle_timeout
+            if now >= idle_at:
+                if not self.link.connection.busy:
+                    self.close(1001, "idle")
+                    await self._write()
+                    return
+                idle_at = ping_at
+            await asyncio.sleep(min(ping_at, idle_at) - now)
+            if time.monotonic() < ping_at:
+                continue
             if not self._ponged:
                 self.close(1011, "no answer to the last ping")
-                await self._write()
-                return
-            if time.monotonic() - self.heard > self.idle_timeout and not self.link.connection.busy:
-                self.close(1001, "idle")
                 await self._write()
                 return
             self._ponged = False
             self.protocol.send_ping(b"acp")
             await self._write()
+            ping_at = time.monotonic() + PING_EVERY
 
     async def _write(self) -> None:
         pending = self.protocol.data_to_send()
