@@ -16,6 +16,8 @@ Rules:
   `Acp-Session-Id` to that session's (made on first use: a client opens it before it loads a
   session this connection never saw). One reader a stream at a time (409 for a second). Output
   waits in the stream's Outbox until a reader comes; `:` comments keep an idle stream alive.
+- A connection has at most MAX_STREAMS session streams, however they are named: a GET or a
+  request POSTed with `Acp-Session-Id` that would make one more is refused (400).
 - A connection ends with `DELETE`, when its Outbox overflows (server/link.py), when no stream
   has had a reader for the orphan time (its client vanished), or when the client has sent nothing for the idle time
   with no request of its in flight.
@@ -66,8 +68,13 @@ class HttpConnection:
         self.heard = time.monotonic()  # the client's last message or reader
         self.pump: asyncio.Task[None] | None = None
 
+    def room(self, session_id: str | None) -> bool:
+        """Whether `session_id`'s stream exists, or one more may be made."""
+        return session_id is None or session_id in self.sessions or len(self.sessions) < MAX_STREAMS
+
     def outbox(self, session_id: str | None) -> Outbox:
-        if session_id is None:
+        """The stream of `session_id`, made if need be; past MAX_STREAMS the connection's."""
+        if session_id is None or not self.room(session_id):
             return self.main
         box = self.sessions.get(session_id)
         if box is None:
@@ -108,11 +115,16 @@ class HttpConnection:
             box = self.outbox(session if isinstance(session, str) else None)
         box.put(b"data: " + line + b"\n\n")
 
-    def expect(self, message: dict[str, Any], session: str | None) -> None:
-        """A request of the client's: where its answer goes."""
+    def expect(self, message: dict[str, Any], session: str | None) -> str:
+        """A request of the client's: where its answer goes (its stream made now, so that it
+        counts against MAX_STREAMS), or why it is refused."""
         if "id" in message and "method" in message:
             route = None if message["method"] == "session/load" else session
+            if not self.room(route):
+                return f"Too many session streams (at most {MAX_STREAMS})"
+            self.outbox(route)
             self.routes[json.dumps(message["id"])] = route
+        return ""
 
     async def stream(self, box: Outbox, write: Write) -> None:
         """Feed `box` to one reader until the connection ends or the reader goes."""
@@ -180,8 +192,10 @@ class HttpSide:
         session, problem = _session(headers, message)
         if problem:
             return text(400, problem)
+        problem = connection.expect(message, session)
+        if problem:
+            return text(400, problem)
         connection.heard = time.monotonic()
-        connection.expect(message, session)
         await connection.link.send(body)
         return 202, [], b""
 
@@ -226,8 +240,7 @@ class HttpSide:
         if session is not None and len(session) > MAX_ID:
             return text(400, "Acp-Session-Id is too long")
         sid = session.decode("latin-1") if session is not None else None
-        fresh = sid is not None and sid not in connection.sessions
-        if fresh and len(connection.sessions) >= MAX_STREAMS:
+        if not connection.room(sid):
             return text(400, f"Too many session streams (at most {MAX_STREAMS})")
         box = connection.outbox(sid)
         if box in connection.reading:
