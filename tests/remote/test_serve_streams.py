@@ -1,11 +1,15 @@
 """The streams of one connection of `acp serve`, through a real process: a WebSocket client that
 only answers pings is still let go when idle; an HTTP connection holds at most MAX_STREAMS
-session streams, however they are named (a GET, or a POST's Acp-Session-Id)."""
+session streams, however they are named (a GET, or a POST's Acp-Session-Id); a stream has one
+reader even when two ask for it at the same moment."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import socket
 import time
 from pathlib import Path
 
@@ -72,5 +76,32 @@ def test_posts_naming_new_session_streams_are_refused_past_the_bound(tmp_path: P
             new = {"jsonrpc": "2.0", "id": 5000, "method": "session/list", "params": {}}
             posted = http.post(served.url, json=new, headers={"acp-connection-id": cid})
             assert posted.status_code == 202  # the connection's own stream is not bounded
+    finally:
+        assert served.stop() == 0
+
+
+def test_two_readers_asking_for_one_stream_at_once_get_200_and_409(tmp_path: Path) -> None:
+    served = Served(tmp_path, "--model", "offline")
+    try:
+        opened = httpx.post(served.url, json=INITIALIZE, headers=AUTH, timeout=30)
+        cid = opened.headers["acp-connection-id"]
+        host, port = re.match(r"http://([^:/]+):(\d+)/", served.url).groups()  # type: ignore[union-attr]
+        request = (
+            f"GET /acp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nAcp-Connection-Id: {cid}\r\n\r\n"
+        ).encode()
+        readers = [socket.create_connection((host, int(port)), timeout=30) for _ in range(2)]
+        time.sleep(0.5)  # both accepted, each waiting for its request
+        os.kill(served.proc.pid, signal.SIGSTOP)  # both requests arrive before it looks again
+        try:
+            for reader in readers:
+                reader.sendall(request)
+            time.sleep(0.2)
+        finally:
+            os.kill(served.proc.pid, signal.SIGCONT)
+        statuses = sorted(int(reader.recv(4096).split(b" ")[1]) for reader in readers)
+        assert statuses == [200, 409]
+        for reader in readers:
+            reader.close()
     finally:
         assert served.stop() == 0

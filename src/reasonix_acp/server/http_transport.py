@@ -62,7 +62,7 @@ class HttpConnection:
         self.main = Outbox(link.unread_limit)
         self.sessions: dict[str, Outbox] = {}
         self.routes: dict[str, str | None] = {}  # request id (JSON) → its session, or None
-        self.reading: set[Outbox] = set()
+        self.reading: dict[Outbox, asyncio.Task[Any]] = {}  # a stream → its reader's request
         self.first: asyncio.Future[bytes] | None = None  # the initialize answer, awaited
         self.first_id = ""
         self.heard = time.monotonic()  # the client's last message or reader
@@ -126,14 +126,29 @@ class HttpConnection:
             self.routes[json.dumps(message["id"])] = route
         return ""
 
+    def claim(self, box: Outbox) -> bool:
+        """Mark `box` as read by the request being handled, unless another reads it (its mark
+        is let go when its feed ends, or when its request ends before feeding began)."""
+        held = self.reading.get(box)
+        task = asyncio.current_task()
+        if (held is not None and not held.done()) or task is None:
+            return False
+        self.reading[box] = task
+        return True
+
+    def read(self) -> bool:
+        """Whether any stream of this connection has a reader."""
+        return any(not task.done() for task in self.reading.values())
+
     async def stream(self, box: Outbox, write: Write) -> None:
-        """Feed `box` to one reader until the connection ends or the reader goes."""
-        self.reading.add(box)
+        """Feed `box` to the reader that claimed it until the connection ends or it goes."""
+        held = self.reading.get(box)
         try:
             while (frames := await box.take(KEEPALIVE)) is not None:
                 await write(b"".join(frames) if frames else b":\n\n")
         finally:
-            self.reading.discard(box)
+            if self.reading.get(box) is held:
+                self.reading.pop(box, None)
             self.heard = time.monotonic()
             self._drop_if_empty(box)
 
@@ -147,7 +162,7 @@ class HttpConnection:
 
     def idle(self, now: float, idle_timeout: float, orphan: float) -> str | None:
         """Why this connection should end now, or None."""
-        if not self.reading and now - self.heard > orphan:
+        if not self.read() and now - self.heard > orphan:
             return f"no stream of it was read for {orphan:g} s"
         if now - self.heard > idle_timeout and not self.link.connection.busy:
             return f"its client sent nothing for {idle_timeout:g} s"
@@ -243,7 +258,7 @@ class HttpSide:
         if not connection.room(sid):
             return text(400, f"Too many session streams (at most {MAX_STREAMS})")
         box = connection.outbox(sid)
-        if box in connection.reading:
+        if not connection.claim(box):
             return text(409, "Outbound stream already has an active receiver")
         return connection, box
 
