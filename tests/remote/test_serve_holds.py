@@ -1,7 +1,8 @@
 """What a client may hold of `acp serve` before it is admitted, and for how long: a request's
 head that comes a line at a time is cut off at the head's time limit (not the time between two
-reads); an upgrade whose client is gone before the 101 gives back its connection and threads.
-Each through a real `acp serve` on 127.0.0.1 and raw sockets."""
+reads); an upgrade whose client is gone before the 101 gives back its connection and threads;
+with TLS, sockets still in their handshake are counted, bounded and timed. Each through a real
+`acp serve` on 127.0.0.1 and raw sockets."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import base64
 import os
 import re
 import socket
+import ssl
 import struct
+import subprocess
 import time
 from pathlib import Path
 
@@ -117,3 +120,45 @@ def test_an_upgrade_reset_before_its_101_gives_its_connection_back(tmp_path: Pat
         assert _count(pid, "task") <= baseline
     finally:
         assert served.stop() == 0
+
+
+def test_sockets_in_their_tls_handshake_are_bounded(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    served = Served(
+        tmp_path,
+        *("--model", "offline", "--max-connections", "1"),
+        *("--tls-cert", str(cert), "--tls-key", str(key)),
+    )
+    try:
+        pid = served.proc.pid
+        baseline = _count(pid, "fd")
+        silent = [socket.create_connection(_address(served.url)) for _ in range(100)]
+        time.sleep(0.5)  # those accepted at once are closed at once, in the next few steps
+        most = 0
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            most = max(most, _count(pid, "fd"))
+            time.sleep(0.05)
+        assert most < baseline + 4 * 1 + 10, (baseline, most)  # 4 sockets a connection
+        deadline = time.monotonic() + 15.0  # the handshake's 10 s, and some
+        while _count(pid, "fd") > baseline and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _count(pid, "fd") <= baseline  # the server closed the 4 it held
+        trusted = ssl.create_default_context(cafile=str(cert))
+        answer = httpx.post(served.url, json=INITIALIZE, headers=BEARER, verify=trusted, timeout=30)
+        assert answer.status_code == 200
+        for sock in silent:
+            sock.close()
+    finally:
+        assert served.stop() == 0
+    assert not [line for line in served.log if "ERROR" in line]

@@ -9,10 +9,12 @@ Rules:
   wrong or missing token is 401 (slowed, server/remote_auth.py), a browser's Origin 403, and the
   socket is closed after either. Only the served path exists (404 elsewhere).
 - Bounded: ACP connections (`max_connections`, 503 beyond), sockets (SOCKETS_PER_CONNECTION
-  each, 503 beyond), a request's head (MAX_HEAD) and body (the line limit, 413 beyond), the
-  time a request's head may take (HEAD_TIMEOUT), an idle kept-alive socket (KEEP_ALIVE), the
-  sessions one connection holds, the output waiting for a reader (server/link.py), and the
-  time a connection may stay silent (`idle_timeout`).
+  each, counted from their accept, before any TLS handshake; 503 beyond, or closed at once
+  under TLS), a TLS handshake's time (HEAD_TIMEOUT), a request's head (MAX_HEAD) and body (the
+  line limit, 413 beyond), the time a request's head may take in all (HEAD_TIMEOUT), an idle
+  kept-alive socket (KEEP_ALIVE, in all), the sessions one connection holds, the output
+  waiting for a reader (server/link.py), and the time a connection may stay silent
+  (`idle_timeout`).
 - Stopping (SIGTERM, SIGINT) closes the listener, then every connection as its end of input
   would: turns are cancelled, sessions stay stored, and the process exits 0 (130 for SIGINT).
 """
@@ -69,9 +71,9 @@ class Listener:
 
     async def start(self, host: str, port: int) -> str:
         """Listen; the URL clients use."""
-        self._server = await asyncio.start_server(
-            self._client, host, port, ssl=self.tls, limit=MAX_HEAD
-        )
+        # TLS is started on each socket in _client, once it is counted: a socket still in its
+        # handshake holds a descriptor as any other, and must be bounded and timed as one.
+        self._server = await asyncio.start_server(self._client, host, port, limit=MAX_HEAD)
         bound = self._server.sockets[0].getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         scheme = "https" if self.tls is not None else "http"
@@ -115,11 +117,21 @@ class Listener:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.sockets += 1
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
+        heard = True  # whether `writer` hears of its socket's end (not after a failed handshake)
         try:
             if self.sockets > self.limits.max_connections * SOCKETS_PER_CONNECTION:
-                await _answer(conn, writer, *http_transport.text(503, "Too many connections"))
+                if self.tls is None:  # under TLS there is no answer before a handshake
+                    await _answer(conn, writer, *http_transport.text(503, "Too many connections"))
                 return
+            if self.tls is not None:
+                heard = False
+                await writer.start_tls(self.tls, ssl_handshake_timeout=HEAD_TIMEOUT)
+                heard = True
             await self._requests(conn, reader, writer)
+        except ssl.SSLError as exc:
+            log.debug("a TLS socket ended: %s", exc)
+        except asyncio.CancelledError:
+            log.debug("a socket was closed as the server stops")  # its task ends, as it should
         except (h11.ProtocolError, ConnectionError, TimeoutError) as exc:
             log.debug("a socket ended: %s", exc)
             begun = (
@@ -133,8 +145,9 @@ class Listener:
         finally:
             self.sockets -= 1
             writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
+            if heard:  # else its socket is closed already
+                with contextlib.suppress(ConnectionError, OSError):
+                    await writer.wait_closed()
 
     async def _requests(
         self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
