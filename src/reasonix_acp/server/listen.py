@@ -90,10 +90,15 @@ class Listener:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
-        for socket in list(self.websockets):
-            socket.close(1001, "the server stops")
+        sockets = list(self.websockets)
+        for socket in sockets:  # each closes after its agent's last frame
+            socket.stopping()
         await self.http.close()
         await asyncio.gather(*(link.close() for link in list(self.links)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                asyncio.gather(*(s.ended.wait() for s in sockets)), ws_transport.ENDING
+            )
         await self.shared.close()
 
     def _link(self) -> Link | None:

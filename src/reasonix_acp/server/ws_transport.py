@@ -11,7 +11,9 @@ Rules:
   Outbox overflows (1008), never the process.
 - A ping every PING_EVERY seconds; a client that has not answered the last one by the next ends
   (1011). A client that sent no message (a pong or a ping is not one) for the idle time with no
-  request of its in flight ends (1001). The server stopping ends every socket with 1001.
+  request of its in flight ends (1001). When the agent ends a connection (the server stopping
+  ends each as its end of input would: its turns cancelled and answered), what it wrote goes
+  out first (for up to DRAIN_WAIT seconds), then the close: 1000, or 1001 as the server stops.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ log = logging.getLogger("reasonix_acp.server.ws")
 
 PING_EVERY = 20.0
 CLOSE_WAIT = 2.0  # seconds the closing handshake may take before the socket is dropped
+DRAIN_WAIT = 10.0  # seconds the agent's last frames may take to go out before the close
+ENDING = DRAIN_WAIT + 3 * CLOSE_WAIT  # the most a socket takes to end once its agent has
 READ_CHUNK = 1 << 16
 
 
@@ -63,6 +67,10 @@ class Socket:
         self.heard = time.monotonic()
         self._parts: list[bytes] | None = None  # a text message arriving in fragments
         self._ponged = True
+        # The close that follows the agent's last frame: the server stopping says 1001.
+        self._last: tuple[int, str] = (1000, "the agent ended the connection")
+        self._closing: tuple[int, str] | None = None  # once the Outbox is sent (`_finish`)
+        self.ended = asyncio.Event()  # `serve` has returned
 
     async def serve(self, leftover: bytes) -> None:
         tasks = [
@@ -72,19 +80,36 @@ class Socket:
             asyncio.create_task(self._watch()),
         ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if tasks[0] in done and self._closing is not None:  # the agent ended: its last
+                with contextlib.suppress(TimeoutError):  # frames go out before the close
+                    await asyncio.wait_for(asyncio.shield(tasks[1]), DRAIN_WAIT)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await self.link.close()
-            await self._flush_close()
+            try:
+                await self.link.close()
+                await self._flush_close()
+            finally:
+                self.ended.set()
             log.info("a WebSocket connection ended (%s)", self.protocol.close_code or "no close")
 
     def close(self, code: int, reason: str) -> None:
-        """Start the closing handshake (the socket ends after it, or at once if it cannot)."""
+        """Start the closing handshake now, whatever waits in the Outbox (the socket ends after
+        it, or at once if it cannot): a client gone quiet or silent."""
         if self.protocol.state is State.OPEN:
             self.protocol.send_close(code, reason)
+        self.outbox.close()
+
+    def stopping(self) -> None:
+        """The server stops: when the agent has ended (its turns cancelled and answered), the
+        socket closes with 1001 after its last frame."""
+        self._last = (1001, "the server stops")
+
+    def _finish(self) -> None:
+        """The closing handshake once what waits in the Outbox is sent (`_send`)."""
+        self._closing = self._last
         self.outbox.close()
 
     async def _pump(self) -> None:
@@ -96,13 +121,17 @@ class Socket:
             log.warning("a WebSocket client ended: %s", exc)
             self.close(1008, "the client did not read its output")
             return
-        self.close(1000, "the agent ended the connection")
+        self._finish()
 
     async def _send(self) -> None:
         while (frames := await self.outbox.take()) is not None:
+            if self.protocol.state is not State.OPEN:
+                break  # closed (quiet, silent client): what is left is not sent
             for frame in frames:
                 self.protocol.send_text(frame)
             await self._write()
+        if self._closing is not None and self.protocol.state is State.OPEN:
+            self.protocol.send_close(*self._closing)
         await self._write()
 
     async def _receive(self, leftover: bytes) -> None:
