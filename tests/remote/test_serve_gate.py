@@ -19,7 +19,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.agent_process import acp_command
-from tests.remote.serving import TOKEN, Served
+from tests.remote.serving import TOKEN, Served, self_signed
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
 JSON = {"content-type": "application/json"}
@@ -202,17 +202,7 @@ def test_another_address_needs_tls_unless_the_network_is_said_private() -> None:
 
 
 def test_tls_is_served_with_a_certificate(tmp_path: Path) -> None:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
-            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
-            *("-addext", "subjectAltName=IP:127.0.0.1"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    cert, key = self_signed(tmp_path)
     served = Served(tmp_path, "--model", "offline", "--tls-cert", str(cert), "--tls-key", str(key))
     try:
         assert served.url.startswith("https://127.0.0.1:")

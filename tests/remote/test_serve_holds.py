@@ -12,13 +12,12 @@ import re
 import socket
 import ssl
 import struct
-import subprocess
 import time
 from pathlib import Path
 
 import httpx
 
-from tests.remote.serving import TOKEN, Served
+from tests.remote.serving import TOKEN, Served, self_signed
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
 BEARER = {"authorization": f"Bearer {TOKEN}"}
@@ -123,17 +122,7 @@ def test_an_upgrade_reset_before_its_101_gives_its_connection_back(tmp_path: Pat
 
 
 def test_sockets_in_their_tls_handshake_are_bounded(tmp_path: Path) -> None:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
-            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
-            *("-addext", "subjectAltName=IP:127.0.0.1"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
+    cert, key = self_signed(tmp_path)
     served = Served(
         tmp_path,
         *("--model", "offline", "--max-connections", "1"),
