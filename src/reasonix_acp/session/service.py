@@ -93,9 +93,7 @@ class Sessions:
             if self._shown(update):
                 self.notify(SESSION_UPDATE, {"sessionId": _on(session, update), "update": update})
             return
-        if self.notify_each is not None and per_client(
-            update, SURFACE_UPDATE
-        ):  # each client as it asked
+        if self.notify_each is not None and per_client(update, SURFACE_UPDATE):  # as each asked
             self.notify_each(SESSION_UPDATE, session.id, lambda: self._frame(session, update))
             return
         data = self._frame(session, update)
