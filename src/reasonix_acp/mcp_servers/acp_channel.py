@@ -51,13 +51,26 @@ class McpFailure(Exception):
 class AcpChannel:
     def __init__(self, request: Request) -> None:
         self._request = request
-        self.declared: set[str] = set()  # serverIds the client declared on this connection
+        # The connection being served (`acp serve` serves several; None on stdio); set by the
+        # agent. The ids each connection declared are its own.
+        self.who: Callable[[], object] = lambda: None
+        self._declared: dict[object, set[str]] = {}
         self._ids = itertools.count(1)
         self._active: set[tuple[str, str]] = set()
 
     def declare(self, specs: list[dict[str, Any]]) -> None:
         """The client sent these `mcpServers` on this connection."""
-        self.declared.update(s["serverId"] for s in specs if s.get("type") == "acp")
+        ids = {s["serverId"] for s in specs if s.get("type") == "acp"}
+        if ids:
+            self._declared.setdefault(self.who(), set()).update(ids)
+
+    def declared(self, server_id: str) -> bool:
+        """Whether the client of the connection being served declared `server_id`."""
+        return server_id in self._declared.get(self.who(), ())
+
+    def forget(self, connection: object) -> None:
+        """That connection is gone: what it declared names nothing any more."""
+        self._declared.pop(connection, None)
 
     async def ask(self, server_id: str, method: str, params: dict[str, Any] | None = None) -> Any:
         """One MCP request to a server the client provides: its inner result."""

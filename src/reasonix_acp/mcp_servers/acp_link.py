@@ -53,7 +53,7 @@ class AcpLink:
         self.state, self.error = "connecting", None
         self._ready.clear()
         channel = self.channel
-        if channel is None or self.server_id not in channel.declared:
+        if channel is None or not channel.declared(self.server_id):
             self._fail(
                 "not connected: a server the client provides over ACP is reached only on the "
                 "connection that declared it; the client must send mcpServers again "

@@ -310,3 +310,6 @@ class Agent:
             shared.peers.leave(self.peer)
         else:
             await shared.release(shared.peers.leave(self.peer))
+            built = shared.built
+            if built is not None and built.sessions.runtime.mcp_channel is not None:
+                built.sessions.runtime.mcp_channel.forget(self.peer)  # its ids name nothing now

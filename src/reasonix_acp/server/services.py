@@ -144,6 +144,8 @@ class Shared:
         factory = self.provider_factory(config)
         runtime = Runtime(store, config, factory, peers.notify, self.reload_config, peers.request)
         runtime.on_config = self.config_changed  # a reload's config: auth/status_update
+        if runtime.mcp_channel is not None:  # the ids a client provides are its connection's
+            runtime.mcp_channel.who = peers.current
         runtime.status_wanted = lambda: _wants(peers, "status_updates")
         runtime.elicits = lambda: any(
             _wants(peers, f) for f in ("elicitation_form", "elicitation_url", "mcp_interaction")
