@@ -59,7 +59,8 @@ class Runtime:
         self.status_wanted: Callable[[], bool] = lambda: False
         # Whether the client can answer an MCP server's elicitation; set by the agent.
         self.elicits: Callable[[], bool] = lambda: False
-        # How the servers the client provides over ACP are reached (one per connection).
+        # How the servers clients provide over ACP are reached (one for the process; each
+        # connection's ids its own: mcp_servers/acp_channel.py).
         self.mcp_channel = AcpChannel(request) if request is not None else None
         # Called when the config sessions start with is replaced (auth/status_update).
         self.on_config: Callable[[], None] = lambda: None
