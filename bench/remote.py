@@ -287,9 +287,9 @@ class Peer:
 
 
 class StdioPeer(Peer):
-    async def start(self, env: dict[str, str]) -> StdioPeer:
+    async def start(self, env: dict[str, str], *args: str) -> StdioPeer:
         self.proc = await asyncio.create_subprocess_exec(
-            *(ACP, "--model", "offline"),
+            *(ACP, "--model", "offline", *args),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -816,17 +816,7 @@ async def stdio_stream(tmp: Path) -> dict[str, float]:
     home = tmp / f"stdio-stream-{time.monotonic_ns()}"
     script = stall_script(home.with_suffix(".jsonl"), 2, 1)
     env = environment(home)
-    peer = StdioPeer()
-    peer.proc = await asyncio.create_subprocess_exec(
-        *(ACP, "--model", "offline", "--script", str(script)),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=env,
-        limit=1 << 26,
-    )
-    peer.pid = peer.proc.pid
-    peer._reading = asyncio.create_task(peer._read())
+    peer = await StdioPeer().start(env, "--script", str(script))
     await open_peer(peer, str(tmp / "ws"))
     await peer.prompt()
     await asyncio.sleep(PAUSE)

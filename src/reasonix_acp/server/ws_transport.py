@@ -69,7 +69,7 @@ class Socket:
         self._ponged = True
         # The close that follows the agent's last frame: the server stopping says 1001.
         self._last: tuple[int, str] = (1000, "the agent ended the connection")
-        self._closing: tuple[int, str] | None = None  # once the Outbox is sent (`_finish`)
+        self._finished = False  # the agent ended: `_last` goes once the Outbox is sent
         self.ended = asyncio.Event()  # `serve` has returned
 
     async def serve(self, leftover: bytes) -> None:
@@ -81,7 +81,7 @@ class Socket:
         ]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            if tasks[0] in done and self._closing is not None:  # the agent ended: its last
+            if tasks[0] in done and self._finished:  # the agent ended: its last
                 with contextlib.suppress(TimeoutError):  # frames go out before the close
                     await asyncio.wait_for(asyncio.shield(tasks[1]), DRAIN_WAIT)
         finally:
@@ -109,7 +109,7 @@ class Socket:
 
     def _finish(self) -> None:
         """The closing handshake once what waits in the Outbox is sent (`_send`)."""
-        self._closing = self._last
+        self._finished = True
         self.outbox.close()
 
     async def _pump(self) -> None:
@@ -130,8 +130,8 @@ class Socket:
             for frame in frames:
                 self.protocol.send_text(frame)
             await self._write()
-        if self._closing is not None and self.protocol.state is State.OPEN:
-            self.protocol.send_close(*self._closing)
+        if self._finished and self.protocol.state is State.OPEN:
+            self.protocol.send_close(*self._last)
         await self._write()
 
     async def _receive(self, leftover: bytes) -> None:
