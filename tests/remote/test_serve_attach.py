@@ -13,23 +13,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import connect
-
-from tests.remote.serving import TOKEN, Served
-from tests.remote.test_serve_peers import Client
+from tests.remote.serving import Served
+from tests.remote.test_serve_peers import two_clients
 
 TEXT = [{"type": "text", "text": "hello"}]
 
 
 async def _drive(url: str, cwd: str) -> dict[str, Any]:
-    headers = {"authorization": f"Bearer {TOKEN}"}
-    ws_url = url.replace("http", "ws", 1)
     seen: dict[str, Any] = {}
-    async with (
-        connect(ws_url, additional_headers=headers) as a_ws,
-        connect(ws_url, additional_headers=headers) as b_ws,
-    ):
-        a, b = Client(a_ws, "editor"), Client(b_ws, "other")
+    async with two_clients(url, ("editor", "other")) as (a, b):
         await a.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         await b.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         sid = (await a.call("session/new", {"cwd": cwd, "mcpServers": []}))["result"]["sessionId"]

@@ -12,10 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import connect
-
-from tests.remote.serving import TOKEN, Served
-from tests.remote.test_serve_peers import Client
+from tests.remote.serving import Served
+from tests.remote.test_serve_peers import Client, two_clients
 
 TOOLS = str(Path(__file__).parents[1] / "mcp_servers" / "tools_server.py")
 FORMS = {"elicitation": {"form": {}}}
@@ -31,14 +29,8 @@ def _colour(request: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _drive(url: str, cwd: str) -> tuple[Client, Client, dict[str, Any]]:
-    headers = {"authorization": f"Bearer {TOKEN}"}
-    ws_url = url.replace("http", "ws", 1)
     servers = [{"name": "s", "command": sys.executable, "args": [TOOLS], "env": []}]
-    async with (
-        connect(ws_url, additional_headers=headers) as a_ws,
-        connect(ws_url, additional_headers=headers) as b_ws,
-    ):
-        a, b = Client(a_ws, "opener", _colour), Client(b_ws, "prompter", _colour)
+    async with two_clients(url, ("opener", "prompter"), _colour) as (a, b):
         for client in (a, b):
             await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": FORMS})
         opened = await a.call("session/new", {"cwd": cwd, "mcpServers": servers})

@@ -10,22 +10,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import connect
-
-from tests.remote.serving import TOKEN, Served
-from tests.remote.test_serve_peers import Client
+from tests.remote.serving import Served
+from tests.remote.test_serve_peers import Client, two_clients
 
 PROVIDED = [{"type": "acp", "name": "tools", "serverId": "srv-of-a"}]
 
 
 async def _drive(url: str, cwd: str) -> tuple[Client, Client]:
-    headers = {"authorization": f"Bearer {TOKEN}"}
-    ws_url = url.replace("http", "ws", 1)
-    async with (
-        connect(ws_url, additional_headers=headers) as a_ws,
-        connect(ws_url, additional_headers=headers) as b_ws,
-    ):
-        a, b = Client(a_ws, "declares"), Client(b_ws, "resumes")
+    async with two_clients(url, ("declares", "resumes")) as (a, b):
         for client in (a, b):
             await client.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         opened = await a.call("session/new", {"cwd": cwd, "mcpServers": PROVIDED})

@@ -4,14 +4,31 @@ during a turn goes to the client that sent that turn's prompt, as that client ad
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from tests.remote.serving import TOKEN, Served
+
+
+@contextlib.asynccontextmanager
+async def two_clients(
+    url: str,
+    names: tuple[str, str],
+    answer: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> AsyncIterator[tuple[Client, Client]]:
+    """Two WebSocket clients of the `acp serve` at `url`, each with the token."""
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    ws_url = url.replace("http", "ws", 1)
+    async with (
+        connect(ws_url, additional_headers=headers) as a_ws,
+        connect(ws_url, additional_headers=headers) as b_ws,
+    ):
+        yield Client(a_ws, names[0], answer), Client(b_ws, names[1], answer)
 
 
 class Client:
@@ -66,13 +83,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _drive(url: str, cwd: str) -> tuple[Client, Client, dict[str, Any], dict[str, Any]]:
-    headers = {"authorization": f"Bearer {TOKEN}"}
-    ws_url = url.replace("http", "ws", 1)
-    async with (
-        connect(ws_url, additional_headers=headers) as a_ws,
-        connect(ws_url, additional_headers=headers) as b_ws,
-    ):
-        a, b = Client(a_ws, "editor"), Client(b_ws, "phone")
+    async with two_clients(url, ("editor", "phone")) as (a, b):
         fs = {"fs": {"readTextFile": True, "writeTextFile": False}}
         await a.call("initialize", {"protocolVersion": 1, "clientCapabilities": fs})
         await b.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})

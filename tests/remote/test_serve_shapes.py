@@ -9,10 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import connect
-
-from tests.remote.serving import TOKEN, Served
-from tests.remote.test_serve_peers import Client
+from tests.remote.serving import Served
+from tests.remote.test_serve_peers import Client, two_clients
 
 CAPABLE = {"session": {"compaction": {}}}
 
@@ -22,13 +20,7 @@ def _say(text: str) -> list[dict[str, Any]]:
 
 
 async def _drive(url: str, cwd: str) -> tuple[Client, Client]:
-    headers = {"authorization": f"Bearer {TOKEN}"}
-    ws_url = url.replace("http", "ws", 1)
-    async with (
-        connect(ws_url, additional_headers=headers) as a_ws,
-        connect(ws_url, additional_headers=headers) as b_ws,
-    ):
-        a, b = Client(a_ws, "capable"), Client(b_ws, "plain")
+    async with two_clients(url, ("capable", "plain")) as (a, b):
         await a.call("initialize", {"protocolVersion": 1, "clientCapabilities": CAPABLE})
         await b.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         sid = (await a.call("session/new", {"cwd": cwd, "mcpServers": []}))["result"]["sessionId"]
