@@ -14,6 +14,9 @@ Figures (ms; each side's median is shown beside the ratio):
   OpenAI-compatible server (model request's first byte minus prompt sent, plus prompt answer
   minus the model's last byte);
 - `later`: the median agent time of the next five prompts;
+- `stream`: the time a client reads 20,000 `agent_message_chunk` updates of one prompt on the
+  offline model (bench/streaming.py's rate; the process's first prompt and a pause before, so
+  what loads ahead has loaded);
 - `load`: `session/load` of a stored session of LOAD_TURNS turns (each a `read` of an 8 KB file
   and a reply), in a fresh process after `session/list`; each side loads the session it stored
   itself from the same script (built once per side: how a side stores a session is part of
@@ -39,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ready import PAUSE, Agent, Model, environment, prompt_times, session_ready
+from streaming import COUNT, stream_rate, stream_script
 
 REPO = Path(__file__).resolve().parents[1]
 Measure = Callable[[str], dict[str, float]]  # one side's `acp` → figures (ms)
@@ -46,7 +50,7 @@ LOAD_TURNS = 120
 # B/A above 1 + this fails; the noise of A against A (docs/running.md).
 # Seen on the idle 2-core machine, the tree against itself, 8 rounds, two runs: ready 0.94 and
 # 1.09, first 1.21 and 1.06, later 0.99 and 1.00, load 1.01 and 0.91.
-TOLERANCE = {"ready": 0.15, "first": 0.35, "later": 0.25, "load": 0.15}
+TOLERANCE = {"ready": 0.15, "first": 0.35, "later": 0.25, "stream": 0.15, "load": 0.15}
 
 
 def _git(*args: str) -> str:
@@ -141,7 +145,15 @@ def measures(tmp: Path, model: Model, stored: dict[str, tuple[Path, str, str]]) 
     def load(acp: str) -> dict[str, float]:
         return {"load": load_time(acp, stored[acp], tmp)}
 
-    return [ready, prompts, load]
+    script = tmp / "stream.jsonl"
+    script.write_text(stream_script(), encoding="utf-8")
+
+    def stream(acp: str) -> dict[str, float]:
+        env = environment(tmp / f"stream{next(runs)}", None)
+        rate = stream_rate([acp, "--model", "offline", "--script", str(script)], env, cwd)
+        return {"stream": COUNT / rate * 1000}
+
+    return [ready, prompts, stream, load]
 
 
 def compare(rounds: int, a: str, b: str, tmp: Path, say: Callable[[str], None]) -> int:

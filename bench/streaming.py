@@ -1,7 +1,8 @@
 """Streaming benchmark (issue "The prompt turn").
 
-1. `session/update` notifications per second reaching a client that reads the pipe: our agent
-   with the offline model streaming COUNT chunks, against an agent on the official SDK
+1. Text deltas per second reaching a client that reads the pipe (an agent may carry several in
+   one `session/update`; they are counted by their text): our agent with the offline model
+   streaming COUNT chunks, against an agent on the official SDK
    (bench/sdk_agent.py) sending the same chunks, in the same run. Each process answers one
    prompt first, unmeasured, and is given a second (as a user takes to read it) for what loads
    ahead on a background thread to finish, so the figure is the streaming rate and not the
@@ -72,6 +73,14 @@ class Peer:
         self.p.wait(30)
 
 
+def stream_script() -> str:
+    """The offline model's script for `stream_rate`: a short first reply, then the stream (two
+    streams would make the second prompt compact the first away first, its summary taking the
+    second stream's line)."""
+    stream = json.dumps({"steps": [{"text": TEXT * COUNT, "chunk": len(TEXT)}]})
+    return json.dumps({"steps": [{"text": "ready"}]}) + f"\n{stream}\n"
+
+
 def stream_rate(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     peer = Peer(cmd, env)
     peer.until(peer.send("initialize", {"protocolVersion": 1}))
@@ -85,8 +94,8 @@ def stream_rate(cmd: list[str], env: dict[str, str], cwd: str) -> float:
 
     def note(line: bytes) -> None:
         nonlocal counted
-        if b"agent_message_chunk" in line:
-            counted += 1
+        if b"agent_message_chunk" in line:  # the deltas it carries (one update may hold several)
+            counted += line.count(TEXT.encode())
 
     start = time.perf_counter()
     reply = peer.until(peer.send("session/prompt", go), note)
@@ -127,8 +136,7 @@ def main() -> int:
     cwd = str(tmp / "ws")
     os.makedirs(cwd)
     script = tmp / "stream.jsonl"
-    stream = json.dumps({"steps": [{"text": TEXT * COUNT, "chunk": len(TEXT)}]})
-    script.write_text(f"{stream}\n{stream}\n", encoding="utf-8")
+    script.write_text(stream_script(), encoding="utf-8")
     env = {
         **os.environ,
         "REASONIX_ACP_DATA_DIR": str(tmp / "data"),
@@ -145,8 +153,8 @@ def main() -> int:
     shutil.rmtree(tmp)
     ro, rs = statistics.median(ours), statistics.median(sdk)
     print(f"streaming ({COUNT} chunks of {len(TEXT)} bytes, 3 runs each, median)")
-    print(f"  reasonix-acp   {ro:10,.0f} session/update per second")
-    print(f"  sdk agent      {rs:10,.0f} session/update per second")
+    print(f"  reasonix-acp   {ro:10,.0f} deltas per second")
+    print(f"  sdk agent      {rs:10,.0f} deltas per second")
     print(f"  ratio {ro / rs:.2f}x the SDK agent   target ≥ 50,000/s and ≥ 5x")
     print(f"  prompt → first chunk, offline model: {overhead:.2f} ms median   target ≤ 2 ms")
     ok = ro >= 50_000 and ro / rs >= 5 and overhead <= 2
