@@ -49,8 +49,9 @@ Measure = Callable[[str], dict[str, float]]  # one side's `acp` → figures (ms)
 LOAD_TURNS = 120
 # B/A above 1 + this fails; the noise of A against A (docs/running.md).
 # Seen on the idle 2-core machine, the tree against itself, 8 rounds, two runs: ready 0.94 and
-# 1.09, first 1.21 and 1.06, later 0.99 and 1.00, load 1.01 and 0.91.
-TOLERANCE = {"ready": 0.15, "first": 0.35, "later": 0.25, "stream": 0.15, "load": 0.15}
+# 1.09, first 1.21 and 1.06, later 0.99 and 1.00, load 1.01 and 0.91; the stream, one run of
+# 5 rounds: 0.74 (a quarter of a second of reading, exposed to the scheduler as a whole).
+TOLERANCE = {"ready": 0.15, "first": 0.35, "later": 0.25, "stream": 0.35, "load": 0.15}
 
 
 def _git(*args: str) -> str:
