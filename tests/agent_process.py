@@ -12,7 +12,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tests import forks
+
 WAIT_SECONDS = 20
+# Agents are forked from a process that imported `acp` once (tests/forks.py), unless the test is
+# marked `exec_acp` (tests/conftest.py sets EXEC for it) or ACP_FORK=0.
+FORK = os.environ.get("ACP_FORK", "1") != "0"
+EXEC = [False]
 
 
 def acp_command() -> list[str]:
@@ -20,18 +26,30 @@ def acp_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "reasonix_acp"]
 
 
+def acp_forked() -> list[str]:
+    """A command line for `acp` that a client starts itself (the conformance runner, an SDK's
+    client): forked as AgentProcess's agents are, or `acp_command()` where they are not."""
+    return forks.FORKER.command() if FORK and not EXEC[0] else acp_command()
+
+
 class AgentProcess:
     def __init__(
         self, args: list[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> None:
-        self.proc = subprocess.Popen(
-            [*acp_command(), *args],
-            cwd=cwd,  # as an editor may start it: in the project's directory
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
-        )
+        full = {**os.environ, **(env or {})}
+        forked = forks.FORKER.spawn(args, full, cwd) if FORK and not EXEC[0] else None
+        self.proc: subprocess.Popen[bytes] | forks.Forked
+        if forked is not None:
+            self.proc = forked
+        else:
+            self.proc = subprocess.Popen(
+                [*acp_command(), *args],
+                cwd=cwd,  # as an editor may start it: in the project's directory
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=full,
+            )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self._stderr = b""
         self._stderr_reader = threading.Thread(target=self._drain_stderr, daemon=True)

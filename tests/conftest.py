@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
+from tests import agent_process
+
 FIRST = (
     "tests/conformance/test_sdk_examples.py",
     "tests/conformance/test_acp_wire.py",
@@ -69,3 +71,11 @@ class SharedModules(LoadScopeScheduling):
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]
         return module if module in SHARED else nodeid
+
+
+@pytest.fixture(autouse=True)
+def _how_agents_start(request: pytest.FixtureRequest) -> Any:
+    """A test marked `exec_acp` starts its agents as execs (tests/forks.py says when)."""
+    agent_process.EXEC[0] = request.node.get_closest_marker("exec_acp") is not None
+    yield
+    agent_process.EXEC[0] = False

@@ -223,6 +223,7 @@ def _slow_ca_bundle(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.exec_acp  # what loads ahead, and when, is what an exec does
 def test_exit_while_the_provider_client_is_built_ahead_is_clean(tmp_path: Path) -> None:
     """The provider's HTTP client (its TLS context) is built ahead on a background thread; a
     process told to stop meanwhile waits for it instead of tearing OpenSSL down under it

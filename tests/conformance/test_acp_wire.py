@@ -30,10 +30,11 @@ import acp_conformance
 from acp_conformance.scenario import load_all
 from reasonix_acp.server.capabilities import SETUP_METHOD_ID
 from reasonix_acp.tools.sandbox import probe
+from tests.agent_process import acp_forked
 from tests.conformance.test_runner import conformance, statuses
 from tests.snapshot_ext import NDJSONSnapshotExtension
 from tests.titles import labelled, titles
-from tests.transcript import INTERPRETER, acp_command
+from tests.transcript import INTERPRETER
 
 UNPINNED = {
     # Two requests in one write: acp may answer them in either order (both are valid).
@@ -87,7 +88,7 @@ COMMANDS = [
 ]
 # Scenarios at once (acp-conformance --jobs): a few, as the pinned bytes of the scenarios that
 # cancel a running command hold only while `acp` answers within their settle windows.
-JOBS = "2"
+JOBS = "4"
 # Seconds each answer may take (acp-conformance's --timeout, 10 by default): the suite's other
 # workers load the machine, and a turn whose session starts an MCP server (client.elicitation.*)
 # took more than 10 s under that load. The pinned bytes do not depend on it.
@@ -121,7 +122,7 @@ PACKAGE = str(Path(acp_conformance.__file__).parent)  # the runner's MCP server 
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("wire")
-    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
+    command = " ".join([*acp_forked(), "--data-dir", "{tmp}/data"])
     env = [a for k, v in ENV.items() for a in ("--env", f"{k}={v}")]
     done = subprocess.run(
         [
@@ -217,7 +218,7 @@ def test_acp_passes_every_check(wire: Path) -> None:
 def test_acp_still_fails_what_it_is_known_to(tmp_path: Path) -> None:
     if not ACP_DEFECTS:
         pytest.skip("acp fails no scenario it is known to")
-    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
+    command = " ".join([*acp_forked(), "--data-dir", "{tmp}/data"])
     results = conformance(tmp_path, command, "--only", *ACP_DEFECTS, env=ENV)
     found = statuses(results)
     failing = {c for c, status in found.items() if status in ("fail", "warn")}
@@ -242,7 +243,7 @@ def test_acp_sends_an_auth_status_update_when_logout_changes_its_state(tmp_path:
     config = (
         'mkdir -p "$0/config" && printf %s "$1" > "$0/config/config.toml" && shift && exec "$@"'
     )
-    acp = [*acp_command(), "--data-dir", "{tmp}/data"]
+    acp = [*acp_forked(), "--data-dir", "{tmp}/data"]
     command = shlex.join(["sh", "-c", config, "{tmp}", KEYED, *acp])
     env = {
         **{k: "" for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ACP_MODEL")},
@@ -260,7 +261,7 @@ def test_acp_sends_an_auth_status_update_when_logout_changes_its_state(tmp_path:
 def test_acp_passes_the_command_scenarios_in_its_sandbox(tmp_path: Path) -> None:
     """Where bubblewrap works, the commands reach the editor's terminal wrapped in it
     (tests/tools/test_sandbox.py pins what the sandbox does)."""
-    command = " ".join([*acp_command(), "--data-dir", "{tmp}/data"])
+    command = " ".join([*acp_forked(), "--data-dir", "{tmp}/data"])
     env = {k: v for k, v in ENV.items() if k != "REASONIX_ACP_SANDBOX"}
     only = ("--only", *COMMANDS, "--jobs", str(len(COMMANDS)), "--wire-dir", str(tmp_path))
     results = conformance(tmp_path, command, *only, env=env)
