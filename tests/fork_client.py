@@ -1,12 +1,13 @@
 """`acp` as a command line, forked by a test worker's forker (tests/forks.py).
 
-Run as `python -I -S tests/fork_client.py SOCKET ACP [ARG ...]` where a client wants a command
+Run as `python -I -S tests/fork_client.py SOCKET ACP [ARG ...]` (or SCRIPT.py for a Python
+script) where a client wants a command
 (the conformance runner, the SDKs' clients): it starts in a few milliseconds, hands its own
 stdin, stdout and stderr to a forked `acp` and lets go of them (so the pipes end when the agent
 does), passes on the signals a client sends an agent, and exits as the agent exited, by the
 same signal if a signal ended it. If it is itself killed, the agent is killed too (the forker
 sees its socket close). Where the forker cannot serve it (gone, or an environment a fork cannot
-honour) it becomes `ACP` itself by an exec. Standard library only, no site: it is the cost of
+honour) it becomes `ACP` (or `python SCRIPT`) itself by an exec. Standard library only, no site: it is the cost of
 every agent a command starts.
 """
 
@@ -43,15 +44,18 @@ def main() -> None:
     for sig in RELAYED:
         signal.signal(sig, relay)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    request = json.dumps({"argv": args, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    request = {"argv": args, "env": dict(os.environ), "cwd": os.getcwd(), "program": acp}
+    data = json.dumps(request).encode()
     try:
         conn.connect(path)
         socket.send_fds(conn, [b"!"], [0, 1, 2])
-        conn.sendall(struct.pack("!I", len(request)) + request)
+        conn.sendall(struct.pack("!I", len(data)) + data)
         answer = _line(conn)
     except OSError:
         answer = b""
     if not answer or answer == b"exec\n":
+        if acp.endswith(".py"):
+            os.execv(sys.executable, [sys.executable, acp, *args])
         os.execv(acp, [acp, *args])
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):

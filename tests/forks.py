@@ -30,6 +30,7 @@ import importlib
 import json
 import os
 import pkgutil
+import runpy
 import selectors
 import signal
 import socket
@@ -43,8 +44,10 @@ from typing import IO, Any
 
 HEADER = struct.Struct("!I")
 # Imported by the forker beyond `reasonix_acp`'s own modules: what an agent loads for an MCP
-# server, and the models the generated package loads on demand.
+# server, the models the generated package loads on demand, and the official SDK the example
+# agents the conformance calibration judges are written on (a script forked: `command`).
 EXTRA = ("mcp", "mcp.client.stdio", "mcp.client.session", "httpx", "pydantic")
+EXTRA_SCRIPTS = ("acp", "acp.interfaces", "acp.schema")
 SKIP = ("reasonix_acp.__main__",)
 ACP = Path(sys.executable).with_name("acp")  # the console script a fork stands in for
 STARTED = dict(os.environ)  # the forker's environment as the interpreter read it
@@ -169,12 +172,13 @@ class Forker:
             return None
         return Forked(conn, int(line), (ours[0], ours[1], ours[2]))
 
-    def command(self) -> list[str]:
-        """A command line that starts a forked `acp` (tests/fork_client.py)."""
+    def command(self, script: Path | None = None) -> list[str]:
+        """A command line that starts a forked `acp` (tests/fork_client.py), or a forked
+        `python SCRIPT`: the script run as its `__main__` in the child."""
         with self._lock:
             path = self._start()
         client = str(Path(__file__).with_name("fork_client.py"))
-        return [sys.executable, "-I", "-S", client, path, str(ACP)]
+        return [sys.executable, "-I", "-S", client, path, str(script or ACP)]
 
 
 FORKER = Forker()
@@ -191,6 +195,9 @@ def _import_all() -> None:
             importlib.import_module(info.name)
     for name in EXTRA:
         importlib.import_module(name)
+    for name in EXTRA_SCRIPTS:
+        with contextlib.suppress(ImportError):  # not installed: its scripts take longer
+            importlib.import_module(name)
 
 
 Read = tuple[str, ast.Module]
@@ -245,12 +252,12 @@ def _fits(env: dict[str, str]) -> bool:
     """Whether an agent with this environment can be forked: the interpreter reads its own
     variables (PYTHONPATH, PYTHONWARNINGS, ...) when it starts, which a fork does not do again,
     so an environment that changes one of them gets an exec. Two are taken again in the child
-    instead (`_become_acp`): whether to write bytecode, and whether output is buffered."""
+    instead (`_become`): whether to write bytecode, and whether output is buffered."""
     names = {n for n in (*env, *STARTED) if n.startswith("PYTHON") and n not in TAKEN_AGAIN}
     return all(env.get(name, "") == STARTED.get(name, "") for name in names)
 
 
-def _become_acp(
+def _become(
     conn: socket.socket, fds: list[int], request: dict[str, Any], reads: list[Read]
 ) -> None:
     """In the child: the requester's pipes, environment, folder and arguments, then `acp`."""
@@ -267,8 +274,9 @@ def _become_acp(
     if os.environ.get("PYTHONUNBUFFERED"):
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(write_through=True)  # type: ignore[union-attr]
-    sys.argv = [str(ACP), *request["argv"]]
     read_again(reads)
+    program = request.get("program") or str(ACP)
+    sys.argv = [program, *request["argv"]]
 
     def orphaned() -> None:  # the requester went: so does its agent, as its pipes would make it
         with contextlib.suppress(OSError):
@@ -277,6 +285,11 @@ def _become_acp(
         os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=orphaned, name="acp-forked", daemon=True).start()
+    if program != str(ACP):  # a script, as `python SCRIPT ARGS` runs it
+        sys.path[0] = os.path.dirname(os.path.abspath(program))
+        runpy.run_path(program, run_name="__main__")
+        sys.exit(0)
+    sys.path[0] = str(ACP.parent)  # as the console script's
     from reasonix_acp.cli.main import main
 
     sys.exit(main())
@@ -327,7 +340,8 @@ def _accept(
     except (OSError, ValueError):
         conn.close()
         return
-    if not _fits(request["env"]):
+    program = request.get("program") or str(ACP)
+    if not _fits(request["env"]) or (program != str(ACP) and not program.endswith(".py")):
         for fd in fds:
             os.close(fd)
         with contextlib.suppress(OSError):
@@ -342,7 +356,7 @@ def _accept(
             other.close()
         for fd in wake:
             os.close(fd)
-        _become_acp(conn, fds, request, reads)
+        _become(conn, fds, request, reads)
     for fd in fds:
         os.close(fd)
     children[pid] = conn

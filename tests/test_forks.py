@@ -19,7 +19,7 @@ import pytest
 from reasonix_acp.server import connection
 from reasonix_acp.turn import runner
 from tests import agent_process, forks
-from tests.agent_process import AgentProcess, acp_forked
+from tests.agent_process import AgentProcess, acp_forked, python_forked
 from tests.client import Client
 from tests.transcript import Scenario
 
@@ -44,8 +44,8 @@ def _gone(pid: int, within: float = 10.0) -> bool:
 def test_a_forked_agent_has_the_test_s_environment_folder_and_arguments(tmp_path: Path) -> None:
     c = Client(tmp_path, "--model", "offline", cwd=str(tmp_path / "ws"))
     assert isinstance(c.agent.proc, forks.Forked)
-    assert os.readlink(f"/proc/{c.agent.proc.pid}/cwd") == str(tmp_path / "ws")
     sid = c.start()
+    assert os.readlink(f"/proc/{c.agent.proc.pid}/cwd") == str(tmp_path / "ws")
     # The store lives where the test's environment says (REASONIX_ACP_DATA_DIR).
     assert list(Path(c.scenario.vars["DATA"]).rglob("*.sqlite*")), "no store in the test's data dir"
     params = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
@@ -144,3 +144,31 @@ def test_a_test_marked_exec_acp_gets_an_exec(tmp_path: Path) -> None:
     assert isinstance(agent.proc, subprocess.Popen)
     assert agent.proc.wait(20) == 0
     assert acp_forked()[0] != sys.executable or "fork_client.py" not in " ".join(acp_forked())
+
+
+def test_a_forked_script_runs_as_python_would_run_it(tmp_path: Path) -> None:
+    """`python_forked(SCRIPT)`: the script as `__main__`, its arguments, its folder first on
+    the path, the client's folder and environment, its exit status."""
+    script = tmp_path / "tool" / "show.py"
+    script.parent.mkdir()
+    script.write_text(
+        "import json, os, sys\n"
+        "print(json.dumps([__name__, sys.argv, sys.path[0], os.getcwd(), os.environ['MARK']]))\n"
+        "sys.exit(3)\n",
+        encoding="utf-8",
+    )
+    command = python_forked(script)
+    assert "fork_client.py" in " ".join(command)
+    env = {**os.environ, "MARK": "m-1"}
+    done = subprocess.run(
+        [*command, "a", "b c"], capture_output=True, cwd=tmp_path, env=env, timeout=30
+    )
+    assert done.returncode == 3, done.stderr
+    shown = json.loads(done.stdout)
+    assert shown == [
+        "__main__",
+        [str(script), "a", "b c"],
+        str(script.parent),
+        str(tmp_path),
+        "m-1",
+    ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from acp_conformance.scenario import load_all
+from tests.agent_process import python_forked
 from tests.conformance.test_runner import WIRED, conformance
 
 PINS = Path(__file__).with_name("sdk_examples.json")
@@ -79,7 +81,7 @@ def test_the_sdk_examples_get_their_pinned_results(examples: Path, tmp_path: Pat
     def results(name: str) -> dict[str, Any]:
         where = tmp_path / name
         where.mkdir()
-        agent = f"{sys.executable} {examples / f'{name}.py'}"
+        agent = shlex.join(python_forked(examples / f"{name}.py"))
         only = ("--only", *(ECHO_ONLY if name == "echo_agent" else judged())) if not whole else ()
         found = conformance(where, agent, "--timeout", "2", "--jobs", JOBS, *only, env=WIRED)
         return {
