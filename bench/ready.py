@@ -3,15 +3,16 @@ processes, bytecode cached.
 
 1. spawn → `initialize` response and spawn → `session/new` response, the client sending
    `session/new` the moment it reads the `initialize` answer (no MCP servers), configured as a
-   user of a local OpenAI-compatible server is (this script's own, its model named). Targets:
-   session/new ≤ 100 ms and ≤ 1.5x initialize of the same run. The offline model's
-   session/new is shown beside it.
+   user of a local OpenAI-compatible server is (this script's own, its model named). Target:
+   session/new ≤ 80 ms (issue 54, "speed as a budget"). The offline model's session/new is
+   shown beside it.
 2. Agent time of a prompt against an OpenAI-compatible server on 127.0.0.1 (this script's own,
    answering a short stream at once): from sending `session/prompt` to the first byte of the
    model request, plus from the model's last byte to the prompt response. The first prompt of a
    process is sent PAUSE seconds after `session/new` (the user types it; an editor cannot send
-   it sooner), and once with no pause at all for comparison. Targets: first ≤ 25 ms, later
-   prompts ≤ 3 ms (median of 20).
+   it sooner), and with no pause at all (what `acpx exec` and editors that prompt at once
+   see). Targets: first ≤ 4 ms after the pause, ≤ 100 ms wall at once, later prompts ≤ 2 ms
+   (median of 20).
 3. Peak RSS (VmHWM) after initialize + session/new + one prompt on the offline model (sent
    PAUSE seconds after session/new, so what loads ahead is in the peak), and the RSS each
    further idle session adds (20 more). Targets: ≤ 40 MB, ≤ 1 MB per session.
@@ -232,11 +233,11 @@ def main() -> int:
     m_first, m_later, m_hurried = (statistics.median(x) for x in (first, later, hurried))
     checks = [
         (f"spawn → initialize           {init:7.1f} ms", True),
-        (f"spawn → session/new          {new:7.1f} ms   ({new / init:.2f}x initialize)   target ≤ 100 ms and ≤ 1.5x", new <= 100 and new / init <= 1.5),
+        (f"spawn → session/new          {new:7.1f} ms   ({new / init:.2f}x initialize)   target ≤ 80 ms", new <= 80),
         (f"  … on the offline model     {new_offline:7.1f} ms   ({new_offline / init:.2f}x; for comparison)", True),
-        (f"first prompt, agent time     {m_first:7.1f} ms   (sent {PAUSE:.1f} s after session/new)   target ≤ 25 ms", m_first <= 25),
-        (f"first prompt, sent at once   {m_hurried:7.1f} ms   (for comparison; no target)", True),
-        (f"later prompts, agent time    {m_later:7.1f} ms   target ≤ 3 ms", m_later <= 3),
+        (f"first prompt, agent time     {m_first:7.1f} ms   (sent {PAUSE:.1f} s after session/new)   target ≤ 4 ms", m_first <= 4),
+        (f"first prompt, sent at once   {m_hurried:7.1f} ms   target ≤ 100 ms", m_hurried <= 100),
+        (f"later prompts, agent time    {m_later:7.1f} ms   target ≤ 2 ms", m_later <= 2),
         (f"peak RSS, init+session+prompt {peak:6.1f} MB   target ≤ 40 MB", peak <= 40),
         (f"RSS per further idle session {per_session:7.2f} MB   target ≤ 1 MB", per_session <= 1),
     ]  # fmt: skip
