@@ -11,7 +11,7 @@ processes, bytecode cached.
    model request, plus from the model's last byte to the prompt response. The first prompt of a
    process is sent PAUSE seconds after `session/new` (the user types it; an editor cannot send
    it sooner), and with no pause at all (what `acpx exec` and editors that prompt at once
-   see). Targets: first ≤ 4 ms after the pause, ≤ 100 ms wall at once, later prompts ≤ 2 ms
+   see). Targets: first ≤ 4 ms after the pause, ≤ 100 ms at once, later prompts ≤ 2 ms
    (median of 20).
 3. Peak RSS (VmHWM) after initialize + session/new + one prompt on the offline model (sent
    PAUSE seconds after session/new, so what loads ahead is in the peak), and the RSS each
