@@ -18,7 +18,11 @@ WAIT_SECONDS = 20
 # Agents are forked from a process that imported `acp` once (tests/forks.py), unless the test is
 # marked `exec_acp` (tests/conftest.py sets EXEC for it) or ACP_FORK=0.
 FORK = os.environ.get("ACP_FORK", "1") != "0"
-EXEC = [False]
+EXEC = False
+
+
+def _forking() -> bool:
+    return FORK and not EXEC
 
 
 def acp_command() -> list[str]:
@@ -29,13 +33,13 @@ def acp_command() -> list[str]:
 def acp_forked() -> list[str]:
     """A command line for `acp` that a client starts itself (the conformance runner, an SDK's
     client): forked as AgentProcess's agents are, or `acp_command()` where they are not."""
-    return forks.FORKER.command() if FORK and not EXEC[0] else acp_command()
+    return forks.FORKER.command() if _forking() else acp_command()
 
 
 def python_forked(script: Path) -> list[str]:
     """`python SCRIPT` as a command line, forked (a script on the official SDK starts in
     milliseconds instead of a CPU-second), or as it is where agents are not forked."""
-    return forks.FORKER.command(script) if FORK and not EXEC[0] else [sys.executable, str(script)]
+    return forks.FORKER.command(script) if _forking() else [sys.executable, str(script)]
 
 
 class AgentProcess:
@@ -43,7 +47,7 @@ class AgentProcess:
         self, args: list[str], env: dict[str, str] | None = None, cwd: str | None = None
     ) -> None:
         full = {**os.environ, **(env or {})}
-        forked = forks.FORKER.spawn(args, full, cwd) if FORK and not EXEC[0] else None
+        forked = forks.FORKER.spawn(args, full, cwd) if _forking() else None
         self.proc: subprocess.Popen[bytes] | forks.Forked
         if forked is not None:
             self.proc = forked

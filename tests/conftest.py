@@ -76,6 +76,6 @@ class SharedModules(LoadScopeScheduling):
 @pytest.fixture(autouse=True)
 def _how_agents_start(request: pytest.FixtureRequest) -> Any:
     """A test marked `exec_acp` starts its agents as execs (tests/forks.py says when)."""
-    agent_process.EXEC[0] = request.node.get_closest_marker("exec_acp") is not None
+    agent_process.EXEC = request.node.get_closest_marker("exec_acp") is not None
     yield
-    agent_process.EXEC[0] = False
+    agent_process.EXEC = False

@@ -1,13 +1,14 @@
 """`acp` as a command line, forked by a test worker's forker (tests/forks.py).
 
-Run as `python -I -S tests/fork_client.py SOCKET ACP [ARG ...]` (or SCRIPT.py for a Python
-script) where a client wants a command
-(the conformance runner, the SDKs' clients): it starts in a few milliseconds, hands its own
-stdin, stdout and stderr to a forked `acp` and lets go of them (so the pipes end when the agent
-does), passes on the signals a client sends an agent, and exits as the agent exited, by the
-same signal if a signal ended it. If it is itself killed, the agent is killed too (the forker
-sees its socket close). Where the forker cannot serve it (gone, or an environment a fork cannot
-honour) it becomes `ACP` (or `python SCRIPT`) itself by an exec. Standard library only, no site: it is the cost of
+Run as `python -I -S tests/fork_client.py SOCKET PROGRAM [ARG ...]`, PROGRAM being the `acp`
+console script or a Python script, where a client wants a command (the conformance runner, the
+SDKs' clients): it starts in a few milliseconds, hands its own stdin, stdout and stderr to a
+forked PROGRAM and lets go of them (so the pipes end when the agent does), passes on the
+signals a client sends an agent, and exits as the agent exited, by the same signal if a signal
+ended it. If it is itself killed, the agent is killed too (the forker sees its socket close).
+Where the forker cannot serve it (gone, or an environment a fork cannot honour) it becomes
+PROGRAM itself by an exec. Standard library only and no site, so it imports nothing of the
+tests (its request is framed as tests/forks.py's `Forker.spawn` frames one): it is the cost of
 every agent a command starts.
 """
 
@@ -32,7 +33,7 @@ def _line(conn: socket.socket) -> bytes:
 
 
 def main() -> None:
-    path, acp, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    path, program, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     pid, pending = [0], []  # a signal before the agent's pid is known is passed on once it is
 
     def relay(number: int, _frame: object) -> None:
@@ -44,7 +45,7 @@ def main() -> None:
     for sig in RELAYED:
         signal.signal(sig, relay)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    request = {"argv": args, "env": dict(os.environ), "cwd": os.getcwd(), "program": acp}
+    request = {"argv": args, "env": dict(os.environ), "cwd": os.getcwd(), "program": program}
     data = json.dumps(request).encode()
     try:
         conn.connect(path)
@@ -54,9 +55,9 @@ def main() -> None:
     except OSError:
         answer = b""
     if not answer or answer == b"exec\n":
-        if acp.endswith(".py"):
-            os.execv(sys.executable, [sys.executable, acp, *args])
-        os.execv(acp, [acp, *args])
+        if program.endswith(".py"):
+            os.execv(sys.executable, [sys.executable, program, *args])
+        os.execv(program, [program, *args])
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
